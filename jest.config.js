@@ -1,0 +1,14 @@
+/** Jest runs the TypeScript sources directly; every file that needs a Temporal server starts its own. */
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': 'ts-jest' },
+  // The dev server and workflow bundling make the first test of a file slow on a 2-core machine.
+  testTimeout: 120_000,
+  // Files start their own servers; two at a time keeps a 2-core machine responsive.
+  maxWorkers: 2,
+  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+  setupFiles: ['<rootDir>/test/helpers/quiet-runtime.ts'],
+};

@@ -1,0 +1,225 @@
+/**
+ * The public contract of badge-orders: names, message definitions, inputs and results that backend systems,
+ * the operator tools and the workflows share. It is imported by workflow code, so it stays deterministic:
+ * no Node built-ins, no I/O.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { z } from 'zod';
+
+/** Default task queue of the badge order workers (overridable with `TEMPORAL_TASK_QUEUE`). */
+export const DEFAULT_TASK_QUEUE = 'badge-orders';
+
+/** Workflow type names as registered by the worker. */
+export const WORKFLOW_TYPES = {
+  badgeOrder: 'badgeOrder',
+  replayFailedUploads: 'replayFailedUploads',
+} as const;
+
+/** Prefix of every badge order's workflow id. */
+export const BADGE_ORDER_WORKFLOW_ID_PREFIX = 'badge-order-';
+
+/** The workflow id of an order: one workflow per `orderRef`, so a second start attaches instead of duplicating. */
+export function badgeOrderWorkflowId(orderRef: string): string {
+  return `${BADGE_ORDER_WORKFLOW_ID_PREFIX}${orderRef}`;
+}
+
+/** Search attribute: the caller's order reference. */
+export const BadgeOrderRef = defineSearchAttributeKey('BadgeOrderRef', SearchAttributeType.KEYWORD);
+/** Search attribute: the platform's order id, once the order is created. */
+export const BadgeOrderId = defineSearchAttributeKey('BadgeOrderId', SearchAttributeType.KEYWORD);
+/** Search attribute: where the order stands, one of {@link BADGE_ORDER_STATUSES}. */
+export const BadgeOrderStatus = defineSearchAttributeKey('BadgeOrderStatus', SearchAttributeType.KEYWORD);
+
+/** Every custom search attribute the service needs on its namespace. */
+export const BADGE_SEARCH_ATTRIBUTES = [BadgeOrderRef, BadgeOrderId, BadgeOrderStatus] as const;
+
+/** Values of the `BadgeOrderStatus` search attribute. */
+export const BADGE_ORDER_STATUSES = ['Running', 'AwaitingRepair', 'Completed', 'Failed'] as const;
+/** Where an order stands, as operators filter for it in the Web UI. */
+export type BadgeOrderStatusValue = (typeof BADGE_ORDER_STATUSES)[number];
+
+const ORDER_REF_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+/** Upper bound for the JSON size of vehicle and badge data: they travel in workflow history. */
+const MAX_ORDER_DATA_JSON_BYTES = 64 * 1024;
+const MAX_DOCUMENTS = 500;
+
+/**
+ * Whether a document path stays inside the documents root lexically: relative, no `..` segment, no NUL.
+ * The worker checks symlinks on disk as well; this check is the part that workflow code can do.
+ */
+export function isConfinedRelativePath(path: string): boolean {
+  if (path.includes('\0')) return false;
+  if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path)) return false;
+  return !path.split(/[\\/]+/).some((segment) => segment === '..');
+}
+
+const identifierSchema = z.union([
+  z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  z.number().int('must be an integer').nonnegative('must not be negative'),
+]);
+
+const orderDataSchema = z
+  .record(z.string(), z.unknown(), { error: 'must be an object' })
+  .refine((value) => Object.keys(value).length > 0, 'must not be empty')
+  .refine(
+    (value) => JSON.stringify(value).length <= MAX_ORDER_DATA_JSON_BYTES,
+    `must be at most ${MAX_ORDER_DATA_JSON_BYTES} bytes as JSON`,
+  );
+
+/** One document to upload, as the caller names it. */
+export const documentInputSchema = z.object({
+  /** Path relative to the worker's `DOCUMENTS_ROOT`. */
+  path: z
+    .string({ error: 'must be a string' })
+    .min(1, 'must not be empty')
+    .max(1024, 'must be at most 1024 characters')
+    .refine(
+      isConfinedRelativePath,
+      'must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
+    ),
+  /** MIME type; derived from the file name when absent. */
+  contentType: z
+    .string()
+    .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as image/jpeg')
+    .optional(),
+  /** File name sent to the platform; the path's last segment when absent. */
+  filename: z.string().min(1).max(255).optional(),
+});
+
+/** Input of the `badgeOrder` workflow. */
+export const badgeOrderInputSchema = z
+  .object({
+    orderRef: z
+      .string({ error: 'must be a string' })
+      .min(1, 'must not be empty')
+      .max(100, 'must be at most 100 characters')
+      .regex(ORDER_REF_PATTERN, 'may contain only letters, digits, ".", "_", ":" and "-"'),
+    stockId: identifierSchema.optional(),
+    vehicle: orderDataSchema,
+    badge: orderDataSchema,
+    documentOwner: identifierSchema.optional(),
+    documents: z
+      .array(documentInputSchema, { error: 'must be an array' })
+      .max(MAX_DOCUMENTS, `must hold at most ${MAX_DOCUMENTS} documents`),
+  })
+  .superRefine((input, ctx) => {
+    const seen = new Set<string>();
+    input.documents.forEach((document, index) => {
+      if (seen.has(document.path)) {
+        ctx.addIssue({ code: 'custom', path: ['documents', index, 'path'], message: 'is listed twice' });
+      }
+      seen.add(document.path);
+    });
+  });
+
+/** A document of a {@link BadgeOrderInput}. */
+export type DocumentInput = z.infer<typeof documentInputSchema>;
+/** Input of the `badgeOrder` workflow. */
+export type BadgeOrderInput = z.infer<typeof badgeOrderInputSchema>;
+
+/** Thrown by {@link parseBadgeOrderInput}: the message names every invalid field. */
+export class InvalidOrderInputError extends Error {
+  override readonly name = 'InvalidOrderInputError';
+  constructor(readonly issues: readonly string[]) {
+    super(`Invalid badge order input: ${issues.join('; ')}`);
+  }
+}
+
+/** Formats zod issues as `field.path: message` lines. */
+export function formatIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.join('.') : '(input)';
+    return `${field}: ${issue.message}`;
+  });
+}
+
+/** Validates an order input; used by the starter and again by the workflow. */
+export function parseBadgeOrderInput(input: unknown): BadgeOrderInput {
+  const parsed = badgeOrderInputSchema.safeParse(input);
+  if (!parsed.success) throw new InvalidOrderInputError(formatIssues(parsed.error));
+  return parsed.data;
+}
+
+/** Links to an uploaded document, as the platform returned them. */
+export interface DocumentLinks {
+  readonly original: string | null;
+  readonly thumbnail: string | null;
+  readonly download: string | null;
+}
+
+/** Result of a completed `badgeOrder` workflow. */
+export interface BadgeOrderResult {
+  readonly orderRef: string;
+  readonly orderId: number;
+  /** The stock the order was placed with, or null when ordered without one. */
+  readonly stockId: string | number | null;
+  readonly stockFallback: boolean;
+  readonly stockFallbackReason: string | null;
+  readonly documents: readonly {
+    readonly path: string;
+    readonly status: 'uploaded';
+    readonly links: DocumentLinks;
+  }[];
+}
+
+/** Lifecycle of one document inside an order. */
+export type DocumentStatus = 'pending' | 'uploading' | 'uploaded' | 'failed';
+
+/** Phases of a badge order, as the `status` query reports them. */
+export type BadgeOrderPhase =
+  | 'authenticating'
+  | 'checking-stock'
+  | 'creating-order'
+  | 'uploading'
+  | 'awaiting-repair'
+  | 'completed'
+  | 'failed';
+
+/** One document's state in the `status` query. */
+export interface DocumentState {
+  readonly path: string;
+  readonly status: DocumentStatus;
+  readonly attempts: number;
+  readonly lastError: string | null;
+  readonly links: DocumentLinks | null;
+  /** The file currently used for this document: `path`, or the replacement given by `replaceDocument`. */
+  readonly sourcePath: string;
+}
+
+/** Answer of the `status` query. */
+export interface BadgeOrderStatusView {
+  readonly orderRef: string;
+  readonly phase: BadgeOrderPhase;
+  readonly searchStatus: BadgeOrderStatusValue;
+  readonly orderId: number | null;
+  readonly stockFallback: boolean;
+  readonly stockFallbackReason: string | null;
+  readonly documents: readonly DocumentState[];
+  /** ISO time after which an order awaiting repair ends as `Failed`. */
+  readonly repairDeadline: string | null;
+  readonly failure: string | null;
+}
+
+/** Argument of the `replaceDocument` update. */
+export interface ReplaceDocumentInput {
+  /** The document as named in the order input. */
+  readonly path: string;
+  /** The new file, relative to `DOCUMENTS_ROOT`. */
+  readonly newPath: string;
+  readonly contentType?: string;
+}
+
+/** Validation of {@link ReplaceDocumentInput} (the workflow also checks that the document exists and failed). */
+export const replaceDocumentInputSchema = z.object({
+  path: z.string().min(1, 'must not be empty'),
+  newPath: documentInputSchema.shape.path,
+  contentType: documentInputSchema.shape.contentType,
+});
+
+/** Query: the order's phase and each document's state. */
+export const statusQuery = defineQuery<BadgeOrderStatusView>('status');
+/** Signal: retry every failed document now. */
+export const retryUploadsSignal = defineSignal('retryUploads');
+/** Update: swap a failed document's file, retry it and return its new state. */
+export const replaceDocumentUpdate = defineUpdate<DocumentState, [ReplaceDocumentInput]>('replaceDocument');
