@@ -1,0 +1,115 @@
+/**
+ * Authentication of the sandbox: credentials check, JWT issue and verification, scope check.
+ *
+ * Tokens are real HS256 JWTs signed with a random per-instance secret, so a token of one sandbox instance is
+ * rejected by every other instance, and any change to a token breaks its signature.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import { z } from 'zod';
+import type { SandboxUser } from './fixtures';
+import { SandboxHttpError, validationError } from './http-error';
+import { SCOPES, TOKEN_ISSUER } from './shapes';
+import type { Scope, TokenResponse } from './shapes';
+
+/** What a verified bearer token says about the caller. */
+export interface TokenClaims {
+  /** The user id (`sub`). */
+  userId: string;
+  scopes: Scope[];
+  /** Expiry as epoch milliseconds. */
+  expiresAtMs: number;
+}
+
+const credentialsSchema = z.object({
+  username: z.string({ error: 'username must be a string' }).min(1, 'username must not be empty'),
+  password: z.string({ error: 'password must be a string' }),
+});
+
+function sameSecret(a: string, b: string): boolean {
+  // Compare digests so the comparison takes the same time whatever the lengths.
+  const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+/**
+ * Checks a token-call body against the users. A body that is not `{ username: string, password: string }`
+ * answers 422 naming the field; unknown user or wrong password answers 401.
+ */
+export function authenticate(users: readonly SandboxUser[], body: unknown): SandboxUser {
+  const parsed = credentialsSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = typeof issue?.path[0] === 'string' ? issue.path[0] : 'body';
+    const message =
+      body === null || typeof body !== 'object' || Array.isArray(body)
+        ? 'body must be a JSON object with username and password'
+        : (issue?.message ?? 'invalid credentials body');
+    throw validationError(field, message);
+  }
+  const user = users.find((candidate) => candidate.username === parsed.data.username);
+  // Check the password even for unknown users so both failures take the same path.
+  const passwordOk = sameSecret(user?.password ?? '', parsed.data.password);
+  if (!user || !passwordOk) throw new SandboxHttpError(401, 'unauthorized', 'invalid username or password');
+  return user;
+}
+
+/** Issues and verifies the sandbox's JWTs. One instance per sandbox, holding that instance's secret. */
+export class TokenService {
+  private readonly secret = new Uint8Array(randomBytes(32));
+
+  /** @param now clock in epoch milliseconds, injectable so expiry tests need no sleeping */
+  constructor(private readonly now: () => number) {}
+
+  /** Issues a token for `user` that lives `ttlSeconds` (fractional allowed). */
+  async issue(user: SandboxUser, ttlSeconds: number): Promise<TokenResponse> {
+    const nowMs = this.now();
+    const token = await new SignJWT({ scope: user.scopes.join(' ') })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(user.id)
+      .setIssuer(TOKEN_ISSUER)
+      .setIssuedAt(Math.floor(nowMs / 1000))
+      .setExpirationTime(Math.round(nowMs + ttlSeconds * 1000) / 1000)
+      .sign(this.secret);
+    return { access_token: token, token_type: 'Bearer', expires_in: ttlSeconds };
+  }
+
+  /**
+   * Verifies an `Authorization` header value. Missing header, another scheme, a bad signature, another issuer
+   * or an expired token answer 401 `unauthorized`.
+   */
+  async verify(authorization: string | undefined): Promise<TokenClaims> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    const token = match?.[1];
+    if (!token) throw new SandboxHttpError(401, 'unauthorized', 'missing bearer token');
+    const nowMs = this.now();
+    let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
+    try {
+      ({ payload } = await jwtVerify(token, this.secret, {
+        issuer: TOKEN_ISSUER,
+        algorithms: ['HS256'],
+        requiredClaims: ['sub', 'exp', 'iat'],
+        currentDate: new Date(nowMs),
+      }));
+    } catch (error) {
+      const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+      const reason = code === 'ERR_JWT_EXPIRED' ? 'token expired' : 'invalid token';
+      throw new SandboxHttpError(401, 'unauthorized', reason);
+    }
+    // jose compares whole seconds; compare to the millisecond so sub-second lifetimes behave.
+    const expiresAtMs = (payload.exp ?? 0) * 1000;
+    if (expiresAtMs <= nowMs) throw new SandboxHttpError(401, 'unauthorized', 'token expired');
+    const scopeClaim = typeof payload.scope === 'string' ? payload.scope : '';
+    const scopes = scopeClaim
+      .split(' ')
+      .filter((value): value is Scope => (SCOPES as readonly string[]).includes(value));
+    return { userId: payload.sub ?? '', scopes, expiresAtMs };
+  }
+}
+
+/** Answers 403 `forbidden`, naming the scope, unless the token carries `scope`. */
+export function requireScope(claims: TokenClaims, scope: Scope): void {
+  if (!claims.scopes.includes(scope)) {
+    throw new SandboxHttpError(403, 'forbidden', `the token lacks the "${scope}" scope`, { scope });
+  }
+}

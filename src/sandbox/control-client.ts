@@ -1,0 +1,89 @@
+/** A typed HTTP client of the sandbox's control API, for tests, the demo and chaos runs. */
+import axios from 'axios';
+import type { AxiosInstance, AxiosResponse } from 'axios';
+import type { FaultConfig, SandboxRules, SandboxRulesUpdate } from './config';
+import type { SandboxStats } from './stats';
+import type { SandboxState } from './store';
+
+/** Where the control API is and the token that opens it. */
+export interface SandboxControlOptions {
+  /** The sandbox's base URL, e.g. `http://127.0.0.1:43123`. */
+  baseUrl: string;
+  /** The control token printed at start (or given as `controlToken`). */
+  controlToken: string;
+}
+
+/** Thrown by {@link SandboxControl} when the control API answers anything but 2xx. */
+export class SandboxControlError extends Error {
+  override readonly name = 'SandboxControlError';
+  constructor(
+    message: string,
+    /** The HTTP status. */
+    readonly status: number,
+    /** The error body as answered. */
+    readonly body: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** Calls `/_sandbox/*` over HTTP. */
+export class SandboxControl {
+  private readonly http: AxiosInstance;
+
+  constructor(options: SandboxControlOptions) {
+    this.http = axios.create({
+      baseURL: `${options.baseUrl.replace(/\/+$/, '')}/_sandbox`,
+      headers: { authorization: `Bearer ${options.controlToken}` },
+      validateStatus: () => true,
+      timeout: 10_000,
+    });
+  }
+
+  /** All stored orders and documents (with size and sha256) and the idempotency keys. */
+  async state(): Promise<SandboxState> {
+    return this.call<SandboxState>('GET', '/state');
+  }
+
+  /** Counters: requests by route and status, token calls, faults injected by kind, idempotent replays. */
+  async stats(): Promise<SandboxStats> {
+    return this.call<SandboxStats>('GET', '/stats');
+  }
+
+  /** The fault configuration in force (with the `failNext` rules not yet used up). */
+  async faults(): Promise<FaultConfig> {
+    return this.call<FaultConfig>('GET', '/faults');
+  }
+
+  /** Replaces the whole fault configuration; `{}` turns every fault off. Returns the configuration in force. */
+  async setFaults(faults: FaultConfig): Promise<FaultConfig> {
+    return this.call<FaultConfig>('PUT', '/faults', faults);
+  }
+
+  /** The rules in force. */
+  async rules(): Promise<SandboxRules> {
+    return this.call<SandboxRules>('GET', '/rules');
+  }
+
+  /** Updates the given rules (omitted ones keep their value). Returns the rules in force. */
+  async setRules(rules: SandboxRulesUpdate): Promise<SandboxRules> {
+    return this.call<SandboxRules>('PUT', '/rules', rules);
+  }
+
+  /** Clears orders, documents, idempotency keys and counters; users, faults and rules stay. */
+  async reset(): Promise<void> {
+    await this.call<unknown>('POST', '/reset');
+  }
+
+  private async call<T>(method: 'GET' | 'PUT' | 'POST', path: string, data?: unknown): Promise<T> {
+    const response: AxiosResponse<T> = await this.http.request<T>({ method, url: path, data });
+    if (response.status < 200 || response.status >= 300) {
+      throw new SandboxControlError(
+        `${method} /_sandbox${path} failed with ${response.status}`,
+        response.status,
+        response.data,
+      );
+    }
+    return response.data;
+  }
+}

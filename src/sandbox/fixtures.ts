@@ -1,0 +1,61 @@
+/**
+ * Default users of the sandbox. Tests, the demo and `npm run sandbox` use them; a sandbox started with
+ * `users` replaces them.
+ */
+import type { Scope, StockRecord } from './shapes';
+
+/** A platform user as the sandbox knows it. */
+export interface SandboxUser {
+  /** Numeric user id as string; becomes the token's `sub` and is the expected `document_owner`. */
+  id: string;
+  username: string;
+  password: string;
+  /** Scopes granted in the user's tokens. */
+  scopes: Scope[];
+  /** Stocks listed for the user; an order naming any other stock id answers 404. */
+  stocks: StockRecord[];
+  /**
+   * Stocks still listed (the catalogue lags behind) but retired: an order naming one answers 404, as if the
+   * stock did not exist. Lets tests and the demo exercise the 404 fallback after a successful lookup.
+   */
+  retiredStockIds?: number[];
+}
+
+/** `demo` / `demo-password`: id 4711, scopes badge and document, stocks 1001 and 1002; 1003 listed but retired. */
+export const DEMO_USER: SandboxUser = Object.freeze<SandboxUser>({
+  id: '4711',
+  username: 'demo',
+  password: 'demo-password',
+  scopes: ['badge', 'document'],
+  stocks: [
+    { stock_id: 1001, name: 'Green badge stock A', badge_type: 'green', available: 250 },
+    { stock_id: 1002, name: 'Green badge stock B', badge_type: 'green', available: 40 },
+    { stock_id: 1003, name: 'Green badge stock (retired)', badge_type: 'green', available: 0 },
+  ],
+  retiredStockIds: [1003],
+});
+
+/** `badge-only` / `badge-only-password`: id 4712, scope badge only (uploads answer 403), stock 1101. */
+export const BADGE_ONLY_USER: SandboxUser = Object.freeze<SandboxUser>({
+  id: '4712',
+  username: 'badge-only',
+  password: 'badge-only-password',
+  scopes: ['badge'],
+  stocks: [{ stock_id: 1101, name: 'Green badge stock C', badge_type: 'green', available: 10 }],
+});
+
+/** `document-only` / `document-only-password`: id 4713, scope document only (stocks and orders answer 403). */
+export const DOCUMENT_ONLY_USER: SandboxUser = Object.freeze<SandboxUser>({
+  id: '4713',
+  username: 'document-only',
+  password: 'document-only-password',
+  scopes: ['document'],
+  stocks: [],
+});
+
+/** The users a sandbox has when started without `users`. */
+export const DEFAULT_USERS: readonly SandboxUser[] = Object.freeze([
+  DEMO_USER,
+  BADGE_ONLY_USER,
+  DOCUMENT_ONLY_USER,
+]);

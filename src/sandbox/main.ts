@@ -1,0 +1,167 @@
+/**
+ * `npm run sandbox -- --port N [options]`: starts the sandbox as a process. Logs go to stderr (pino); stdout
+ * carries only the start-up lines, the last of which is the base URL. SIGINT/SIGTERM close it gracefully.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import pino from 'pino';
+import { SandboxConfigError, parseFaultConfig } from './config';
+import type { FaultConfig } from './config';
+import { DEFAULT_USERS } from './fixtures';
+import { startSandbox } from './index';
+import { SANDBOX_ROUTES } from './shapes';
+import type { SandboxRoute } from './shapes';
+
+function number(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed)) throw new InvalidArgumentError('not a number');
+  return parsed;
+}
+
+function integer(value: string): number {
+  const parsed = number(value);
+  if (!Number.isInteger(parsed)) throw new InvalidArgumentError('not an integer');
+  return parsed;
+}
+
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
+function latency(value: string): number | { min: number; max: number } {
+  const range = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(value.trim());
+  if (range) return { min: Number(range[1]), max: Number(range[2]) };
+  return number(value);
+}
+
+function json(value: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    throw new InvalidArgumentError('not valid JSON');
+  }
+}
+
+interface CliOptions {
+  port: number;
+  host: string;
+  tokenTtl?: number;
+  controlToken?: string;
+  maxUploadBytes?: number;
+  acceptedContentTypes?: string[];
+  faults?: unknown;
+  errorRate?: number;
+  rateLimitRate?: number;
+  retryAfter?: number;
+  dropRate?: number;
+  commitThenFailRate?: number;
+  latency?: number | { min: number; max: number };
+  faultRoutes?: string[];
+  maintenance?: boolean;
+  seed?: number;
+  storageDir?: string;
+  logLevel: string;
+}
+
+/** Combines `--faults <json>` with the single fault flags (flags win). */
+function faultsFrom(options: CliOptions): FaultConfig {
+  const base = options.faults === undefined ? {} : parseFaultConfig(options.faults);
+  const routes = options.faultRoutes?.map((route) => {
+    if (!(SANDBOX_ROUTES as readonly string[]).includes(route)) {
+      throw new SandboxConfigError(
+        `unknown route "${route}" (routes: ${SANDBOX_ROUTES.join(', ')})`,
+        'routes',
+      );
+    }
+    return route as SandboxRoute;
+  });
+  const flags: FaultConfig = {
+    ...(routes ? { routes } : {}),
+    ...(options.errorRate !== undefined ? { errorRate: options.errorRate } : {}),
+    ...(options.rateLimitRate !== undefined ? { rateLimitRate: options.rateLimitRate } : {}),
+    ...(options.retryAfter !== undefined ? { retryAfterSeconds: options.retryAfter } : {}),
+    ...(options.dropRate !== undefined ? { dropRate: options.dropRate } : {}),
+    ...(options.commitThenFailRate !== undefined ? { commitThenFailRate: options.commitThenFailRate } : {}),
+    ...(options.latency !== undefined ? { latencyMs: options.latency } : {}),
+    ...(options.maintenance === true ? { maintenance: true } : {}),
+  };
+  return parseFaultConfig({ ...base, ...flags });
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const program = new Command('sandbox')
+    .description('Fault-injecting simulation of the Badge Ordering Platform')
+    .option('--port <port>', 'TCP port; 0 picks a free one', integer, 0)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--token-ttl <seconds>', 'token lifetime in seconds (default 900)', number)
+    .option('--control-token <token>', 'bearer token of /_sandbox/* (default: random)')
+    .option('--max-upload-bytes <bytes>', 'largest accepted document (default 20 MiB)', integer)
+    .option('--accepted-content-types <list>', 'comma-separated accepted document content types', list)
+    .option('--faults <json>', 'full fault configuration as JSON (see docs/sandbox.md)', json)
+    .option('--error-rate <share>', 'share of 500/502/503 answers (0..1)', number)
+    .option('--rate-limit-rate <share>', 'share of 429 answers (0..1)', number)
+    .option('--retry-after <seconds>', 'Retry-After of 429 and maintenance answers', integer)
+    .option('--drop-rate <share>', 'share of dropped connections (0..1)', number)
+    .option('--commit-then-fail-rate <share>', 'share of stored-then-failed orders/documents (0..1)', number)
+    .option('--latency <ms>', 'added latency: fixed ms or a range "min-max"', latency)
+    .option('--fault-routes <list>', `routes the faults apply to (${SANDBOX_ROUTES.join(',')})`, list)
+    .option('--maintenance', 'start in maintenance mode (everything answers 503)')
+    .option('--seed <seed>', 'seed of the random source, for reproducible faults', integer)
+    .option('--storage-dir <dir>', 'write uploaded files to this directory')
+    .addOption(new Option('--log-level <level>', 'pino log level').default('info'));
+  program.parse(argv);
+  const options = program.opts<CliOptions>();
+
+  const logger = pino({ name: 'badge-sandbox', level: options.logLevel }, pino.destination(2));
+  const sandbox = await startSandbox({
+    port: options.port,
+    host: options.host,
+    faults: faultsFrom(options),
+    rules: {
+      ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
+      ...(options.acceptedContentTypes !== undefined
+        ? { acceptedContentTypes: options.acceptedContentTypes }
+        : {}),
+    },
+    ...(options.tokenTtl !== undefined ? { tokenTtlSeconds: options.tokenTtl } : {}),
+    ...(options.controlToken !== undefined ? { controlToken: options.controlToken } : {}),
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.storageDir !== undefined ? { storageDir: options.storageDir } : {}),
+    logger,
+  });
+
+  let closing = false;
+  const shutdown = (signal: NodeJS.Signals): void => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    sandbox.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+
+  const users = DEFAULT_USERS.map((user) => `${user.username}/${user.password} (${user.scopes.join('+')})`);
+  process.stdout.write(
+    [
+      'Badge Ordering Platform sandbox is listening.',
+      `users: ${users.join(', ')}`,
+      `control token: ${sandbox.controlToken}`,
+      sandbox.baseUrl,
+      '',
+    ].join('\n'),
+  );
+}
+
+main(process.argv).catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`sandbox failed to start: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,67 @@
+/** `POST /badge/v2/api/v1/orders`: validates the payload, checks the stock and stores the order. */
+import type { FastifyInstance } from 'fastify';
+import { claimsOf } from '../context';
+import type { SandboxContext } from '../context';
+import { SandboxHttpError, validationError } from '../http-error';
+import { runIdempotent } from '../idempotency';
+import { PLATFORM_PATHS } from '../shapes';
+import type { OrderResponse } from '../shapes';
+import { sendEffectResult } from './respond';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A validated order payload. */
+interface OrderPayload {
+  stockId: number | null;
+  vehicle: Record<string, unknown>;
+  badge: Record<string, unknown>;
+}
+
+/** Checks the create payload; answers 422 naming the first field at fault. */
+function parseOrderPayload(body: unknown): OrderPayload {
+  if (!isPlainObject(body)) throw validationError('body', 'the body must be a JSON object');
+  if (!isPlainObject(body.vehicle)) throw validationError('vehicle', 'vehicle must be an object');
+  if (!isPlainObject(body.badge)) throw validationError('badge', 'badge must be an object');
+  const raw = body.stock_id;
+  let stockId: number | null = null;
+  if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw > 0) stockId = raw;
+  else if (typeof raw === 'string' && /^[1-9]\d{0,15}$/.test(raw)) stockId = Number(raw);
+  else if (raw !== undefined && raw !== null)
+    throw validationError('stock_id', 'stock_id must be a positive integer');
+  return { stockId, vehicle: body.vehicle, badge: body.badge };
+}
+
+/** Registers the order route. */
+export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext): void {
+  app.post(PLATFORM_PATHS.orders, async (request, reply) => {
+    const { userId } = claimsOf(request);
+    const result = await runIdempotent(ctx, request, { userId, route: 'orders' }, () => {
+      const payload = parseOrderPayload(request.body);
+      if (payload.stockId !== null) {
+        const user = ctx.users.find((candidate) => candidate.id === userId);
+        const listed = user?.stocks.some((stock) => stock.stock_id === payload.stockId) ?? false;
+        const retired = user?.retiredStockIds?.includes(payload.stockId) ?? false;
+        if (!listed || retired) {
+          throw new SandboxHttpError(
+            404,
+            'stock_not_found',
+            `stock ${payload.stockId} not found for this user`,
+            {
+              field: 'stock_id',
+            },
+          );
+        }
+      }
+      const { user_id: _owner, ...order } = ctx.store.createOrder({
+        userId,
+        ...payload,
+        createdAt: new Date(ctx.now()).toISOString(),
+      });
+      const body: OrderResponse = order;
+      return { status: 201, body };
+    });
+    return sendEffectResult(ctx, request, reply, result);
+  });
+}
