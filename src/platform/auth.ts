@@ -1,0 +1,124 @@
+/**
+ * The identity API: `POST /iam/api/v1/auth/jwt`, the token cache in front of it, and the "401 → authenticate
+ * again → repeat once" rule every badge and document call goes through.
+ */
+import { BadCredentialsError } from './errors';
+import { PLATFORM_PATHS } from './http';
+import type { PlatformHttp, PlatformRequest, PlatformResponse } from './http';
+import { parseTokenResponse } from './schemas';
+import { TokenCache } from './token-cache';
+import { decodeTokenClaims } from './token-cache';
+import type { CachedTokenResult, IssuedToken } from './token-cache';
+import type { AuthSession } from './types';
+
+/** What {@link PlatformAuth} needs from the client. */
+export interface AuthSettings {
+  /** The client's HTTP layer. */
+  readonly http: PlatformHttp;
+  /** Where tokens are cached. */
+  readonly cache: TokenCache;
+  /** Base URL of the platform (part of the cache key). */
+  readonly baseUrl: string;
+  /** The user's credentials. */
+  readonly credentials: { readonly username: string; readonly password: string };
+  /** How long before expiry a token stops being reused. */
+  readonly refreshMarginMs: number;
+}
+
+/** One answered attempt: the request sent and the platform's answer. */
+export interface Answered {
+  /** The request that was sent. */
+  readonly request: PlatformRequest;
+  /** The platform's answer, whatever its status. */
+  readonly response: PlatformResponse;
+}
+
+/** What the API modules (stocks, orders, documents) get from the client. */
+export interface ApiContext {
+  /** The client's HTTP layer. */
+  readonly http: PlatformHttp;
+  /** The client's authentication. */
+  readonly auth: PlatformAuth;
+}
+
+/** Authentication for one client: obtains, caches and renews the bearer token. */
+export class PlatformAuth {
+  readonly #settings: AuthSettings;
+  readonly #key: string;
+
+  /** @param settings the client's HTTP layer, cache and credentials */
+  constructor(settings: AuthSettings) {
+    this.#settings = settings;
+    this.#key = TokenCache.key(settings.baseUrl, settings.credentials.username);
+  }
+
+  /** A usable token from the cache, authenticating (once, shared by concurrent callers) when needed. */
+  session(): Promise<CachedTokenResult> {
+    return this.#settings.cache.get(this.#key, this.#settings.refreshMarginMs, () => this.#requestToken());
+  }
+
+  /** The non-secret facts of the current token, authenticating if needed. */
+  async authenticate(): Promise<AuthSession> {
+    const { token, fromCache } = await this.session();
+    return { userId: token.userId, expiresAt: token.expiresAt, fromCache };
+  }
+
+  /**
+   * Run an attempt with the current token; when the platform answers 401, drop that token, authenticate again
+   * and run the attempt once more with the new one. The second answer is returned whatever its status (a
+   * second 401 becomes an `UnauthorizedError` in the caller's error mapping).
+   * @param attempt sends the request with the given bearer token; called at most twice, so it must rebuild
+   * any request body that cannot be replayed (a file stream)
+   */
+  async withToken(attempt: (bearer: string) => Promise<Answered>): Promise<Answered> {
+    const first = await this.session();
+    const answered = await attempt(first.token.reveal());
+    if (answered.response.status !== 401) return answered;
+    const { route, method, path } = answered.request;
+    this.#settings.http.logger.warn(
+      { route, method, path, userId: first.token.userId },
+      'platform rejected the token (401); authenticating again',
+    );
+    this.#settings.cache.invalidate(this.#key, first.token);
+    const second = await this.session();
+    return attempt(second.token.reveal());
+  }
+
+  async #requestToken(): Promise<IssuedToken> {
+    const { http, credentials } = this.#settings;
+    const request: PlatformRequest = {
+      route: 'auth',
+      method: 'POST',
+      path: PLATFORM_PATHS.token,
+      headers: { 'Content-Type': 'application/json' },
+      data: JSON.stringify({ username: credentials.username, password: credentials.password }),
+    };
+    const response = await http.send(request);
+    if (response.status === 401) {
+      const mapped = http.errorFor(request, response);
+      throw new BadCredentialsError({
+        method: request.method,
+        path: request.path,
+        status: 401,
+        ...(mapped.platformMessage !== undefined && {
+          platformMessage: mapped.platformMessage,
+          detail: mapped.platformMessage,
+        }),
+        ...(mapped.platformCode !== undefined && { platformCode: mapped.platformCode }),
+      });
+    }
+    if (response.status < 200 || response.status >= 300) throw http.errorFor(request, response);
+    const issued = http.parse(request, response, parseTokenResponse);
+    const claims = decodeTokenClaims(issued.accessToken);
+    http.logger.info(
+      {
+        route: 'auth',
+        userId: claims?.userId ?? null,
+        exp: claims?.exp ?? null,
+        ...(claims === null && { note: 'token is not a JWT; it is reused until the platform answers 401' }),
+      },
+      'authenticated against the platform',
+    );
+    return issued;
+  }
+}

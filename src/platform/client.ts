@@ -1,0 +1,86 @@
+/**
+ * `createPlatformClient`: wires the HTTP layer, the token cache and the four API modules into one
+ * {@link PlatformClient}.
+ */
+import axios from 'axios';
+import { PlatformAuth } from './auth';
+import type { ApiContext } from './auth';
+import { uploadDocument } from './documents';
+import { DEFAULT_TIMEOUTS, PlatformHttp, silentLogger } from './http';
+import { createOrder } from './orders';
+import { listStocks } from './stocks';
+import { defaultTokenCache } from './token-cache';
+import type { PlatformClient, PlatformClientOptions } from './types';
+
+/** Default of {@link PlatformClientOptions.tokenRefreshMarginMs}: stop reusing a token a minute before expiry. */
+export const DEFAULT_TOKEN_REFRESH_MARGIN_MS = 60_000;
+
+function positive(value: number | undefined, name: string, fallback: number): number;
+function positive(value: number | undefined, name: string, fallback?: number): number | undefined;
+function positive(value: number | undefined, name: string, fallback?: number): number | undefined {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`PlatformClientOptions.${name} must be > 0`);
+  return value;
+}
+
+/** Validate the base URL without echoing it (it might carry user info) and drop trailing slashes. */
+function normaliseBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError('PlatformClientOptions.baseUrl must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError('PlatformClientOptions.baseUrl must be an absolute http(s) URL');
+  }
+  return baseUrl.trim().replace(/\/+$/, '');
+}
+
+/**
+ * Create a platform client. Cheap: create one per worker from configuration and share it; tokens are shared
+ * anyway through the process-wide token cache.
+ * @param options base URL and credentials; everything else has defaults
+ * @throws TypeError when an option is invalid (messages never include the password)
+ */
+export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
+  const baseUrl = normaliseBaseUrl(options.baseUrl);
+  const { username, password } = options.credentials;
+  if (typeof username !== 'string' || username === '') {
+    throw new TypeError('PlatformClientOptions.credentials.username must be a non-empty string');
+  }
+  if (typeof password !== 'string' || password === '') {
+    throw new TypeError('PlatformClientOptions.credentials.password must be a non-empty string');
+  }
+  const connectMs = positive(options.timeouts?.connectMs, 'timeouts.connectMs');
+  const refreshMarginMs = options.tokenRefreshMarginMs ?? DEFAULT_TOKEN_REFRESH_MARGIN_MS;
+  if (!Number.isFinite(refreshMarginMs) || refreshMarginMs < 0) {
+    throw new TypeError('PlatformClientOptions.tokenRefreshMarginMs must be >= 0');
+  }
+
+  const http = new PlatformHttp({
+    http: options.http ?? axios.create(),
+    baseUrl,
+    requestMs: positive(options.timeouts?.requestMs, 'timeouts.requestMs', DEFAULT_TIMEOUTS.requestMs),
+    uploadMs: positive(options.timeouts?.uploadMs, 'timeouts.uploadMs', DEFAULT_TIMEOUTS.uploadMs),
+    ...(connectMs !== undefined && { connectMs }),
+    logger: options.logger ?? silentLogger,
+    ...(options.onRequest && { onRequest: options.onRequest }),
+    secrets: [password],
+  });
+  const auth = new PlatformAuth({
+    http,
+    cache: options.tokenCache ?? defaultTokenCache,
+    baseUrl,
+    credentials: { username, password },
+    refreshMarginMs,
+  });
+  const context: ApiContext = { http, auth };
+
+  return Object.freeze({
+    authenticate: () => auth.authenticate(),
+    listStocks: () => listStocks(context),
+    createOrder: (input) => createOrder(context, input),
+    uploadDocument: (input) => uploadDocument(context, input),
+  } satisfies PlatformClient);
+}

@@ -1,0 +1,174 @@
+/**
+ * The document API's upload: `POST /document/api/v1/documents`, multipart/form-data streamed from disk.
+ *
+ * The file is never read into memory: form-data pipes an `fs` read stream into the request, with the file's
+ * size as `knownLength` so the request carries a Content-Length, and the request is sent without
+ * redirect-following (which would buffer the body for replay). Memory stays flat whatever the file size.
+ */
+import FormData from 'form-data';
+import { lookup as lookupMimeType } from 'mime-types';
+import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { ApiContext, Answered } from './auth';
+import { FileError } from './errors';
+import { IDEMPOTENCY_KEY_HEADER, PLATFORM_PATHS, sanitizeCause } from './http';
+import type { PlatformRequest } from './http';
+import { requireIdempotencyKey } from './orders';
+import { parseDocumentResponse } from './schemas';
+import type { UploadDocumentInput, UploadedDocument } from './types';
+
+/** The `document_type` that links a document to a badge order (from the specification). */
+export const DOCUMENT_TYPE_BADGE = 'badge';
+
+/** Name of the multipart part carrying the file (the specification does not name it; `file` is common). */
+export const DOCUMENT_FILE_PART = 'file';
+
+/** Content type sent when neither the caller nor the file name gives one. */
+export const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
+
+/**
+ * The content type of the file part: the caller's, else derived from the file name, else
+ * {@link FALLBACK_CONTENT_TYPE}.
+ * @param filename the file name sent in the part
+ * @param contentType the caller's content type, if any
+ */
+export function resolveContentType(filename: string, contentType?: string): string {
+  if (contentType !== undefined && contentType.trim() !== '') return contentType;
+  return lookupMimeType(filename) || FALLBACK_CONTENT_TYPE;
+}
+
+const where = { method: 'POST', path: PLATFORM_PATHS.documents } as const;
+
+function fileError(filePath: string, problem: string, error?: unknown): FileError {
+  return new FileError({
+    ...where,
+    filePath,
+    message: `${where.method} ${where.path} not sent: cannot read local file ${filePath} (${problem})`,
+    ...(error !== undefined && { cause: sanitizeCause(error, where, []) }),
+  });
+}
+
+/** Open the file and check it is a regular file; everything that goes wrong is a {@link FileError}. */
+async function openFile(filePath: string): Promise<{ handle: FileHandle; size: number }> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(filePath, 'r');
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      await handle.close();
+      throw fileError(filePath, 'not a regular file');
+    }
+    return { handle, size: stats.size };
+  } catch (error) {
+    if (error instanceof FileError) throw error;
+    await handle?.close().catch(() => undefined);
+    const code = (error as { code?: unknown }).code;
+    throw fileError(filePath, typeof code === 'string' ? code : 'open failed', error);
+  }
+}
+
+/**
+ * Upload a document for an order, streaming the file from disk. On a 401 the file is reopened and sent again
+ * with a fresh token (a consumed stream cannot be replayed); `onProgress` then counts from zero again.
+ * @throws `FileError` when the file is missing or unreadable (before or while sending), `ForbiddenError`
+ * without the document scope, `ValidationError` on 422 (e.g. the file is too large or of a rejected type),
+ * `ConflictError` while the same key is in flight, `UnexpectedResponseError` when the response names no
+ * links, the transport errors of every call, or the reason of `signal` when it aborts
+ */
+export async function uploadDocument(
+  context: ApiContext,
+  input: UploadDocumentInput,
+): Promise<UploadedDocument> {
+  const idempotencyKey = requireIdempotencyKey(input.idempotencyKey, 'uploadDocument');
+  if (!Number.isSafeInteger(input.orderId) || input.orderId < 0) {
+    throw new TypeError('uploadDocument requires a non-negative integer orderId');
+  }
+  const owner = String(input.documentOwner);
+  if (owner.trim() === '') throw new TypeError('uploadDocument requires a documentOwner');
+  const filename = input.filename ?? basename(input.filePath);
+  const contentType = resolveContentType(filename, input.contentType);
+  // Fail before authenticating when the file is not there: the caller's problem, not the platform's.
+  const probe = await openFile(input.filePath);
+  await probe.handle.close();
+
+  const attempt = async (bearer: string): Promise<Answered> => {
+    input.signal?.throwIfAborted();
+    const { handle, size } = await openFile(input.filePath);
+    const source = handle.createReadStream();
+    let readError: unknown;
+    source.once('error', (error) => {
+      readError = error;
+    });
+
+    const form = new FormData();
+    form.append('document_type', DOCUMENT_TYPE_BADGE);
+    form.append('document_type_id', String(input.orderId));
+    form.append('document_owner', owner);
+    form.append(DOCUMENT_FILE_PART, source, { filename, contentType, knownLength: size });
+    let formEnded = false;
+    form.once('end', () => {
+      formEnded = true;
+    });
+
+    // Counted on the file stream itself. form-data has paused the stream by now, so this listener observes
+    // the flow without starting it.
+    let bytesSent = 0;
+    const onProgress = input.onProgress;
+    if (onProgress) {
+      source.on('data', (chunk: Buffer | string) => {
+        bytesSent += chunk.length;
+        try {
+          onProgress(bytesSent);
+        } catch (error) {
+          context.http.logger.warn(
+            { route: 'documents', err: sanitizeCause(error, where, []) },
+            'upload onProgress callback threw',
+          );
+        }
+      });
+    }
+
+    const request: PlatformRequest = {
+      route: 'documents',
+      ...where,
+      headers: {
+        ...form.getHeaders(),
+        'Content-Length': String(form.getLengthSync()),
+        Authorization: `Bearer ${bearer}`,
+        [IDEMPOTENCY_KEY_HEADER]: idempotencyKey,
+      },
+      data: form,
+      upload: true,
+      ...(input.signal && { signal: input.signal }),
+      bearer,
+    };
+    try {
+      return { request, response: await context.http.send(request) };
+    } catch (error) {
+      form.destroy();
+      source.destroy();
+      if (readError !== undefined && !input.signal?.aborted) {
+        const code = (readError as { code?: unknown }).code;
+        throw fileError(input.filePath, typeof code === 'string' ? code : 'read failed', readError);
+      }
+      throw error;
+    } finally {
+      if (!formEnded && !source.destroyed) {
+        // The platform answered before taking the whole body (e.g. an early 401 or 413). Let the rest drain
+        // so the connection stays usable, but never hold the file open longer than a request may take.
+        const timer = setTimeout(() => {
+          form.destroy();
+          source.destroy();
+        }, context.http.requestMs);
+        timer.unref();
+        source.once('close', () => clearTimeout(timer));
+      }
+    }
+  };
+
+  const { request, response } = await context.auth.withToken(attempt);
+  if (response.status < 200 || response.status >= 300) throw context.http.errorFor(request, response);
+  const parsed = context.http.parse(request, response, parseDocumentResponse);
+  return { links: parsed.links, documentId: parsed.documentId, raw: response.body };
+}

@@ -1,0 +1,454 @@
+/**
+ * Request execution for the platform client: sends one HTTP attempt with axios, measures it, reports it, and
+ * turns every failure into a sanitised {@link PlatformError}.
+ *
+ * axios is told never to throw on an HTTP status (`validateStatus`), so statuses are classified here, in one
+ * place; only transport failures (refused, reset, timeout, abort) arrive as exceptions. Nothing from an axios
+ * error is kept except its code and message: axios errors embed the request config and its headers.
+ */
+import { AxiosError, isAxiosError } from 'axios';
+import type { AxiosInstance, AxiosRequestConfig, RawAxiosRequestHeaders } from 'axios';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as net from 'node:net';
+import {
+  ConflictError,
+  ForbiddenError,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+  ServerError,
+  StockNotFoundError,
+  TimeoutError,
+  UnauthorizedError,
+  UnexpectedResponseError,
+  ValidationError,
+} from './errors';
+import type { PlatformError, PlatformErrorCause, PlatformErrorInit } from './errors';
+import { parseErrorBody, ResponseShapeError } from './schemas';
+import type { PlatformLogger, PlatformRequestEvent, PlatformRoute } from './types';
+
+/** Paths of the platform endpoints, relative to the base URL (from the specification). */
+export const PLATFORM_PATHS = Object.freeze({
+  token: '/iam/api/v1/auth/jwt',
+  stocks: '/badge/v2/api/v1/stocks',
+  orders: '/badge/v2/api/v1/orders',
+  documents: '/document/api/v1/documents',
+} as const);
+
+/** Name of the header carrying the caller's idempotency key on order creation and uploads. */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/** Default timeouts, in milliseconds. */
+export const DEFAULT_TIMEOUTS = Object.freeze({ requestMs: 30_000, uploadMs: 30 * 60_000 });
+
+/** Largest response body the client accepts; platform responses are small JSON documents. */
+export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** Error code the connect-timeout agents destroy a socket with. */
+const CONNECT_TIMEOUT_CODE = 'ECONNECTTIMEOUT';
+
+const REDACTED = '[REDACTED]';
+
+/** A silent {@link PlatformLogger}. */
+export const silentLogger: PlatformLogger = Object.freeze({
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+});
+
+/** Settings of the HTTP layer, resolved from the client options. */
+export interface HttpSettings {
+  /** The axios instance to send with. */
+  readonly http: AxiosInstance;
+  /** Base URL without trailing slash. */
+  readonly baseUrl: string;
+  /** Deadline of a non-upload call, ms. */
+  readonly requestMs: number;
+  /** Deadline of an upload, ms. */
+  readonly uploadMs: number;
+  /** Deadline for establishing the TCP connection, ms (only with the client's own agents). */
+  readonly connectMs?: number;
+  /** Where to log. */
+  readonly logger: PlatformLogger;
+  /** Metrics hook. */
+  readonly onRequest?: (event: PlatformRequestEvent) => void;
+  /** Strings that must never appear in an error or a log line (the password; tokens are added per call). */
+  readonly secrets: readonly string[];
+}
+
+/** One HTTP attempt. */
+export interface PlatformRequest {
+  /** Which API, for metrics and logs. */
+  readonly route: PlatformRoute;
+  /** HTTP method. */
+  readonly method: 'GET' | 'POST';
+  /** API path (no host, no query). */
+  readonly path: string;
+  /** Request headers (Authorization, Idempotency-Key, Content-Type, …). */
+  readonly headers?: RawAxiosRequestHeaders;
+  /** Request body: a JSON string or a multipart stream. */
+  readonly data?: unknown;
+  /** Whether this is an upload: upload deadline, no redirects (which would buffer the body). */
+  readonly upload?: boolean;
+  /** The caller's abort signal. */
+  readonly signal?: AbortSignal;
+  /** The bearer token used, to redact it from errors. */
+  readonly bearer?: string;
+}
+
+/** The platform's answer to one attempt, whatever its status. */
+export interface PlatformResponse {
+  /** HTTP status. */
+  readonly status: number;
+  /** Response headers, lower-case names. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The body: parsed JSON when it is JSON, else the text, `undefined` when empty. */
+  readonly body: unknown;
+}
+
+/**
+ * Replace every secret (and anything that looks like a bearer token or a JWT) in a string.
+ * @param text the string to clean
+ * @param secrets exact strings to remove
+ */
+export function redactText(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) {
+    // Very short secrets would shred ordinary words; such passwords are not worth protecting this way.
+    if (secret.length >= 4) result = result.split(secret).join(REDACTED);
+  }
+  return result
+    .replace(/\bBearer\s+[A-Za-z0-9\-._~+/]+=*/gi, `Bearer ${REDACTED}`)
+    .replace(/\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, REDACTED);
+}
+
+/**
+ * Deep-copy a JSON-like value with every string passed through {@link redactText}.
+ * @param value the value to clean (depth-limited; deeper parts are dropped)
+ * @param secrets exact strings to remove
+ */
+export function redactValue(value: unknown, secrets: readonly string[], depth = 0): unknown {
+  if (typeof value === 'string') return redactText(value, secrets);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 6) return '[…]';
+  if (Array.isArray(value)) return value.slice(0, 100).map((item) => redactValue(item, secrets, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = /^(authorization|password|access_token|token|refresh_token|secret)$/i.test(key)
+      ? REDACTED
+      : redactValue(item, secrets, depth + 1);
+  }
+  return out;
+}
+
+/**
+ * Parse a `Retry-After` header (delay in seconds, or an HTTP date) into milliseconds from `nowMs`.
+ * @returns the delay, never negative, or `undefined` when absent or unreadable
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (text === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // An HTTP date names its month; this keeps Date.parse from reading "-5" as a year.
+  if (!/[A-Za-z]{3}/.test(text)) return undefined;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+/** Decode a response body: JSON when it parses, else the text; `undefined` when empty. */
+function decodeBody(data: unknown): unknown {
+  const text = Buffer.isBuffer(data) ? data.toString('utf8') : data;
+  if (typeof text !== 'string') return text;
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function lowerCaseHeaders(headers: unknown): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  if (headers === null || typeof headers !== 'object') return out;
+  const plain =
+    typeof (headers as { toJSON?: unknown }).toJSON === 'function'
+      ? (headers as { toJSON(): unknown }).toJSON()
+      : headers;
+  for (const [name, value] of Object.entries(plain as Record<string, unknown>)) {
+    if (typeof value === 'string') out[name.toLowerCase()] = value;
+    else if (typeof value === 'number') out[name.toLowerCase()] = String(value);
+    else if (Array.isArray(value)) out[name.toLowerCase()] = value.map(String).join(', ');
+  }
+  return out;
+}
+
+/** HTTP and HTTPS keep-alive agents whose sockets are destroyed when they do not connect within `connectMs`. */
+function connectTimeoutAgents(connectMs: number): { httpAgent: http.Agent; httpsAgent: https.Agent } {
+  const guard = <A extends http.Agent>(agent: A): A => {
+    const createConnection = agent.createConnection.bind(agent);
+    agent.createConnection = (options, callback) => {
+      const socket = createConnection(options, callback);
+      if (socket instanceof net.Socket && socket.connecting) {
+        const timer = setTimeout(() => {
+          const error = Object.assign(new Error(`connect timeout after ${connectMs} ms`), {
+            code: CONNECT_TIMEOUT_CODE,
+          });
+          socket.destroy(error);
+        }, connectMs);
+        const clear = (): void => clearTimeout(timer);
+        socket.once('connect', clear);
+        socket.once('close', clear);
+      }
+      return socket;
+    };
+    return agent;
+  };
+  return {
+    httpAgent: guard(new http.Agent({ keepAlive: true })),
+    httpsAgent: guard(new https.Agent({ keepAlive: true })),
+  };
+}
+
+const NETWORK_TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', CONNECT_TIMEOUT_CODE]);
+
+/** Build a secret-free summary of any thrown value. */
+export function sanitizeCause(
+  error: unknown,
+  where: { method: string; path: string },
+  secrets: readonly string[],
+): PlatformErrorCause {
+  const base = { method: where.method, path: where.path };
+  if (isAxiosError(error)) {
+    return {
+      name: 'AxiosError',
+      ...(error.code !== undefined && { code: error.code }),
+      message: redactText(error.message, secrets),
+      ...(error.response?.status !== undefined && { status: error.response.status }),
+      ...base,
+    };
+  }
+  // Duck-typed: errors from Node internals may come from another realm (e.g. under jest) and fail instanceof.
+  if (typeof error === 'object' && error !== null) {
+    const { name, code, message } = error as { name?: unknown; code?: unknown; message?: unknown };
+    return {
+      name: typeof name === 'string' ? name : 'Error',
+      ...(typeof code === 'string' && { code }),
+      ...(typeof message === 'string' && { message: redactText(message, secrets) }),
+      ...base,
+    };
+  }
+  return { name: typeof error, ...base };
+}
+
+/**
+ * The HTTP layer shared by the API modules: one instance per client.
+ */
+export class PlatformHttp {
+  readonly #settings: HttpSettings;
+  readonly #agents: { httpAgent: http.Agent; httpsAgent: https.Agent } | undefined;
+
+  /** @param settings resolved client settings */
+  constructor(settings: HttpSettings) {
+    this.#settings = settings;
+    this.#agents = settings.connectMs === undefined ? undefined : connectTimeoutAgents(settings.connectMs);
+  }
+
+  /** Deadline of a non-upload call, ms. */
+  get requestMs(): number {
+    return this.#settings.requestMs;
+  }
+
+  /** The logger of the client. */
+  get logger(): PlatformLogger {
+    return this.#settings.logger;
+  }
+
+  /**
+   * Send one attempt. Resolves with the answer whatever its HTTP status; rejects with a
+   * {@link NetworkError} or {@link TimeoutError} when no answer arrived, or with the caller's abort reason.
+   * @param request the attempt to send
+   */
+  async send(request: PlatformRequest): Promise<PlatformResponse> {
+    const { method, path, route } = request;
+    const timeoutMs = request.upload ? this.#settings.uploadMs : this.#settings.requestMs;
+    const config: AxiosRequestConfig = {
+      url: `${this.#settings.baseUrl}${path}`,
+      method,
+      headers: { Accept: 'application/json', ...request.headers },
+      data: request.data,
+      timeout: timeoutMs,
+      signal: request.signal,
+      validateStatus: () => true,
+      responseType: 'text',
+      transformResponse: [(data: unknown) => data],
+      maxContentLength: MAX_RESPONSE_BYTES,
+      maxBodyLength: Infinity,
+      // Redirect-following buffers the request body for replay: never for uploads, and POSTs are not
+      // redirected by this platform anyway.
+      maxRedirects: method === 'GET' ? 5 : 0,
+      transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: false },
+      ...this.#agents,
+    };
+    const started = performance.now();
+    const report = (status: PlatformRequestEvent['status']): number => {
+      const durationMs = Math.round(performance.now() - started);
+      try {
+        this.#settings.onRequest?.({ route, method, status, durationMs });
+      } catch (hookError) {
+        this.logger.warn(
+          { route, err: sanitizeCause(hookError, request, this.#secrets(request)) },
+          'platform onRequest hook threw',
+        );
+      }
+      return durationMs;
+    };
+
+    let raw;
+    try {
+      raw = await this.#settings.http.request<unknown>(config);
+    } catch (error) {
+      if (request.signal?.aborted) {
+        // The caller gave up (e.g. the activity was cancelled): surface its reason, not a platform error.
+        report('network-error');
+        throw request.signal.reason ?? error;
+      }
+      const mapped = this.#transportError(request, error, timeoutMs);
+      const durationMs = report(mapped instanceof TimeoutError ? 'timeout' : 'network-error');
+      this.logger.debug(
+        { route, method, path, error: mapped.code, cause: mapped.cause?.code, durationMs },
+        'platform request failed',
+      );
+      throw mapped;
+    }
+    const durationMs = report(raw.status);
+    this.logger.debug({ route, method, path, status: raw.status, durationMs }, 'platform request');
+    return { status: raw.status, headers: lowerCaseHeaders(raw.headers), body: decodeBody(raw.data) };
+  }
+
+  #secrets(request: PlatformRequest): string[] {
+    return request.bearer === undefined
+      ? [...this.#settings.secrets]
+      : [...this.#settings.secrets, request.bearer];
+  }
+
+  #transportError(request: PlatformRequest, error: unknown, timeoutMs: number): PlatformError {
+    const { method, path } = request;
+    const cause = sanitizeCause(error, request, this.#secrets(request));
+    const code = cause.code;
+    if (code !== undefined && NETWORK_TIMEOUT_CODES.has(code)) {
+      const connect = code === CONNECT_TIMEOUT_CODE && this.#settings.connectMs !== undefined;
+      return new TimeoutError({
+        method,
+        path,
+        cause,
+        timeoutMs: connect ? this.#settings.connectMs : timeoutMs,
+        ...(connect && { detail: 'could not connect' }),
+      });
+    }
+    if (
+      isAxiosError(error) &&
+      error.code === AxiosError.ERR_BAD_RESPONSE &&
+      /maxContentLength/.test(error.message)
+    ) {
+      return new UnexpectedResponseError({
+        method,
+        path,
+        cause,
+        detail: `response body larger than ${MAX_RESPONSE_BYTES} bytes`,
+      });
+    }
+    return new NetworkError({
+      method,
+      path,
+      cause,
+      detail: code === undefined ? cause.message : `${code}`,
+    });
+  }
+
+  /**
+   * Turn an answer with a failure status into the matching {@link PlatformError}. 401 here means the token
+   * was rejected twice (the token call maps its own 401 to bad credentials before calling this).
+   * @param request the attempt that was answered
+   * @param response the answer
+   * @param context what the caller knows: the stock id sent with an order
+   */
+  errorFor(
+    request: PlatformRequest,
+    response: PlatformResponse,
+    context: { readonly stockId?: string } = {},
+  ): PlatformError {
+    const { method, path } = request;
+    const { status } = response;
+    const secrets = this.#secrets(request);
+    const parsed = parseErrorBody(response.body);
+    const platformMessage = parsed.message === undefined ? undefined : redactText(parsed.message, secrets);
+    const init: PlatformErrorInit = {
+      method,
+      path,
+      status,
+      ...(platformMessage !== undefined && { platformMessage, detail: platformMessage }),
+      ...(parsed.code !== undefined && { platformCode: redactText(parsed.code, secrets) }),
+    };
+    switch (status) {
+      case 401:
+        return new UnauthorizedError(init);
+      case 403:
+        return new ForbiddenError({ ...init, ...(parsed.scope !== undefined && { scope: parsed.scope }) });
+      case 404:
+        return context.stockId !== undefined || parsed.code === 'stock_not_found'
+          ? new StockNotFoundError({
+              ...init,
+              ...(context.stockId !== undefined && { stockId: context.stockId }),
+            })
+          : new NotFoundError(init);
+      case 408:
+        return new TimeoutError(init);
+      case 409:
+        return new ConflictError(init);
+      case 429: {
+        const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+        return new RateLimitedError({ ...init, ...(retryAfterMs !== undefined && { retryAfterMs }) });
+      }
+      case 400:
+      case 413:
+      case 415:
+      case 422:
+        return new ValidationError({
+          ...init,
+          details: redactValue(parsed.details, secrets),
+          ...(parsed.field !== undefined && { field: redactText(parsed.field, secrets) }),
+        });
+      default:
+        if (status >= 500) return new ServerError(init);
+        return new UnexpectedResponseError({
+          ...init,
+          detail: platformMessage ?? `unexpected status ${status}`,
+        });
+    }
+  }
+
+  /**
+   * Parse a successful answer's body; a body the parser cannot understand becomes an
+   * {@link UnexpectedResponseError} naming what was missing.
+   * @param request the attempt that was answered
+   * @param response the answer
+   * @param parse one of the parsers in `schemas.ts`
+   */
+  parse<T>(request: PlatformRequest, response: PlatformResponse, parse: (body: unknown) => T): T {
+    try {
+      return parse(response.body);
+    } catch (error) {
+      const problem =
+        error instanceof ResponseShapeError ? error.problem : 'the response body could not be parsed';
+      throw new UnexpectedResponseError({
+        method: request.method,
+        path: request.path,
+        status: response.status,
+        message: `${request.method} ${request.path} returned ${response.status} with a body that cannot be understood: ${problem}`,
+        cause: sanitizeCause(error, request, this.#secrets(request)),
+      });
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The Badge Ordering Platform client: typed, streaming and self-healing (token caching, one re-authentication
+ * on 401, tolerant response parsing, one error hierarchy). See `docs/platform-client.md`.
+ */
+export { createPlatformClient, DEFAULT_TOKEN_REFRESH_MARGIN_MS } from './client';
+export type {
+  AuthSession,
+  CreatedOrder,
+  CreateOrderInput,
+  DocumentLinks,
+  PlatformClient,
+  PlatformClientOptions,
+  PlatformLogger,
+  PlatformRequestEvent,
+  PlatformRoute,
+  Stock,
+  StockList,
+  UploadDocumentInput,
+  UploadedDocument,
+} from './types';
+export {
+  BadCredentialsError,
+  ConflictError,
+  FileError,
+  ForbiddenError,
+  isPlatformError,
+  isRetryable,
+  NetworkError,
+  NON_RETRYABLE_PLATFORM_ERROR_CODES,
+  NotFoundError,
+  PLATFORM_ERROR_CODES,
+  PlatformError,
+  RateLimitedError,
+  ServerError,
+  StockNotFoundError,
+  TimeoutError,
+  UnauthorizedError,
+  UnexpectedResponseError,
+  ValidationError,
+} from './errors';
+export type { PlatformErrorCause, PlatformErrorCode, PlatformErrorInit } from './errors';
+export { AccessToken, decodeTokenClaims, defaultTokenCache, TokenCache } from './token-cache';
+export type { CachedTokenResult, IssuedToken, TokenCacheOptions, TokenClaims } from './token-cache';
+export { hasStock } from './stocks';
+export {
+  normaliseStockId,
+  parseDocumentResponse,
+  parseErrorBody,
+  parseOrderResponse,
+  parseStocksResponse,
+  parseTokenResponse,
+  ResponseShapeError,
+} from './schemas';
+export { DEFAULT_TIMEOUTS, IDEMPOTENCY_KEY_HEADER, parseRetryAfter, PLATFORM_PATHS } from './http';
+export { DOCUMENT_FILE_PART, DOCUMENT_TYPE_BADGE, resolveContentType } from './documents';

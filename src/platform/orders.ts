@@ -1,0 +1,53 @@
+/**
+ * The badge API's order creation: `POST /badge/v2/api/v1/orders`.
+ */
+import type { ApiContext } from './auth';
+import { IDEMPOTENCY_KEY_HEADER, PLATFORM_PATHS } from './http';
+import type { PlatformRequest } from './http';
+import { normaliseStockId, parseOrderResponse } from './schemas';
+import type { CreatedOrder, CreateOrderInput } from './types';
+
+/**
+ * Check that an idempotency key was given; a missing key is a programming error, not a platform failure.
+ * @throws TypeError when the key is empty
+ */
+export function requireIdempotencyKey(key: unknown, operation: string): string {
+  if (typeof key !== 'string' || key.trim() === '') {
+    throw new TypeError(`${operation} requires a non-empty idempotencyKey`);
+  }
+  return key;
+}
+
+/**
+ * Create an order. The caller's idempotency key is sent as `Idempotency-Key`, so repeating the call (after a
+ * timeout, or in a retried activity) yields the same order instead of a second one.
+ * @throws `StockNotFoundError` on 404 when a `stock_id` was sent, `ValidationError` on 422, `ForbiddenError`
+ * without the badge scope, `ConflictError` while the same key is in flight, `UnexpectedResponseError` when the
+ * response has no order id, and the transport errors of every call
+ */
+export async function createOrder(context: ApiContext, input: CreateOrderInput): Promise<CreatedOrder> {
+  const idempotencyKey = requireIdempotencyKey(input.idempotencyKey, 'createOrder');
+  const { vehicle, badge, stock_id } = input.payload;
+  const data = JSON.stringify({ vehicle, badge, ...(stock_id !== undefined && { stock_id }) });
+  const { request, response } = await context.auth.withToken(async (bearer) => {
+    const request: PlatformRequest = {
+      route: 'orders',
+      method: 'POST',
+      path: PLATFORM_PATHS.orders,
+      headers: {
+        Authorization: `Bearer ${bearer}`,
+        'Content-Type': 'application/json',
+        [IDEMPOTENCY_KEY_HEADER]: idempotencyKey,
+      },
+      data,
+      bearer,
+    };
+    return { request, response: await context.http.send(request) };
+  });
+  if (response.status < 200 || response.status >= 300) {
+    const stockId = stock_id === undefined ? undefined : normaliseStockId(stock_id);
+    throw context.http.errorFor(request, response, stockId === undefined ? {} : { stockId });
+  }
+  const { orderId } = context.http.parse(request, response, parseOrderResponse);
+  return { orderId, raw: response.body };
+}

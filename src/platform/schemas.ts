@@ -1,0 +1,385 @@
+/**
+ * Tolerant parsing of the platform's responses.
+ *
+ * The specification leaves most response shapes "not shown", so each parser accepts the documented variants
+ * (envelopes, alternative field names, numbers as strings) and keeps the raw body beside the parsed fields.
+ * What cannot be understood becomes a {@link ResponseShapeError} naming what was missing; the HTTP layer turns
+ * it into an `UnexpectedResponseError` with method, path and status. Parsers never echo body values into
+ * messages, so a token or a signed URL cannot leak through an error.
+ */
+import { z } from 'zod';
+
+/**
+ * Thrown by the parsers in this module when a body cannot be understood. Carries only a description of what
+ * was expected and missing, never body values.
+ */
+export class ResponseShapeError extends Error {
+  /** @param problem what was expected and missing, e.g. `no order id (id, order_id or orderId)` */
+  constructor(readonly problem: string) {
+    super(problem);
+  }
+}
+Object.defineProperty(ResponseShapeError.prototype, 'name', { value: 'ResponseShapeError' });
+
+const nonEmptyString = z.string().trim().min(1);
+const looseObject = z.record(z.string(), z.unknown());
+type LooseObject = z.infer<typeof looseObject>;
+
+/** A numeric identifier: a safe non-negative integer, or a string of digits holding one. */
+const numericIdSchema = z.union([
+  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  z
+    .string()
+    .trim()
+    .regex(/^\d{1,15}$/)
+    .transform(Number),
+]);
+
+/** An identifier that may be a number or a string; normalised to a string. */
+const anyIdSchema = z.union([
+  z
+    .number()
+    .finite()
+    .transform((value) => String(value)),
+  nonEmptyString,
+]);
+
+/** Describe the JSON type of a field value for messages, without its content. */
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string' && value.trim() === '') return 'an empty string';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** Describe a whole response body (a string body is text that did not parse as JSON). */
+function describeBody(value: unknown): string {
+  if (value === undefined || (typeof value === 'string' && value.trim() === '')) return 'an empty body';
+  if (typeof value === 'string') return 'a string (not JSON)';
+  return describe(value);
+}
+
+function asObject(value: unknown): LooseObject | undefined {
+  const parsed = looseObject.safeParse(value);
+  return parsed.success && !Array.isArray(value) ? parsed.data : undefined;
+}
+
+/** Look up the first key of `keys` that is present (not undefined/null) on `object`. */
+function firstPresent(
+  object: LooseObject,
+  keys: readonly string[],
+): { key: string; value: unknown } | undefined {
+  for (const key of keys) {
+    const value = object[key];
+    if (value !== undefined && value !== null) return { key, value };
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Token
+
+/** Response of the token call: `access_token` is required, everything else optional and tolerated. */
+export const tokenResponseSchema = z
+  .object({
+    access_token: nonEmptyString,
+    token_type: z.string().optional().catch(undefined),
+    expires_in: z.coerce.number().positive().optional().catch(undefined),
+  })
+  .loose();
+
+/** The parsed token response. The token itself never leaves the client's token cache. */
+export interface ParsedTokenResponse {
+  /** The JWT to send as bearer token. */
+  readonly accessToken: string;
+  /** `token_type`, when sent (normally `Bearer`). */
+  readonly tokenType?: string;
+  /** `expires_in` in seconds, when sent. */
+  readonly expiresInSeconds?: number;
+}
+
+/** Parse the token response; throws {@link ResponseShapeError} when there is no `access_token` string. */
+export function parseTokenResponse(body: unknown): ParsedTokenResponse {
+  const parsed = tokenResponseSchema.safeParse(body);
+  if (!parsed.success) {
+    throw new ResponseShapeError(
+      asObject(body)
+        ? 'no access_token string in the token response'
+        : `token response is ${describeBody(body)}, expected an object with access_token`,
+    );
+  }
+  const { access_token, token_type, expires_in } = parsed.data;
+  return {
+    accessToken: access_token,
+    ...(token_type !== undefined && { tokenType: token_type }),
+    ...(expires_in !== undefined && { expiresInSeconds: expires_in }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Stocks
+
+/** Envelope keys under which a list may be found. */
+export const LIST_ENVELOPE_KEYS = ['data', 'items', 'stocks', 'results', 'content'] as const;
+/** Field names a stock's id may have, in order of preference. */
+export const STOCK_ID_KEYS = ['stock_id', 'stockId', 'id'] as const;
+
+/** One parsed stock: its id normalised to a string, plus the record as sent. */
+export interface ParsedStock {
+  /** The stock id as a string, so `"1001"` and `1001` compare equal. */
+  readonly stockId: string;
+  /** The stock record as sent. */
+  readonly raw: unknown;
+}
+
+/**
+ * Normalise a stock id (number or string) to the string form used for comparisons. Returns `undefined` for
+ * values that are not an id (empty strings, non-finite numbers, objects).
+ */
+export function normaliseStockId(value: unknown): string | undefined {
+  const parsed = anyIdSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Find the list of stocks: a bare array, or in an envelope key, possibly nested one level. */
+function findList(body: unknown): { list: unknown[]; where: string } | undefined {
+  if (Array.isArray(body)) return { list: body, where: '' };
+  const top = asObject(body);
+  if (!top) return undefined;
+  for (const key of LIST_ENVELOPE_KEYS) {
+    const value = top[key];
+    if (Array.isArray(value)) return { list: value, where: key };
+  }
+  for (const key of LIST_ENVELOPE_KEYS) {
+    const inner = asObject(top[key]);
+    if (!inner) continue;
+    for (const innerKey of LIST_ENVELOPE_KEYS) {
+      const value = inner[innerKey];
+      if (Array.isArray(value)) return { list: value, where: `${key}.${innerKey}` };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Parse the stocks response: a bare array or an envelope (`data`, `items`, `stocks`, `results`, `content`,
+ * possibly nested one level such as `{ data: { items: [...] } }`); each stock's id under `stock_id`, `stockId`
+ * or `id`, number or string. Throws {@link ResponseShapeError} when no list is found or a stock has no id.
+ */
+export function parseStocksResponse(body: unknown): ParsedStock[] {
+  const found = findList(body);
+  if (!found) {
+    throw new ResponseShapeError(
+      `no stock list in the response (got ${describeBody(body)}; expected an array or an object with ${LIST_ENVELOPE_KEYS.join(', ')})`,
+    );
+  }
+  return found.list.map((record, index) => {
+    const at = `${found.where}[${index}]`;
+    const object = asObject(record);
+    if (!object) throw new ResponseShapeError(`stock at ${at} is ${describe(record)}, expected an object`);
+    const candidate = firstPresent(object, STOCK_ID_KEYS);
+    const stockId = candidate === undefined ? undefined : normaliseStockId(candidate.value);
+    if (stockId === undefined) {
+      throw new ResponseShapeError(
+        candidate === undefined
+          ? `stock at ${at} has no id (${STOCK_ID_KEYS.join(', ')})`
+          : `stock at ${at} has an invalid ${candidate.key} (${describe(candidate.value)})`,
+      );
+    }
+    return { stockId, raw: record };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Orders
+
+/** Field names the order id may have. */
+export const ORDER_ID_KEYS = ['id', 'order_id', 'orderId'] as const;
+/** Keys under which the order may be nested. */
+export const ORDER_ENVELOPE_KEYS = ['data', 'order'] as const;
+
+/**
+ * Parse the order-creation response and return the order id as a number. The id may be `id`, `order_id` or
+ * `orderId`, at the top or nested under `data` or `order` (also `data.order`), a number or a numeric string.
+ * Throws {@link ResponseShapeError} when none is found.
+ */
+export function parseOrderResponse(body: unknown): { orderId: number } {
+  const top = asObject(body);
+  if (!top) {
+    throw new ResponseShapeError(`order response is ${describeBody(body)}, expected an object with an id`);
+  }
+  const candidates: LooseObject[] = [top];
+  for (const key of ORDER_ENVELOPE_KEYS) {
+    const inner = asObject(top[key]);
+    if (!inner) continue;
+    candidates.push(inner);
+    for (const innerKey of ORDER_ENVELOPE_KEYS) {
+      const nested = asObject(inner[innerKey]);
+      if (nested) candidates.push(nested);
+    }
+  }
+  let invalid: string | undefined;
+  for (const object of candidates) {
+    for (const key of ORDER_ID_KEYS) {
+      const value = object[key];
+      if (value === undefined || value === null) continue;
+      const parsed = numericIdSchema.safeParse(value);
+      if (parsed.success) return { orderId: parsed.data };
+      invalid ??= `${key} is ${describe(value)} but not a numeric id`;
+    }
+  }
+  throw new ResponseShapeError(
+    invalid ??
+      `no order id (${ORDER_ID_KEYS.join(', ')}, at the top or under ${ORDER_ENVELOPE_KEYS.join(', ')})`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Documents
+
+/** Field names each document link may have, in order of preference. */
+export const DOCUMENT_LINK_KEYS = {
+  original: ['original', 'original_url', 'originalUrl', 'url'],
+  thumbnail: ['thumbnail', 'thumbnail_url', 'thumbnailUrl', 'thumb', 'thumb_url', 'thumbUrl'],
+  download: [
+    'download',
+    'download_url',
+    'downloadUrl',
+    'signed_url',
+    'signedUrl',
+    'signed_download_url',
+    'signedDownloadUrl',
+  ],
+} as const;
+
+/** Field names the document id may have. */
+export const DOCUMENT_ID_KEYS = ['id', 'document_id', 'documentId'] as const;
+
+/** A link value: a non-empty string or a HAL-style `{ href }` object. */
+const linkValueSchema = z.union([
+  nonEmptyString,
+  z.object({ href: nonEmptyString }).transform((link) => link.href),
+]);
+
+/** The parsed document-upload response. */
+export interface ParsedDocument {
+  /** Links to the original, a thumbnail and a signed download; `null` where the platform sent none. */
+  readonly links: {
+    readonly original: string | null;
+    readonly thumbnail: string | null;
+    readonly download: string | null;
+  };
+  /** The document id as a string, when the platform sent one. */
+  readonly documentId: string | null;
+}
+
+function pickLink(containers: readonly LooseObject[], keys: readonly string[]): string | null {
+  for (const container of containers) {
+    for (const key of keys) {
+      const parsed = linkValueSchema.safeParse(container[key]);
+      if (parsed.success) return parsed.data;
+    }
+  }
+  return null;
+}
+
+/**
+ * Parse the document-upload response. Links may be nested (`links` or `_links`) or flat on the body (also
+ * under `data`), under the names in {@link DOCUMENT_LINK_KEYS}, as strings or `{ href }` objects. Missing
+ * individual links become `null`; a response with none of them throws {@link ResponseShapeError}.
+ */
+export function parseDocumentResponse(body: unknown): ParsedDocument {
+  const top = asObject(body);
+  if (!top) {
+    throw new ResponseShapeError(`document response is ${describeBody(body)}, expected an object with links`);
+  }
+  const bodies = [top, asObject(top.data), asObject(top.document)].filter(
+    (object): object is LooseObject => object !== undefined,
+  );
+  // Nested link objects win over flat fields: a flat `url` may mean something else.
+  const containers = [
+    ...bodies.flatMap((object) =>
+      [asObject(object.links), asObject(object._links)].filter(
+        (links): links is LooseObject => links !== undefined,
+      ),
+    ),
+    ...bodies,
+  ];
+  const links = {
+    original: pickLink(containers, DOCUMENT_LINK_KEYS.original),
+    thumbnail: pickLink(containers, DOCUMENT_LINK_KEYS.thumbnail),
+    download: pickLink(containers, DOCUMENT_LINK_KEYS.download),
+  };
+  if (links.original === null && links.thumbnail === null && links.download === null) {
+    throw new ResponseShapeError(
+      'no document links in the response (expected links/_links or flat fields naming original, thumbnail or download)',
+    );
+  }
+  let documentId: string | null = null;
+  for (const object of bodies) {
+    const candidate = firstPresent(object, DOCUMENT_ID_KEYS);
+    const id = candidate === undefined ? undefined : anyIdSchema.safeParse(candidate.value);
+    if (id?.success) {
+      documentId = id.data;
+      break;
+    }
+  }
+  return { links, documentId };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Error bodies
+
+/** What the client takes from an error body, whatever its shape. */
+export interface ParsedErrorBody {
+  /** The platform's message (`error.message`, `message`, `detail`, `title`, `error_description`, …). */
+  readonly message?: string;
+  /** The platform's code (`error.code`, `code`, or `error` when it is a string). */
+  readonly code?: string;
+  /** The scope named in a 403 (`error.scope`, `scope`, `required_scope`). */
+  readonly scope?: string;
+  /** The field or part at fault (`error.field`, `field`). */
+  readonly field?: string;
+  /** `details` (or `errors`) of the error object, else the error object itself, else the whole body. */
+  readonly details?: unknown;
+}
+
+const textField = z.union([nonEmptyString, z.number().transform(String)]);
+
+function pickText(objects: readonly LooseObject[], keys: readonly string[]): string | undefined {
+  for (const object of objects) {
+    for (const key of keys) {
+      const parsed = textField.safeParse(object[key]);
+      if (parsed.success) return parsed.data;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Extract message, code, scope, field and details from an error body of any shape: the sandbox's
+ * `{ error: { status, code, message, field?, scope? } }`, flat `{ message, code }`, RFC 7807 problem details
+ * (`title`, `detail`), OAuth style `{ error, error_description }`, or plain text. Never throws.
+ */
+export function parseErrorBody(body: unknown): ParsedErrorBody {
+  if (typeof body === 'string') {
+    const text = body.trim();
+    return text === '' ? {} : { message: text.length > 200 ? `${text.slice(0, 200)}…` : text };
+  }
+  const top = asObject(body);
+  if (!top) return {};
+  const inner = asObject(top.error);
+  const objects = inner ? [inner, top] : [top];
+  const message = pickText(objects, ['message', 'detail', 'error_description', 'title', 'description']);
+  const code = pickText(objects, ['code', 'error_code']) ?? pickText([top], ['error']);
+  const scope = pickText(objects, ['scope', 'required_scope', 'requiredScope', 'missing_scope']);
+  const field = pickText(objects, ['field', 'part', 'parameter']);
+  const details = inner?.details ?? top.details ?? inner?.errors ?? top.errors ?? inner ?? top;
+  return {
+    ...(message !== undefined && { message }),
+    ...(code !== undefined && { code }),
+    ...(scope !== undefined && { scope }),
+    ...(field !== undefined && { field }),
+    details,
+  };
+}

@@ -1,0 +1,245 @@
+/**
+ * Access tokens, cached once per worker process.
+ *
+ * A token is reused until shortly before it expires; concurrent callers that find no usable token share one
+ * in-flight authentication, so a burst of activities never stampedes the identity API. The token string is
+ * held in a private field: it does not show up in `util.inspect`, `JSON.stringify` or structured logs.
+ */
+import { decodeJwt } from 'jose';
+import { inspect } from 'node:util';
+
+/** What an authentication yields, before the cache turns it into an {@link AccessToken}. */
+export interface IssuedToken {
+  /** The bearer token as returned by the token call. */
+  readonly accessToken: string;
+  /** `expires_in` of the token response, used only when the JWT carries no `exp`. */
+  readonly expiresInSeconds?: number;
+}
+
+/** The non-secret facts the client derives from a JWT payload (decoded, not verified). */
+export interface TokenClaims {
+  /** The `sub` claim. */
+  readonly userId: string | null;
+  /** The `exp` claim, in epoch seconds. */
+  readonly exp: number | null;
+  /** The `iat` claim, in epoch seconds. */
+  readonly iat: number | null;
+}
+
+/**
+ * Decode a JWT's payload without verifying it (the client only needs `sub`, `exp` and `iat`; the platform
+ * verifies the signature). Returns `null` when the token is not a decodable JWT.
+ */
+export function decodeTokenClaims(token: string): TokenClaims | null {
+  try {
+    const payload = decodeJwt(token);
+    const sub: unknown = payload.sub;
+    return {
+      userId: typeof sub === 'string' && sub !== '' ? sub : typeof sub === 'number' ? String(sub) : null,
+      exp: typeof payload.exp === 'number' && Number.isFinite(payload.exp) ? payload.exp : null,
+      iat: typeof payload.iat === 'number' && Number.isFinite(payload.iat) ? payload.iat : null,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A cached access token. The token string is only available through {@link AccessToken.reveal}; everything
+ * else on it is safe to log.
+ */
+export class AccessToken {
+  readonly #value: string;
+  /** The user id (`sub`), or `null`. */
+  readonly userId: string | null;
+  /**
+   * When the token expires in local time, or `null` when unknown (then it is reused until a 401). Computed as
+   * the token's lifetime (`exp − iat`) counted from `obtainedAt`, so clock skew between the platform and
+   * this process does not matter; without `iat` it is `exp` itself, without `exp` it is `expires_in`.
+   */
+  readonly expiresAt: Date | null;
+  /** When this process received the token. */
+  readonly obtainedAt: Date;
+
+  /**
+   * @param value the bearer token
+   * @param facts its non-secret facts
+   */
+  constructor(value: string, facts: { userId: string | null; expiresAt: Date | null; obtainedAt: Date }) {
+    this.#value = value;
+    this.userId = facts.userId;
+    this.expiresAt = facts.expiresAt;
+    this.obtainedAt = facts.obtainedAt;
+  }
+
+  /**
+   * Build a token from what the token call returned, received at `nowMs`.
+   * @param issued the token and the response's `expires_in`
+   * @param nowMs the local time it was received
+   */
+  static fromIssued(issued: IssuedToken, nowMs: number): AccessToken {
+    const claims = decodeTokenClaims(issued.accessToken);
+    let expiresAtMs: number | null = null;
+    if (claims?.exp != null) {
+      expiresAtMs =
+        claims.iat != null && claims.exp >= claims.iat
+          ? nowMs + (claims.exp - claims.iat) * 1000
+          : claims.exp * 1000;
+    } else if (issued.expiresInSeconds !== undefined) {
+      expiresAtMs = nowMs + issued.expiresInSeconds * 1000;
+    }
+    return new AccessToken(issued.accessToken, {
+      userId: claims?.userId ?? null,
+      expiresAt: expiresAtMs === null ? null : new Date(expiresAtMs),
+      obtainedAt: new Date(nowMs),
+    });
+  }
+
+  /** The bearer token itself; only for the Authorization header. */
+  reveal(): string {
+    return this.#value;
+  }
+
+  /**
+   * Whether the token may still be used at `nowMs`: until `marginMs` before expiry, with the margin capped at
+   * half the token's lifetime so that short-lived tokens are still reused.
+   * @param nowMs the current local time
+   * @param marginMs how long before expiry to stop using the token
+   */
+  isUsable(nowMs: number, marginMs: number): boolean {
+    if (this.expiresAt === null) return true;
+    const expiresAtMs = this.expiresAt.getTime();
+    const lifetimeMs = Math.max(0, expiresAtMs - this.obtainedAt.getTime());
+    return nowMs < expiresAtMs - Math.min(marginMs, lifetimeMs / 2);
+  }
+
+  /** Non-secret facts only. */
+  toJSON(): Record<string, unknown> {
+    return { userId: this.userId, expiresAt: this.expiresAt, obtainedAt: this.obtainedAt };
+  }
+
+  /** Non-secret facts only. */
+  [inspect.custom](): string {
+    return `AccessToken ${inspect(this.toJSON())}`;
+  }
+}
+
+/** Options of a {@link TokenCache}. */
+export interface TokenCacheOptions {
+  /**
+   * The clock, in epoch milliseconds; tests advance it instead of sleeping.
+   * @default Date.now
+   */
+  readonly now?: () => number;
+}
+
+/** The outcome of {@link TokenCache.get}. */
+export interface CachedTokenResult {
+  /** A usable token. */
+  readonly token: AccessToken;
+  /** `true` when the token was already cached; `false` when this call waited for an authentication. */
+  readonly fromCache: boolean;
+}
+
+/**
+ * Caches access tokens keyed by base URL and username. One instance per worker process
+ * ({@link defaultTokenCache}) lets every activity share one token; tests create their own with a fake clock.
+ */
+export class TokenCache {
+  /** The cache's clock, in epoch milliseconds. */
+  readonly now: () => number;
+  readonly #tokens = new Map<string, AccessToken>();
+  readonly #inFlight = new Map<string, Promise<AccessToken>>();
+
+  /** @param options the clock to use */
+  constructor(options: TokenCacheOptions = {}) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * The cache key of a base URL and username (trailing slashes and host case do not matter).
+   * @param baseUrl the platform's base address
+   * @param username the user the token belongs to
+   */
+  static key(baseUrl: string, username: string): string {
+    let normalised = baseUrl;
+    try {
+      normalised = new URL(baseUrl).href;
+    } catch {
+      // Keep the raw string: an invalid base URL fails at request time with a clear error.
+    }
+    return `${normalised.replace(/\/+$/, '')} ${username}`;
+  }
+
+  /**
+   * Return a usable cached token, or authenticate. Concurrent callers for the same key that find no usable
+   * token share one call of `authenticate`; if it fails, all of them get its error and nothing is cached.
+   * @param key from {@link TokenCache.key}
+   * @param marginMs how long before expiry a token stops being reused
+   * @param authenticate performs the token call
+   */
+  async get(
+    key: string,
+    marginMs: number,
+    authenticate: () => Promise<IssuedToken>,
+  ): Promise<CachedTokenResult> {
+    const cached = this.#tokens.get(key);
+    if (cached?.isUsable(this.now(), marginMs)) return { token: cached, fromCache: true };
+    let pending = this.#inFlight.get(key);
+    if (!pending) {
+      pending = this.#authenticate(key, authenticate);
+      this.#inFlight.set(key, pending);
+    }
+    return { token: await pending, fromCache: false };
+  }
+
+  async #authenticate(key: string, authenticate: () => Promise<IssuedToken>): Promise<AccessToken> {
+    try {
+      const issued = await authenticate();
+      const token = AccessToken.fromIssued(issued, this.now());
+      this.#tokens.set(key, token);
+      return token;
+    } finally {
+      this.#inFlight.delete(key);
+    }
+  }
+
+  /**
+   * The cached token for a key, usable or not, without authenticating.
+   * @param key from {@link TokenCache.key}
+   */
+  peek(key: string): AccessToken | undefined {
+    return this.#tokens.get(key);
+  }
+
+  /**
+   * Drop the cached token after the platform rejected it. With `token`, only that token is dropped: when
+   * another caller already replaced it with a fresh one, the fresh one stays.
+   * @param key from {@link TokenCache.key}
+   * @param token the token the platform rejected
+   * @returns whether a token was dropped
+   */
+  invalidate(key: string, token?: AccessToken): boolean {
+    const cached = this.#tokens.get(key);
+    if (!cached || (token !== undefined && cached !== token)) return false;
+    return this.#tokens.delete(key);
+  }
+
+  /** Drop every cached token (in-flight authentications still complete and are cached). */
+  clear(): void {
+    this.#tokens.clear();
+  }
+
+  /** Number of cached tokens. */
+  get size(): number {
+    return this.#tokens.size;
+  }
+
+  /** Keys and non-secret facts only. */
+  [inspect.custom](): string {
+    return `TokenCache ${inspect(Object.fromEntries(this.#tokens))}`;
+  }
+}
+
+/** The process-wide token cache every client uses unless given another one. */
+export const defaultTokenCache = new TokenCache();

@@ -1,0 +1,177 @@
+/**
+ * Public types of the platform client: its options, the client interface and the results of each call.
+ * Kept apart from the implementation so that the API modules and the client can share them without cycles.
+ */
+import type { AxiosInstance } from 'axios';
+import type { TokenCache } from './token-cache';
+
+/** The four platform APIs as seen by metrics and logs: the token call, stocks, order creation, uploads. */
+export type PlatformRoute = 'auth' | 'stocks' | 'orders' | 'documents';
+
+/**
+ * The logging the client needs: a pino-compatible subset (`logger.info({ ...fields }, 'message')`). Pass a
+ * pino logger or child logger as is. The client never logs credentials, tokens or request headers.
+ */
+export interface PlatformLogger {
+  /** Per-request details (route, method, path, status, duration). */
+  debug(fields: Record<string, unknown>, message?: string): void;
+  /** Authentications (user id and expiry, never the token). */
+  info(fields: Record<string, unknown>, message?: string): void;
+  /** Re-authentication after a 401, unusual tokens. */
+  warn(fields: Record<string, unknown>, message?: string): void;
+}
+
+/** One completed HTTP attempt, reported to {@link PlatformClientOptions.onRequest} for metrics. */
+export interface PlatformRequestEvent {
+  /** Which API was called. */
+  readonly route: PlatformRoute;
+  /** HTTP method, upper case. */
+  readonly method: string;
+  /** The HTTP status, or what happened instead of an answer. */
+  readonly status: number | 'network-error' | 'timeout';
+  /** Wall-clock duration of the attempt in milliseconds. */
+  readonly durationMs: number;
+}
+
+/** Options of {@link createPlatformClient}. Only `baseUrl` and `credentials` are required. */
+export interface PlatformClientOptions {
+  /** Base address of the platform, e.g. `https://sandbox.example.com` (a path prefix is kept). */
+  readonly baseUrl: string;
+  /** User credentials for `POST /iam/api/v1/auth/jwt`. Never logged, never put into an error. */
+  readonly credentials: { readonly username: string; readonly password: string };
+  /** Timeouts in milliseconds. */
+  readonly timeouts?: {
+    /**
+     * Deadline of a non-upload call until its response arrives.
+     * @default 30_000
+     */
+    readonly requestMs?: number;
+    /**
+     * Deadline of a document upload until its response arrives; generous so large files over slow links can
+     * finish. Stalls are better caught by the calling activity's heartbeat timeout (see `onProgress`).
+     * @default 1_800_000 (30 minutes)
+     */
+    readonly uploadMs?: number;
+    /**
+     * Deadline for establishing the TCP connection. When set, the client uses its own keep-alive agents.
+     * @default undefined (only the request deadline applies)
+     */
+    readonly connectMs?: number;
+  };
+  /**
+   * How long before the token's expiry the client stops reusing it and authenticates again. Capped at half the
+   * token's lifetime so that short-lived tokens are still reused.
+   * @default 60_000
+   */
+  readonly tokenRefreshMarginMs?: number;
+  /** The axios instance to send requests with (tests inject one with a fake adapter). @default axios.create() */
+  readonly http?: AxiosInstance;
+  /** Where tokens are cached. @default the process-wide {@link defaultTokenCache} */
+  readonly tokenCache?: TokenCache;
+  /** Where the client logs. @default silent */
+  readonly logger?: PlatformLogger;
+  /** Called after every HTTP attempt (including the token call and the repeat after a 401), e.g. for metrics. */
+  readonly onRequest?: (event: PlatformRequestEvent) => void;
+}
+
+/** Non-secret facts about the token in use; returned by {@link PlatformClient.authenticate}. */
+export interface AuthSession {
+  /** The user id (`sub` claim), or `null` when the token carries none or is not a JWT. */
+  readonly userId: string | null;
+  /** When the client stops reusing the token, or `null` when it is reused until the platform answers 401. */
+  readonly expiresAt: Date | null;
+  /** Whether the token came from the cache rather than from an authentication made for this call. */
+  readonly fromCache: boolean;
+}
+
+/** One stock available to the user. */
+export interface Stock {
+  /** The stock id normalised to a string, so `"1001"` and `1001` compare equal. */
+  readonly stockId: string;
+  /** The stock record as the platform sent it. */
+  readonly raw: unknown;
+}
+
+/** The stocks available to the user; see {@link hasStock}. */
+export interface StockList {
+  /** Every stock, in the platform's order. */
+  readonly stocks: readonly Stock[];
+  /** The response body as sent. */
+  readonly raw: unknown;
+}
+
+/** Input of {@link PlatformClient.createOrder}. */
+export interface CreateOrderInput {
+  /** The order payload: vehicle and badge data, optionally the stock to take the badge from. */
+  readonly payload: {
+    readonly vehicle: Record<string, unknown>;
+    readonly badge: Record<string, unknown>;
+    readonly stock_id?: string | number;
+  };
+  /** Sent as `Idempotency-Key`: the same key must yield the same order, however often it is sent. */
+  readonly idempotencyKey: string;
+}
+
+/** The order the platform created. */
+export interface CreatedOrder {
+  /** The platform's numeric order id, the `document_type_id` of its documents. */
+  readonly orderId: number;
+  /** The response body as sent. */
+  readonly raw: unknown;
+}
+
+/** Input of {@link PlatformClient.uploadDocument}. */
+export interface UploadDocumentInput {
+  /** Local path of the file; it is streamed, never read into memory. */
+  readonly filePath: string;
+  /** The order the document belongs to (`document_type_id`). */
+  readonly orderId: number;
+  /** The user who owns the document (`document_owner`), normally {@link AuthSession.userId}. */
+  readonly documentOwner: string | number;
+  /** Sent as `Idempotency-Key`: the same key must yield the same document. */
+  readonly idempotencyKey: string;
+  /** Content type of the file part. @default derived from the file name, else `application/octet-stream` */
+  readonly contentType?: string;
+  /** File name of the file part. @default the base name of `filePath` */
+  readonly filename?: string;
+  /** Called with the number of file bytes read into the request so far; use it to heartbeat. */
+  readonly onProgress?: (bytesSent: number) => void;
+  /** Aborts the upload; the promise then rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** Links to an uploaded document; `null` where the platform sent none. */
+export interface DocumentLinks {
+  /** Link to the original file. */
+  readonly original: string | null;
+  /** Link to a thumbnail. */
+  readonly thumbnail: string | null;
+  /** Signed download link. */
+  readonly download: string | null;
+}
+
+/** The document the platform stored. */
+export interface UploadedDocument {
+  /** Links to the original, a thumbnail and a signed download. */
+  readonly links: DocumentLinks;
+  /** The platform's document id, when it sent one. */
+  readonly documentId: string | null;
+  /** The response body as sent. */
+  readonly raw: unknown;
+}
+
+/**
+ * The platform client: one method per platform operation. Every method authenticates as needed (sharing a
+ * cached token), repeats a call once after a 401 with a fresh token, and throws only `PlatformError`
+ * subclasses (or the abort reason of a caller's signal).
+ */
+export interface PlatformClient {
+  /** Returns the cached token's non-secret facts, authenticating if needed. */
+  authenticate(): Promise<AuthSession>;
+  /** `GET /badge/v2/api/v1/stocks`: the stocks available to the user. */
+  listStocks(): Promise<StockList>;
+  /** `POST /badge/v2/api/v1/orders`: creates an order (idempotent by `idempotencyKey`). */
+  createOrder(input: CreateOrderInput): Promise<CreatedOrder>;
+  /** `POST /document/api/v1/documents`: streams a file up and links it to an order. */
+  uploadDocument(input: UploadDocumentInput): Promise<UploadedDocument>;
+}

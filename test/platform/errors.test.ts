@@ -1,0 +1,439 @@
+import { inspect } from 'node:util';
+import {
+  BadCredentialsError,
+  ConflictError,
+  createPlatformClient,
+  FileError,
+  ForbiddenError,
+  isPlatformError,
+  isRetryable,
+  NetworkError,
+  NON_RETRYABLE_PLATFORM_ERROR_CODES,
+  NotFoundError,
+  parseRetryAfter,
+  PLATFORM_ERROR_CODES,
+  PlatformError,
+  RateLimitedError,
+  ServerError,
+  StockNotFoundError,
+  TimeoutError,
+  TokenCache,
+  UnauthorizedError,
+  UnexpectedResponseError,
+  ValidationError,
+} from '../../src/platform';
+import type { PlatformClient } from '../../src/platform';
+import type { FakeReply, Harness, RecordedRequest } from './fake-http';
+import { BASE_URL, fakeHttp, harness, PASSWORD, rejectionOf, transportError, USERNAME } from './fake-http';
+
+const ORDER = {
+  payload: { vehicle: { plate: 'B-XY 123' }, badge: { colour: 'green' } },
+  idempotencyKey: 'k-1',
+};
+const ORDER_WITH_STOCK = { ...ORDER, payload: { ...ORDER.payload, stock_id: 1001 } };
+
+function errorBody(
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): unknown {
+  return { error: { status, code, message, ...extra } };
+}
+
+/** A harness whose non-token calls all get `reply` (or throw). */
+function answering(reply: (request: RecordedRequest) => FakeReply): Harness {
+  return harness(reply);
+}
+
+describe('error mapping', () => {
+  it('maps 403 to ForbiddenError with the scope named in the body', async () => {
+    const h = answering(() => ({
+      status: 403,
+      body: errorBody(403, 'forbidden', 'token lacks the document scope', { scope: 'document' }),
+    }));
+    const error = await rejectionOf(h.client.listStocks());
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect(error).toMatchObject({
+      name: 'ForbiddenError',
+      code: 'FORBIDDEN',
+      status: 403,
+      scope: 'document',
+      method: 'GET',
+      path: '/badge/v2/api/v1/stocks',
+      platformCode: 'forbidden',
+      platformMessage: 'token lacks the document scope',
+    });
+    expect((error as Error).message).toBe(
+      'GET /badge/v2/api/v1/stocks failed with 403 (Forbidden): token lacks the document scope',
+    );
+  });
+
+  it('maps 403 without a named scope', async () => {
+    const h = answering(() => ({ status: 403, body: '' }));
+    const error = (await rejectionOf(h.client.listStocks())) as ForbiddenError;
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect(error.scope).toBeUndefined();
+    expect(error.message).toBe('GET /badge/v2/api/v1/stocks failed with 403 (Forbidden)');
+  });
+
+  it('maps 404 on order creation with a stock id to StockNotFoundError, other 404s to NotFoundError', async () => {
+    const h = answering(() => ({
+      status: 404,
+      body: errorBody(404, 'stock_not_found', 'stock 1001 not found'),
+    }));
+    const withStock = await rejectionOf(h.client.createOrder(ORDER_WITH_STOCK));
+    expect(withStock).toBeInstanceOf(StockNotFoundError);
+    expect(withStock).toMatchObject({ code: 'STOCK_NOT_FOUND', stockId: '1001', status: 404 });
+
+    const plain = answering(() => ({ status: 404, body: errorBody(404, 'not_found', 'no such route') }));
+    const withoutStock = await rejectionOf(plain.client.createOrder(ORDER));
+    expect(withoutStock).toBeInstanceOf(NotFoundError);
+    expect(withoutStock).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await rejectionOf(plain.client.listStocks())).toBeInstanceOf(NotFoundError);
+  });
+
+  it('maps 422 to ValidationError with the platform message, field and details', async () => {
+    const body = errorBody(422, 'validation_failed', 'vehicle.plate is required', { field: 'vehicle.plate' });
+    const h = answering(() => ({ status: 422, body }));
+    const error = (await rejectionOf(h.client.createOrder(ORDER))) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.message).toBe(
+      'POST /badge/v2/api/v1/orders failed with 422 (Unprocessable Entity): vehicle.plate is required',
+    );
+    expect(error).toMatchObject({
+      code: 'VALIDATION',
+      field: 'vehicle.plate',
+      platformCode: 'validation_failed',
+    });
+    expect(error.details).toEqual((body as { error: unknown }).error);
+
+    const withDetails = answering(() => ({
+      status: 422,
+      body: { message: 'invalid', details: [{ path: 'badge.colour', issue: 'unknown colour' }] },
+    }));
+    expect(((await rejectionOf(withDetails.client.createOrder(ORDER))) as ValidationError).details).toEqual([
+      { path: 'badge.colour', issue: 'unknown colour' },
+    ]);
+  });
+
+  it.each([400, 413, 415])('maps %i to ValidationError too', async (status) => {
+    const h = answering(() => ({ status, body: { message: 'nope' } }));
+    expect(await rejectionOf(h.client.createOrder(ORDER))).toBeInstanceOf(ValidationError);
+  });
+
+  it('maps 409 to ConflictError', async () => {
+    const h = answering(() => ({
+      status: 409,
+      body: errorBody(409, 'idempotency_conflict', 'a request with this key is in flight'),
+    }));
+    const error = await rejectionOf(h.client.createOrder(ORDER));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toMatchObject({ code: 'CONFLICT', platformCode: 'idempotency_conflict' });
+  });
+
+  it('maps 429 to RateLimitedError with Retry-After in seconds or as an HTTP date', async () => {
+    const seconds = answering(() => ({
+      status: 429,
+      headers: { 'Retry-After': '7' },
+      body: errorBody(429, 'rate_limited', 'slow down'),
+    }));
+    const error = (await rejectionOf(seconds.client.listStocks())) as RateLimitedError;
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.retryAfterMs).toBe(7000);
+    expect(error.message).toBe('GET /badge/v2/api/v1/stocks failed with 429 (Too Many Requests): slow down');
+
+    const date = new Date(Date.now() + 120_000).toUTCString();
+    const dated = answering(() => ({ status: 429, headers: { 'retry-after': date } }));
+    const datedError = (await rejectionOf(dated.client.listStocks())) as RateLimitedError;
+    expect(datedError.retryAfterMs).toBeGreaterThan(110_000);
+    expect(datedError.retryAfterMs).toBeLessThanOrEqual(120_000);
+
+    const none = answering(() => ({ status: 429 }));
+    expect(((await rejectionOf(none.client.listStocks())) as RateLimitedError).retryAfterMs).toBeUndefined();
+  });
+
+  it('parses Retry-After values', () => {
+    const now = Date.UTC(2030, 0, 1, 12, 0, 0);
+    expect(parseRetryAfter('0', now)).toBe(0);
+    expect(parseRetryAfter('30', now)).toBe(30_000);
+    expect(parseRetryAfter('1.5', now)).toBe(1500);
+    expect(parseRetryAfter('Tue, 01 Jan 2030 12:01:00 GMT', now)).toBe(60_000);
+    expect(parseRetryAfter('Tue, 01 Jan 2030 11:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-5', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+
+  it.each([500, 502, 503, 504])('maps %i to ServerError', async (status) => {
+    const h = answering(() => ({ status, body: status === 502 ? '<html>Bad Gateway</html>' : undefined }));
+    const error = await rejectionOf(h.client.createOrder(ORDER));
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ code: 'SERVER_ERROR', status });
+  });
+
+  it('maps an unexpected status (a redirect, a 405) to UnexpectedResponseError', async () => {
+    const h = answering(() => ({ status: 405, body: undefined }));
+    const error = await rejectionOf(h.client.createOrder(ORDER));
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as Error).message).toBe(
+      'POST /badge/v2/api/v1/orders failed with 405 (Method Not Allowed): unexpected status 405',
+    );
+  });
+
+  it.each([
+    ['ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.1:443'],
+    ['ECONNRESET', 'socket hang up'],
+    ['ERR_NETWORK', 'Network Error'],
+    ['ENOTFOUND', 'getaddrinfo ENOTFOUND platform.test'],
+  ])('maps a transport failure %s to NetworkError', async (code, message) => {
+    const h = answering((request) => transportError(code, message, request));
+    const error = (await rejectionOf(h.client.listStocks())) as NetworkError;
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.message).toBe(`GET /badge/v2/api/v1/stocks failed: network error: ${code}`);
+    expect(error.cause).toEqual({
+      name: 'AxiosError',
+      code,
+      message,
+      method: 'GET',
+      path: '/badge/v2/api/v1/stocks',
+    });
+    expect(h.events.at(-1)).toMatchObject({ route: 'stocks', method: 'GET', status: 'network-error' });
+  });
+
+  it.each(['ETIMEDOUT', 'ECONNABORTED'])('maps %s to TimeoutError', async (code) => {
+    const h = harness((request) => transportError(code, 'timeout of 1234ms exceeded', request), {
+      timeouts: { requestMs: 1234 },
+    });
+    const error = (await rejectionOf(h.client.listStocks())) as TimeoutError;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error.message).toBe('GET /badge/v2/api/v1/stocks timed out after 1234 ms');
+    expect(error.timeoutMs).toBe(1234);
+    expect(h.events.at(-1)).toMatchObject({ status: 'timeout' });
+  });
+
+  it('maps a 408 to TimeoutError', async () => {
+    const h = answering(() => ({ status: 408 }));
+    expect(await rejectionOf(h.client.listStocks())).toBeInstanceOf(TimeoutError);
+  });
+
+  it('maps 401 on the token call to BadCredentialsError, without retrying', async () => {
+    const { http, requests } = fakeHttp(() => ({
+      status: 401,
+      body: errorBody(401, 'unauthorized', 'invalid username or password'),
+    }));
+    const client = createPlatformClient({
+      baseUrl: BASE_URL,
+      credentials: { username: USERNAME, password: PASSWORD },
+      http,
+      tokenCache: new TokenCache(),
+    });
+    const error = await rejectionOf(client.listStocks());
+    expect(error).toBeInstanceOf(BadCredentialsError);
+    expect(error).toMatchObject({ code: 'BAD_CREDENTIALS', status: 401, path: '/iam/api/v1/auth/jwt' });
+    expect((error as Error).message).toBe(
+      'POST /iam/api/v1/auth/jwt failed with 401 (Unauthorized): invalid username or password',
+    );
+    expect(isRetryable(error)).toBe(false);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('maps other failures of the token call like any other call', async () => {
+    const { http } = fakeHttp(() => ({ status: 503 }));
+    const client = createPlatformClient({
+      baseUrl: BASE_URL,
+      credentials: { username: USERNAME, password: PASSWORD },
+      http,
+      tokenCache: new TokenCache(),
+    });
+    const error = await rejectionOf(client.authenticate());
+    expect(error).toBeInstanceOf(ServerError);
+    expect((error as Error).message).toBe('POST /iam/api/v1/auth/jwt failed with 503 (Service Unavailable)');
+  });
+});
+
+describe('error classes', () => {
+  it('have fixed names, stable codes and one retryability table', () => {
+    const where = { method: 'GET', path: '/x' };
+    const cases: [PlatformError, string, string, boolean][] = [
+      [new BadCredentialsError(where), 'BadCredentialsError', 'BAD_CREDENTIALS', false],
+      [new UnauthorizedError(where), 'UnauthorizedError', 'UNAUTHORIZED', true],
+      [new ForbiddenError(where), 'ForbiddenError', 'FORBIDDEN', false],
+      [new StockNotFoundError(where), 'StockNotFoundError', 'STOCK_NOT_FOUND', false],
+      [new NotFoundError(where), 'NotFoundError', 'NOT_FOUND', false],
+      [new ValidationError(where), 'ValidationError', 'VALIDATION', false],
+      [new ConflictError(where), 'ConflictError', 'CONFLICT', true],
+      [new RateLimitedError(where), 'RateLimitedError', 'RATE_LIMITED', true],
+      [new ServerError(where), 'ServerError', 'SERVER_ERROR', true],
+      [new NetworkError(where), 'NetworkError', 'NETWORK', true],
+      [new TimeoutError(where), 'TimeoutError', 'TIMEOUT', true],
+      [new UnexpectedResponseError(where), 'UnexpectedResponseError', 'UNEXPECTED_RESPONSE', false],
+      [new FileError({ ...where, filePath: '/tmp/x' }), 'FileError', 'FILE_ERROR', false],
+    ];
+    expect(cases.map(([error]) => error.code).sort()).toEqual(Object.values(PLATFORM_ERROR_CODES).sort());
+    for (const [error, name, code, retryable] of cases) {
+      expect(error).toBeInstanceOf(PlatformError);
+      expect(error).toBeInstanceOf(Error);
+      expect(error.name).toBe(name);
+      expect(error.code).toBe(code);
+      expect(isRetryable(error)).toBe(retryable);
+      expect(error.retryable).toBe(retryable);
+      expect(error.stack?.startsWith(`${name}: `)).toBe(true);
+      expect(isPlatformError(error)).toBe(true);
+    }
+    expect([...NON_RETRYABLE_PLATFORM_ERROR_CODES].sort()).toEqual(
+      cases
+        .filter(([, , , retryable]) => !retryable)
+        .map(([, , code]) => code)
+        .sort(),
+    );
+  });
+
+  it('treats anything else as not retryable', () => {
+    expect(isRetryable(new Error('boom'))).toBe(false);
+    expect(isRetryable({ code: 'NETWORK' })).toBe(false);
+    expect(isRetryable(undefined)).toBe(false);
+  });
+});
+
+describe('secrets never leak', () => {
+  const jwtLike = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/;
+
+  function everyRendering(error: unknown): string {
+    const e = error as Error;
+    return [
+      e.message,
+      e.stack ?? '',
+      JSON.stringify(e),
+      inspect(e, { depth: 10, showHidden: true }),
+      String(e),
+      JSON.stringify((e as { cause?: unknown }).cause ?? null),
+    ].join('\n');
+  }
+
+  function expectClean(rendered: string, tokens: readonly string[]): void {
+    expect(rendered).not.toContain(PASSWORD);
+    for (const token of tokens) expect(rendered).not.toContain(token);
+    expect(rendered).not.toMatch(jwtLike);
+    expect(rendered).not.toMatch(/authorization/i);
+    expect(rendered).not.toMatch(/Bearer/);
+  }
+
+  it('in network errors, although the axios error carries the request config', async () => {
+    let seen: RecordedRequest | undefined;
+    const h = harness((request) => {
+      seen = request;
+      transportError('ECONNRESET', 'socket hang up', request);
+    });
+    const error = await rejectionOf(h.client.createOrder(ORDER));
+    // The raw axios error would leak the token: make sure the test can tell.
+    expect(inspect(seen?.config.headers)).toContain(h.tokens[0]);
+    expect(error).toBeInstanceOf(NetworkError);
+    expectClean(everyRendering(error), h.tokens);
+  });
+
+  it('in timeouts and HTTP errors, even when the platform echoes secrets back', async () => {
+    const replies: FakeReply[] = [];
+    const h = harness((request) => {
+      const reply = replies.shift();
+      if (!reply) transportError('ETIMEDOUT', 'timeout of 30000ms exceeded', request);
+      return reply;
+    });
+    await h.client.authenticate();
+    const token = h.tokens[0] ?? '';
+    const echo = `password ${PASSWORD} with Authorization: Bearer ${token} rejected`;
+    replies.push(
+      {
+        status: 422,
+        body: { error: { code: 'validation_failed', message: echo, details: { token, echo } } },
+      },
+      { status: 403, body: { message: echo, scope: 'badge' } },
+      { status: 500, body: echo },
+      { status: 409, body: { error: echo } },
+    );
+    const errors = [
+      await rejectionOf(h.client.createOrder(ORDER)),
+      await rejectionOf(h.client.createOrder(ORDER)),
+      await rejectionOf(h.client.createOrder(ORDER)),
+      await rejectionOf(h.client.createOrder(ORDER)),
+      await rejectionOf(h.client.createOrder(ORDER)),
+    ];
+    expect(errors.map((error) => (error as PlatformError).code)).toEqual([
+      'VALIDATION',
+      'FORBIDDEN',
+      'SERVER_ERROR',
+      'CONFLICT',
+      'TIMEOUT',
+    ]);
+    expect((errors[0] as Error).message).toContain(
+      'password [REDACTED] with Authorization: Bearer [REDACTED]',
+    );
+    for (const error of errors)
+      expectClean(everyRendering(error).replace(/Authorization: Bearer \[REDACTED\]/g, ''), h.tokens);
+  });
+
+  it('in bad-credential errors and in the client, cache and session objects', async () => {
+    const { http } = fakeHttp((request) => ({
+      status: 401,
+      body: { message: `unknown user ${String((request.body as { password?: string }).password)}` },
+    }));
+    const client: PlatformClient = createPlatformClient({
+      baseUrl: BASE_URL,
+      credentials: { username: USERNAME, password: PASSWORD },
+      http,
+      tokenCache: new TokenCache(),
+    });
+    const error = await rejectionOf(client.authenticate());
+    expect(error).toBeInstanceOf(BadCredentialsError);
+    expectClean(everyRendering(error), []);
+    expect(inspect(client, { depth: 10, showHidden: true })).not.toContain(PASSWORD);
+
+    const h = harness(() => ({ status: 200, body: [] }));
+    const session = await h.client.authenticate();
+    const token = h.tokens[0] ?? 'missing';
+    for (const rendering of [inspect(session), JSON.stringify(session), inspect(h.cache, { depth: 10 })]) {
+      expect(rendering).not.toContain(token);
+    }
+    expect(JSON.stringify(h.cache.peek(`${BASE_URL} ${USERNAME}`))).not.toContain(token);
+  });
+
+  it('in option validation errors', () => {
+    expect(() =>
+      createPlatformClient({
+        baseUrl: `not a url ${PASSWORD}`,
+        credentials: { username: 'u', password: PASSWORD },
+      }),
+    ).toThrow(new TypeError('PlatformClientOptions.baseUrl must be an absolute http(s) URL'));
+    expect(() =>
+      createPlatformClient({ baseUrl: BASE_URL, credentials: { username: 'u', password: '' } }),
+    ).toThrow(TypeError);
+    expect(() =>
+      createPlatformClient({
+        baseUrl: BASE_URL,
+        credentials: { username: 'u', password: PASSWORD },
+        timeouts: { requestMs: -1 },
+      }),
+    ).toThrow('PlatformClientOptions.timeouts.requestMs must be > 0');
+  });
+
+  it('in log lines', async () => {
+    const lines: string[] = [];
+    const log = (fields: Record<string, unknown>, message?: string): void => {
+      lines.push(`${message ?? ''} ${JSON.stringify(fields)}`);
+    };
+    let calls = 0;
+    const h = harness(
+      (request) => {
+        calls += 1;
+        if (calls === 1) return { status: 401 };
+        if (calls === 2) return { status: 201, body: { id: 1 } };
+        return transportError('ECONNREFUSED', 'connect ECONNREFUSED', request);
+      },
+      { logger: { debug: log, info: log, warn: log } },
+    );
+    await h.client.createOrder(ORDER);
+    await rejectionOf(h.client.listStocks());
+    expect(lines.length).toBeGreaterThan(4);
+    expectClean(lines.join('\n'), h.tokens);
+  });
+});

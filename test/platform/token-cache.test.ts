@@ -1,0 +1,264 @@
+import { AccessToken, createPlatformClient, TokenCache, UnauthorizedError } from '../../src/platform';
+import type { FakeReply } from './fake-http';
+import {
+  BASE_URL,
+  fakeHttp,
+  FakeClock,
+  harness,
+  makeJwt,
+  PASSWORD,
+  rejectionOf,
+  USERNAME,
+} from './fake-http';
+
+const STOCKS: FakeReply = { status: 200, body: { data: [{ stock_id: 1001 }] } };
+
+describe('token reuse', () => {
+  it('shares one token across calls until shortly before exp', async () => {
+    const h = harness(() => STOCKS, { ttlSeconds: 900, tokenRefreshMarginMs: 60_000 });
+    const first = await h.client.authenticate();
+    expect(first).toEqual({
+      userId: '4711',
+      expiresAt: new Date(h.clock.nowMs + 900_000),
+      fromCache: false,
+    });
+    await h.client.listStocks();
+    await h.client.listStocks();
+    expect(await h.client.authenticate()).toMatchObject({ fromCache: true });
+    expect(h.authCalls()).toBe(1);
+
+    h.clock.advance(900_000 - 60_000 - 1); // still just inside the margin
+    await h.client.listStocks();
+    expect(h.authCalls()).toBe(1);
+
+    h.clock.advance(1); // now within a minute of exp
+    await h.client.listStocks();
+    expect(h.authCalls()).toBe(2);
+    const apiTokens = h.apiRequests().map((request) => request.headers.authorization);
+    expect(apiTokens).toEqual([
+      `Bearer ${h.tokens[0]}`,
+      `Bearer ${h.tokens[0]}`,
+      `Bearer ${h.tokens[0]}`,
+      `Bearer ${h.tokens[1]}`,
+    ]);
+  });
+
+  it('caps the margin at half the lifetime so short-lived tokens are still reused', async () => {
+    const h = harness(() => STOCKS, { ttlSeconds: 60, tokenRefreshMarginMs: 60_000 });
+    await h.client.listStocks();
+    h.clock.advance(29_000);
+    await h.client.listStocks();
+    expect(h.authCalls()).toBe(1);
+    h.clock.advance(1_000);
+    await h.client.listStocks();
+    expect(h.authCalls()).toBe(2);
+  });
+
+  it('counts the lifetime (exp - iat) from receipt, so platform clock skew does not matter', () => {
+    const receivedAt = Date.UTC(2030, 0, 1);
+    // The platform's clock is an hour behind: taken literally, exp would already be past.
+    const iat = Math.floor(receivedAt / 1000) - 3600;
+    const token = AccessToken.fromIssued(
+      { accessToken: makeJwt({ sub: '1', iat, exp: iat + 900 }) },
+      receivedAt,
+    );
+    expect(token.expiresAt).toEqual(new Date(receivedAt + 900_000));
+    expect(token.isUsable(receivedAt + 800_000, 60_000)).toBe(true);
+    expect(token.isUsable(receivedAt + 840_000, 60_000)).toBe(false);
+  });
+
+  it('without iat, uses exp as an absolute time; without exp, expires_in; without either, never expires', () => {
+    const now = Date.UTC(2030, 0, 1);
+    const exp = Math.floor(now / 1000) + 300;
+    expect(AccessToken.fromIssued({ accessToken: makeJwt({ exp }) }, now).expiresAt).toEqual(
+      new Date(exp * 1000),
+    );
+    expect(
+      AccessToken.fromIssued({ accessToken: makeJwt({ sub: 'u' }), expiresInSeconds: 120 }, now).expiresAt,
+    ).toEqual(new Date(now + 120_000));
+    const opaque = AccessToken.fromIssued({ accessToken: 'opaque-token-value' }, now);
+    expect(opaque).toMatchObject({ userId: null, expiresAt: null });
+    expect(opaque.isUsable(now + 365 * 86_400_000, 60_000)).toBe(true);
+  });
+
+  it('reuses a token without exp until the platform answers 401', async () => {
+    const clock = new FakeClock();
+    let issued = 0;
+    const platform = { rejectToken: undefined as string | undefined };
+    const { http, requests } = fakeHttp((request) => {
+      if (request.path === '/iam/api/v1/auth/jwt') {
+        issued += 1;
+        return { status: 200, body: { access_token: makeJwt({ sub: '4711', n: issued }) } };
+      }
+      return request.headers.authorization === `Bearer ${platform.rejectToken}` ? { status: 401 } : STOCKS;
+    });
+    const client = createPlatformClient({
+      baseUrl: BASE_URL,
+      credentials: { username: USERNAME, password: PASSWORD },
+      http,
+      tokenCache: new TokenCache({ now: clock.now }),
+    });
+    expect(await client.authenticate()).toEqual({ userId: '4711', expiresAt: null, fromCache: false });
+    for (let day = 0; day < 5; day += 1) {
+      clock.advance(86_400_000);
+      await client.listStocks();
+    }
+    expect(issued).toBe(1);
+    platform.rejectToken = makeJwt({ sub: '4711', n: 1 });
+    await client.listStocks();
+    expect(issued).toBe(2);
+    expect(requests.map((request) => request.path.split('/').pop())).toEqual([
+      'jwt',
+      ...Array<string>(5).fill('stocks'),
+      'stocks',
+      'jwt',
+      'stocks',
+    ]);
+  });
+
+  it('keys the cache by base URL and username', async () => {
+    const cache = new TokenCache();
+    let issued = 0;
+    const { http } = fakeHttp((request) => {
+      if (request.path.endsWith('/auth/jwt')) {
+        issued += 1;
+        return { status: 200, body: { access_token: makeJwt({ sub: String(issued) }) } };
+      }
+      return STOCKS;
+    });
+    const make = (baseUrl: string, username: string): ReturnType<typeof createPlatformClient> =>
+      createPlatformClient({
+        baseUrl,
+        credentials: { username, password: PASSWORD },
+        http,
+        tokenCache: cache,
+      });
+    await make(BASE_URL, 'a').authenticate();
+    await make(`${BASE_URL}/`, 'a').authenticate(); // same key: trailing slash does not matter
+    await make(BASE_URL, 'b').authenticate();
+    await make('https://other.test', 'a').authenticate();
+    expect(issued).toBe(3);
+    expect(cache.size).toBe(3);
+  });
+});
+
+describe('concurrent callers', () => {
+  it('share exactly one in-flight authentication', async () => {
+    let releaseToken: () => void = () => undefined;
+    const tokenGate = new Promise<void>((resolve) => {
+      releaseToken = resolve;
+    });
+    const clock = new FakeClock();
+    let authCalls = 0;
+    const { http, requests } = fakeHttp(async (request) => {
+      if (request.path.endsWith('/auth/jwt')) {
+        authCalls += 1;
+        await tokenGate;
+        const iat = Math.floor(clock.nowMs / 1000);
+        return { status: 200, body: { access_token: makeJwt({ sub: '4711', iat, exp: iat + 900 }) } };
+      }
+      return STOCKS;
+    });
+    const client = createPlatformClient({
+      baseUrl: BASE_URL,
+      credentials: { username: USERNAME, password: PASSWORD },
+      http,
+      tokenCache: new TokenCache({ now: clock.now }),
+    });
+    const calls = [
+      ...Array.from({ length: 20 }, () => client.listStocks()),
+      client.authenticate(),
+      client.createOrder({ payload: { vehicle: {}, badge: {} }, idempotencyKey: 'k' }).catch(() => 'no id'),
+    ];
+    await new Promise((resolve) => setImmediate(resolve));
+    releaseToken();
+    await Promise.all(calls);
+    expect(authCalls).toBe(1);
+    expect(requests).toHaveLength(22); // 1 token call, 20 stock lists, 1 order
+  });
+
+  it('all get the error when the shared authentication fails, and the next call tries again', async () => {
+    let fail = true;
+    let authCalls = 0;
+    const { http } = fakeHttp((request) => {
+      if (request.path.endsWith('/auth/jwt')) {
+        authCalls += 1;
+        return fail ? { status: 503 } : { status: 200, body: { access_token: makeJwt({ sub: '1' }) } };
+      }
+      return STOCKS;
+    });
+    const client = createPlatformClient({
+      baseUrl: BASE_URL,
+      credentials: { username: USERNAME, password: PASSWORD },
+      http,
+      tokenCache: new TokenCache(),
+    });
+    const results = await Promise.allSettled([
+      client.listStocks(),
+      client.listStocks(),
+      client.authenticate(),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(authCalls).toBe(1);
+    fail = false;
+    await client.listStocks();
+    expect(authCalls).toBe(2);
+  });
+});
+
+describe('401 handling', () => {
+  it('invalidates the token, re-authenticates once and repeats the request', async () => {
+    let first = true;
+    const h = harness(() => {
+      if (first) {
+        first = false;
+        return { status: 401, body: { error: { code: 'unauthorized', message: 'token expired' } } };
+      }
+      return { status: 201, body: { id: 5001 } };
+    });
+    const order = await h.client.createOrder({
+      payload: { vehicle: {}, badge: {} },
+      idempotencyKey: 'key-1',
+    });
+    expect(order.orderId).toBe(5001);
+    expect(h.authCalls()).toBe(2);
+    const [rejected, repeated] = h.apiRequests();
+    expect(rejected?.headers.authorization).toBe(`Bearer ${h.tokens[0]}`);
+    expect(repeated?.headers.authorization).toBe(`Bearer ${h.tokens[1]}`);
+    // The repeat is the same request: same body, same idempotency key.
+    expect(repeated?.body).toEqual(rejected?.body);
+    expect(repeated?.headers['idempotency-key']).toBe('key-1');
+    expect(h.events.map((event) => `${event.route}:${event.status}`)).toEqual([
+      'auth:200',
+      'orders:401',
+      'auth:200',
+      'orders:201',
+    ]);
+  });
+
+  it('throws UnauthorizedError on a second 401, and the next call starts afresh', async () => {
+    const h = harness(() => ({ status: 401, body: { error: { message: 'token revoked' } } }));
+    const error = await rejectionOf(h.client.listStocks());
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect(error).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+    expect((error as Error).message).toBe(
+      'GET /badge/v2/api/v1/stocks failed with 401 (Unauthorized): token revoked',
+    );
+    expect(h.authCalls()).toBe(2);
+    expect(h.apiRequests()).toHaveLength(2);
+  });
+
+  it('does not drop a token another caller has just refreshed', async () => {
+    const h = harness(() => STOCKS);
+    await h.client.authenticate();
+    const key = TokenCache.key(BASE_URL, USERNAME);
+    const stale = h.cache.peek(key);
+    h.cache.invalidate(key);
+    await h.client.authenticate();
+    const fresh = h.cache.peek(key);
+    expect(fresh).not.toBe(stale);
+    expect(h.cache.invalidate(key, stale)).toBe(false);
+    expect(h.cache.peek(key)).toBe(fresh);
+    expect(h.cache.invalidate(key, fresh)).toBe(true);
+  });
+});
