@@ -1,17 +1,180 @@
 /**
- * `npm run demo`: the whole service on embedded defaults — a Temporal dev server with its Web UI.
- * Ctrl-C stops everything it started.
+ * `npm run demo`: the main job end to end on embedded defaults — a Temporal dev server with its Web UI, the
+ * sandbox platform, a worker, and three demo orders: a normal one, one whose stock is unknown (fallback), and
+ * one with a document the sandbox rejects (it waits in AwaitingRepair). Progress is printed as it happens.
+ * Ctrl-C stops everything; `--exit` stops once the orders have settled (for scripts and CI).
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { Runtime } from '@temporalio/worker';
+import { BadgeOrdersClient } from '../src/client/badge-orders-client';
+import { loadWorkerConfig } from '../src/config';
+import type { BadgeOrderInput, BadgeOrderStatusView } from '../src/contract';
 import { startDevServer } from '../src/dev/dev-server';
+import { createLogger, sdkLoggerFor } from '../src/logging';
+import { DEMO_USER, startSandbox } from '../src/sandbox';
+import { webUiWorkflowLink } from '../src/starter';
+import { connectClient } from '../src/temporal/connection';
+import { createBadgeOrderWorker } from '../src/worker';
+
+const DOCUMENTS_ROOT = resolve(__dirname, '..', '.data', 'demo-documents');
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolveFree) => {
+    const server = createServer();
+    server.once('error', () => resolveFree(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolveFree(true)));
+  });
+}
+
+/** The preferred port when it is free, else 0 (a free one). */
+async function preferred(port: number): Promise<number> {
+  return (await portIsFree(port)) ? port : 0;
+}
+
+function writeDemoDocuments(): void {
+  mkdirSync(DOCUMENTS_ROOT, { recursive: true });
+  // A small valid-looking JPEG and PDF; the .txt is of a type the sandbox does not accept.
+  writeFileSync(
+    join(DOCUMENTS_ROOT, 'vehicle-photo.jpg'),
+    Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), Buffer.alloc(64 * 1024, 1)]),
+  );
+  writeFileSync(join(DOCUMENTS_ROOT, 'registration.pdf'), '%PDF-1.4\n% demo vehicle registration\n');
+  writeFileSync(join(DOCUMENTS_ROOT, 'handwritten-note.txt'), 'A note the platform will not accept.\n');
+  writeFileSync(join(DOCUMENTS_ROOT, 'handwritten-note.pdf'), '%PDF-1.4\n% the note, scanned\n');
+}
+
+const vehicle = {
+  licensePlate: 'B-DE 2026',
+  vin: 'WVWZZZ1JZXW000001',
+  fuel: 'diesel',
+  emissionClass: 'Euro 6',
+};
+const badge = { type: 'green', validFrom: '2027-01-01' };
+
+const DEMO_ORDERS: readonly BadgeOrderInput[] = [
+  {
+    orderRef: 'demo-normal',
+    stockId: 1001,
+    vehicle,
+    badge,
+    documents: [{ path: 'vehicle-photo.jpg' }, { path: 'registration.pdf' }],
+  },
+  {
+    orderRef: 'demo-stock-fallback',
+    stockId: 4242,
+    vehicle,
+    badge,
+    documents: [{ path: 'registration.pdf' }],
+  },
+  {
+    orderRef: 'demo-awaiting-repair',
+    vehicle,
+    badge,
+    documents: [{ path: 'vehicle-photo.jpg' }, { path: 'handwritten-note.txt' }],
+  },
+];
+
+function describe(status: BadgeOrderStatusView): string {
+  const documents = status.documents.map((document) => `${document.path}=${document.status}`).join(', ');
+  const order = status.orderId === null ? '' : ` order ${status.orderId}`;
+  const fallback = status.stockFallback ? ' (ordered without stock)' : '';
+  return `${status.orderRef}: ${status.phase}${order}${fallback} [${documents}]`;
+}
+
+const settled = (status: BadgeOrderStatusView): boolean =>
+  status.phase === 'completed' || status.phase === 'failed' || status.phase === 'awaiting-repair';
 
 async function main(): Promise<void> {
-  const server = await startDevServer({ uiPort: 8233, port: 7233, log: (message) => console.log(message) });
-  console.log(`Temporal Web UI: ${server.uiUrl ?? '(headless)'} — press Ctrl-C to stop.`);
-  const stop = (): void => {
-    void server.stop().then(() => process.exit(0));
+  const exitWhenSettled = process.argv.includes('--exit');
+  const say = (message: string): void => console.log(message);
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  let stopping = false;
+  const onSignal = (): void => {
+    if (stopping) return;
+    stopping = true;
+    say('\nStopping ...');
+    void stopAll().then(() => process.exit(0));
+  };
+
+  try {
+    const server = await startDevServer({
+      port: await preferred(7233),
+      uiPort: await preferred(8233),
+      log: say,
+    });
+    stops.push(() => server.stop());
+    const sandbox = await startSandbox({ port: await preferred(4010) });
+    stops.push(() => sandbox.close());
+    say(`Sandbox platform at ${sandbox.baseUrl} (user ${DEMO_USER.username})`);
+    writeDemoDocuments();
+
+    const config = loadWorkerConfig({
+      ...process.env,
+      TEMPORAL_ADDRESS: server.address,
+      TEMPORAL_WEB_UI_URL: server.uiUrl ?? undefined,
+      BADGE_BASE_URL: sandbox.baseUrl,
+      BADGE_USERNAME: DEMO_USER.username,
+      BADGE_PASSWORD: DEMO_USER.password,
+      DOCUMENTS_ROOT,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
+    });
+    const logger = createLogger({ level: config.logLevel, name: 'demo-worker' });
+    Runtime.install({ logger: sdkLoggerFor(logger, 'WARN'), shutdownSignals: [] });
+    const { worker, connection } = await createBadgeOrderWorker(config, logger);
+    const running = worker.run();
+    stops.push(async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    });
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    say(`Worker polling task queue ${config.temporal.taskQueue}`);
+
+    const client = await connectClient(config.temporal);
+    stops.push(() => client.connection.close());
+    const orders = new BadgeOrdersClient({ client, taskQueue: config.temporal.taskQueue });
+    for (const input of DEMO_ORDERS) {
+      const started = await orders.startOrder(input);
+      say(
+        `${started.attached ? 'Attached to' : 'Started'} ${started.workflowId}: ${webUiWorkflowLink(config.temporal, started.workflowId)}`,
+      );
+    }
+
+    // Print each order's progress whenever it changes, until all have settled.
+    const last = new Map<string, string>();
+    for (;;) {
+      const statuses = await Promise.all(DEMO_ORDERS.map((input) => orders.status(input.orderRef)));
+      for (const status of statuses) {
+        const line = describe(status);
+        if (last.get(status.orderRef) !== line) say(`  ${line}`);
+        last.set(status.orderRef, line);
+      }
+      if (statuses.every(settled)) break;
+      await new Promise((resolveTick) => setTimeout(resolveTick, 250));
+    }
+
+    say('');
+    say(`Web UI: ${server.uiUrl ?? '(headless)'}  — filter with: BadgeOrderStatus="AwaitingRepair"`);
+    say(
+      'demo-awaiting-repair waits for repair: its .txt document was rejected (422). To repair it, run in another',
+    );
+    say('terminal (same TEMPORAL_ADDRESS):');
+    say(`  TEMPORAL_ADDRESS=${server.address} npx tsx scripts/demo-repair.ts`);
+    if (exitWhenSettled) {
+      await stopAll();
+      return;
+    }
+    say('Press Ctrl-C to stop the dev server, the sandbox and the worker.');
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
 }
 
 main().catch((error: unknown) => {

@@ -35,7 +35,13 @@ export const BadgeOrderStatus = defineSearchAttributeKey('BadgeOrderStatus', Sea
 export const BADGE_SEARCH_ATTRIBUTES = [BadgeOrderRef, BadgeOrderId, BadgeOrderStatus] as const;
 
 /** Values of the `BadgeOrderStatus` search attribute. */
-export const BADGE_ORDER_STATUSES = ['Running', 'AwaitingRepair', 'Completed', 'Failed'] as const;
+export const BADGE_ORDER_STATUSES = [
+  'Running',
+  'AwaitingRepair',
+  'Completed',
+  'Failed',
+  'Cancelled',
+] as const;
 /** Where an order stands, as operators filter for it in the Web UI. */
 export type BadgeOrderStatusValue = (typeof BADGE_ORDER_STATUSES)[number];
 
@@ -87,6 +93,22 @@ export const documentInputSchema = z.object({
   filename: z.string().min(1).max(255).optional(),
 });
 
+const durationMsSchema = z.number().int('must be whole milliseconds').positive('must be positive');
+
+/** Tuning of one order's run; every field has a default that suits production. */
+export const badgeOrderOptionsSchema = z.object({
+  /** Documents uploaded at the same time. @default 4 */
+  maxParallelUploads: z.number().int().min(1).max(32).optional(),
+  /** How long one document is retried (network, 5xx, 429) before it counts as failed. @default 30 minutes */
+  uploadRetryWindowMs: durationMsSchema.optional(),
+  /** How long an upload may go without a heartbeat before it is retried (a worker died, say). @default 1 minute */
+  uploadHeartbeatTimeoutMs: durationMsSchema.optional(),
+  /** How long authentication, stock lookup and order creation are retried before the run fails. @default 1 day */
+  platformRetryWindowMs: durationMsSchema.optional(),
+  /** How long an order waits in AwaitingRepair before it ends as Failed. @default 7 days */
+  repairWindowMs: durationMsSchema.optional(),
+});
+
 /** Input of the `badgeOrder` workflow. */
 export const badgeOrderInputSchema = z
   .object({
@@ -102,6 +124,7 @@ export const badgeOrderInputSchema = z
     documents: z
       .array(documentInputSchema, { error: 'must be an array' })
       .max(MAX_DOCUMENTS, `must hold at most ${MAX_DOCUMENTS} documents`),
+    options: badgeOrderOptionsSchema.optional(),
   })
   .superRefine((input, ctx) => {
     const seen = new Set<string>();
@@ -115,8 +138,12 @@ export const badgeOrderInputSchema = z
 
 /** A document of a {@link BadgeOrderInput}. */
 export type DocumentInput = z.infer<typeof documentInputSchema>;
-/** Input of the `badgeOrder` workflow. */
-export type BadgeOrderInput = z.infer<typeof badgeOrderInputSchema>;
+/** Input of the `badgeOrder` workflow (what callers send; optional fields may be absent). */
+export type BadgeOrderInput = z.input<typeof badgeOrderInputSchema>;
+/** A validated {@link BadgeOrderInput}. */
+export type ValidBadgeOrderInput = z.output<typeof badgeOrderInputSchema>;
+/** Tuning options of one order. */
+export type BadgeOrderOptions = z.infer<typeof badgeOrderOptionsSchema>;
 
 /** Thrown by {@link parseBadgeOrderInput}: the message names every invalid field. */
 export class InvalidOrderInputError extends Error {
@@ -135,7 +162,7 @@ export function formatIssues(error: z.ZodError): string[] {
 }
 
 /** Validates an order input; used by the starter and again by the workflow. */
-export function parseBadgeOrderInput(input: unknown): BadgeOrderInput {
+export function parseBadgeOrderInput(input: unknown): ValidBadgeOrderInput {
   const parsed = badgeOrderInputSchema.safeParse(input);
   if (!parsed.success) throw new InvalidOrderInputError(formatIssues(parsed.error));
   return parsed.data;

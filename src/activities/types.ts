@@ -1,0 +1,62 @@
+/**
+ * Inputs and results of the badge order activities. Nothing here is secret: these values travel in workflow
+ * history. The access token stays in the worker's token cache.
+ */
+import type { DocumentLinks } from '../contract';
+
+/** Non-secret facts about the worker's platform session. */
+export interface AuthenticateResult {
+  /** The platform user id from the token (`sub`), used as the default document owner. */
+  readonly userId: string | null;
+  /** ISO time the token expires, when the token says. */
+  readonly expiresAt: string | null;
+}
+
+export interface LookUpStockInput {
+  readonly stockId: string | number;
+}
+
+export interface LookUpStockResult {
+  /** Whether the user's stocks list the requested stock. */
+  readonly listed: boolean;
+  /** How many stocks the user has (for the fallback reason). */
+  readonly stockCount: number;
+}
+
+export interface CreateOrderInput {
+  readonly idempotencyKey: string;
+  readonly vehicle: Record<string, unknown>;
+  readonly badge: Record<string, unknown>;
+  /** Omitted to order without a stock. */
+  readonly stockId?: string | number;
+}
+
+export interface CreateOrderResult {
+  readonly orderId: number;
+}
+
+export interface InspectDocumentInput {
+  /** Relative to DOCUMENTS_ROOT. */
+  readonly path: string;
+}
+
+export interface InspectDocumentResult {
+  readonly sizeBytes: number;
+}
+
+export interface UploadDocumentInput {
+  readonly idempotencyKey: string;
+  readonly orderId: number;
+  readonly documentOwner: string | number;
+  /** Relative to DOCUMENTS_ROOT. */
+  readonly path: string;
+  readonly contentType?: string;
+  readonly filename?: string;
+}
+
+export interface UploadDocumentResult {
+  readonly links: DocumentLinks;
+  readonly sizeBytes: number;
+  /** The activity attempt that succeeded (1 when the first try did). */
+  readonly attempt: number;
+}

@@ -1,0 +1,9 @@
+/** Client API of the badge order service, for backend code. */
+export {
+  BadgeOrdersClient,
+  ReplaceDocumentRejectedError,
+  type BadgeOrderHandle,
+  type StartOrderResult,
+} from './badge-orders-client';
+export { connectClient } from '../temporal/connection';
+export * from '../contract';

@@ -1,0 +1,42 @@
+/**
+ * Connections to Temporal from configuration: plain for a local dev server, mTLS or an API key for a secured
+ * cluster or Temporal Cloud. Used by the worker (NativeConnection) and by clients (Connection).
+ */
+import { readFileSync } from 'node:fs';
+import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
+import type { TemporalConfig } from '../config';
+
+type SharedOptions = Pick<ConnectionOptions, 'address' | 'tls' | 'apiKey'>;
+
+function sharedOptions(config: TemporalConfig): SharedOptions {
+  const tls = config.tls
+    ? {
+        serverNameOverride: config.tls.serverName,
+        serverRootCACertificate: config.tls.serverRootCaPath
+          ? readFileSync(config.tls.serverRootCaPath)
+          : undefined,
+        clientCertPair: {
+          crt: readFileSync(config.tls.clientCertPath),
+          key: readFileSync(config.tls.clientKeyPath),
+        },
+      }
+    : undefined;
+  return {
+    address: config.address,
+    // An API key is only ever sent over TLS.
+    tls: tls ?? (config.apiKey ? true : undefined),
+    apiKey: config.apiKey,
+  };
+}
+
+/** Connects a worker to Temporal. */
+export async function connectWorker(config: TemporalConfig): Promise<NativeConnection> {
+  return NativeConnection.connect(sharedOptions(config) as NativeConnectionOptions);
+}
+
+/** Connects a client (starter, operator CLI, backend code) to Temporal. */
+export async function connectClient(config: TemporalConfig): Promise<Client> {
+  const connection = await Connection.connect(sharedOptions(config));
+  return new Client({ connection, namespace: config.namespace });
+}

@@ -1,0 +1,54 @@
+/**
+ * How each badge order step is retried. Which failures are final is one table of failure types
+ * (`NON_RETRYABLE_FAILURE_TYPES`); everything else backs off and tries again within the step's window.
+ */
+import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
+import { NON_RETRYABLE_FAILURE_TYPES } from '../failure-types';
+
+/** Default tuning of one order (see `badgeOrderOptionsSchema`). */
+export const DEFAULT_ORDER_OPTIONS = {
+  maxParallelUploads: 4,
+  uploadRetryWindowMs: 30 * 60 * 1000,
+  uploadHeartbeatTimeoutMs: 60 * 1000,
+  platformRetryWindowMs: 24 * 60 * 60 * 1000,
+  repairWindowMs: 7 * 24 * 60 * 60 * 1000,
+} as const;
+
+/** Backoff for platform calls: quick first retries, then at most a minute apart. 429 overrides the delay. */
+export const PLATFORM_RETRY_POLICY: RetryPolicy = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURE_TYPES],
+};
+
+/** Authentication, stock lookup and order creation: small JSON calls. */
+export function platformCallOptions(retryWindowMs: number): ActivityOptions {
+  return {
+    startToCloseTimeout: '1 minute',
+    scheduleToCloseTimeout: retryWindowMs,
+    retry: PLATFORM_RETRY_POLICY,
+  };
+}
+
+/**
+ * One document upload. Large files may take long, so liveness comes from heartbeats, not a short timeout;
+ * the retry window bounds how long a document is retried before it counts as failed.
+ */
+export function uploadOptions(options: {
+  retryWindowMs: number;
+  heartbeatTimeoutMs: number;
+}): ActivityOptions {
+  return {
+    startToCloseTimeout: '1 hour',
+    heartbeatTimeout: options.heartbeatTimeoutMs,
+    scheduleToCloseTimeout: options.retryWindowMs,
+    retry: PLATFORM_RETRY_POLICY,
+  };
+}
+
+/** Local checks of a file under DOCUMENTS_ROOT (used to validate a replacement). */
+export const INSPECT_DOCUMENT_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { ...PLATFORM_RETRY_POLICY, maximumAttempts: 3 },
+};

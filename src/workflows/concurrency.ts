@@ -1,0 +1,18 @@
+/** Bounded parallelism that is deterministic in workflow code (no timers, no Node APIs). */
+
+/** Runs `task` for every item with at most `limit` running at once; resolves when all have settled. */
+export async function runWithConcurrency<T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await task(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}

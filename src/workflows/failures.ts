@@ -1,0 +1,42 @@
+/** Reading activity failures in workflow code: their type, a one-line description and attempt counts. */
+import { ActivityFailure, ApplicationFailure, TemporalFailure, TimeoutFailure } from '@temporalio/workflow';
+
+/** The innermost ApplicationFailure of a failure chain, if any. */
+function applicationCause(error: unknown): ApplicationFailure | undefined {
+  let current: unknown = error;
+  while (current instanceof Error) {
+    if (current instanceof ApplicationFailure) return current;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/** The failure type (our error code) behind an activity failure, e.g. `STOCK_NOT_FOUND`. */
+export function failureType(error: unknown): string | undefined {
+  return applicationCause(error)?.type ?? undefined;
+}
+
+/** A one-line description for operators: the failure type and message, with the timeout that ended retries. */
+export function describeFailure(error: unknown): string {
+  const application = applicationCause(error);
+  const timeout =
+    error instanceof ActivityFailure && error.cause instanceof TimeoutFailure
+      ? `retry window exhausted (${error.cause.timeoutType === undefined ? 'timeout' : String(error.cause.timeoutType)})`
+      : undefined;
+  const parts = [
+    timeout,
+    application ? `${application.type ?? 'Error'}: ${application.message}` : undefined,
+  ].filter((part): part is string => part !== undefined);
+  if (parts.length > 0) return parts.join(' — last error ');
+  if (error instanceof TemporalFailure || error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** How many activity attempts a failure stands for (the activity reports its attempt in the details). */
+export function activityAttempts(error: unknown): number {
+  const details = applicationCause(error)?.details?.[0];
+  if (details && typeof details === 'object' && 'attempt' in details && typeof details.attempt === 'number') {
+    return details.attempt;
+  }
+  return 1;
+}

@@ -1,0 +1,2 @@
+/** Every workflow the worker registers. */
+export { badgeOrder } from './badge-order';

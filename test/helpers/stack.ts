@@ -1,0 +1,180 @@
+/**
+ * The whole service for a test file: a real Temporal dev server, the real sandbox over HTTP, a documents root
+ * with files, and workers — in this process, or as real child processes that tests may SIGKILL.
+ * Everything started here is stopped by `teardown()`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import pino from 'pino';
+import { BadgeOrdersClient } from '../../src/client/badge-orders-client';
+import { workerConfigSchema, type WorkerConfig } from '../../src/config';
+import type { DevServerOptions } from '../../src/dev/dev-server';
+import { DEMO_USER, startSandbox, type RunningSandbox, type StartSandboxOptions } from '../../src/sandbox';
+import { createBadgeOrderWorker } from '../../src/worker';
+import { bundleWorkflows, startTestTemporal, uniqueTaskQueue, type TestTemporal } from './temporal';
+
+const PROJECT_ROOT = resolve(__dirname, '..', '..');
+
+/** A worker running in this process. */
+export interface InProcessWorker {
+  stop(): Promise<void>;
+}
+
+/** A worker running as a child process (`src/worker.ts`, as `npm run worker` runs it). */
+export interface WorkerProcess {
+  readonly child: ChildProcess;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<void>;
+  /** Output so far (logs), for assertions and failure messages. */
+  output(): string;
+  /** Sends a signal and waits for the exit. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+export interface TestStackOptions {
+  readonly sandbox?: StartSandboxOptions;
+  readonly temporal?: DevServerOptions;
+  /** Platform user the workers log in as. @default the sandbox's demo user */
+  readonly user?: { readonly username: string; readonly password: string };
+}
+
+/** A running stack; see the module comment. */
+export interface TestStack {
+  readonly temporal: TestTemporal;
+  readonly sandbox: RunningSandbox;
+  readonly documentsRoot: string;
+  readonly taskQueue: string;
+  readonly orders: BadgeOrdersClient;
+  readonly workerConfig: WorkerConfig;
+  /** Writes a file under the documents root and returns its relative path. */
+  writeDocument(relativePath: string, content: string | Buffer): string;
+  startWorker(): Promise<InProcessWorker>;
+  startWorkerProcess(): WorkerProcess;
+  /** Restarts the Temporal dev server on the same port and db file (only with `temporal.dbFilename`). */
+  restartTemporal(): Promise<void>;
+  teardown(): Promise<void>;
+}
+
+let bundlePromise: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** The workflow bundle, built once per test file. */
+function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundlePromise ??= bundleWorkflows(require.resolve('../../src/workflows'));
+  return bundlePromise;
+}
+
+const silentLogger = pino({ level: 'silent' });
+
+/** Starts the stack; call `teardown()` in `afterAll`. */
+export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+  const cleanups: (() => Promise<void>)[] = [];
+  const teardown = async (): Promise<void> => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    cleanups.length = 0;
+  };
+  try {
+    const scratch = mkdtempSync(join(tmpdir(), 'badge-stack-'));
+    cleanups.push(() => Promise.resolve(rmSync(scratch, { recursive: true, force: true })));
+    const documentsRoot = join(scratch, 'documents');
+    mkdirSync(documentsRoot);
+
+    const sandbox = await startSandbox({ port: 0, ...options.sandbox });
+    cleanups.push(() => sandbox.close());
+    let temporal = await startTestTemporal(options.temporal);
+    cleanups.push(() => temporal.teardown());
+
+    const taskQueue = uniqueTaskQueue('badge');
+    const user = options.user ?? DEMO_USER;
+    const workerConfig = workerConfigSchema.parse({
+      temporal: { address: temporal.server.address, namespace: temporal.server.namespace, taskQueue },
+      platform: { baseUrl: sandbox.baseUrl, username: user.username, password: user.password },
+      documentsRoot,
+      logLevel: 'silent',
+    });
+    const bundle = await workflowBundle();
+    const bundlePath = join(scratch, 'workflow-bundle.js');
+    writeFileSync(bundlePath, bundle.code);
+
+    const workerStops = new Set<() => Promise<void>>();
+    cleanups.push(async () => {
+      for (const stop of workerStops) await stop();
+    });
+
+    const stack: TestStack = {
+      get temporal() {
+        return temporal;
+      },
+      sandbox,
+      documentsRoot,
+      taskQueue,
+      get orders() {
+        return new BadgeOrdersClient({ client: temporal.client, taskQueue });
+      },
+      workerConfig,
+      writeDocument(relativePath, content) {
+        const path = join(documentsRoot, relativePath);
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, content);
+        return relativePath;
+      },
+      async startWorker() {
+        const { worker, connection } = await createBadgeOrderWorker(workerConfig, silentLogger, {
+          workflowBundle: bundle,
+        });
+        const running = worker.run();
+        const stop = async (): Promise<void> => {
+          workerStops.delete(stop);
+          if (worker.getState() === 'RUNNING') worker.shutdown();
+          await running;
+          await connection.close();
+        };
+        workerStops.add(stop);
+        return { stop };
+      },
+      startWorkerProcess() {
+        const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'worker.ts')], {
+          cwd: PROJECT_ROOT,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: {
+            PATH: process.env.PATH,
+            TEMPORAL_ADDRESS: temporal.server.address,
+            TEMPORAL_NAMESPACE: temporal.server.namespace,
+            TEMPORAL_TASK_QUEUE: taskQueue,
+            BADGE_BASE_URL: sandbox.baseUrl,
+            BADGE_USERNAME: user.username,
+            BADGE_PASSWORD: user.password,
+            DOCUMENTS_ROOT: documentsRoot,
+            WORKFLOW_BUNDLE_PATH: bundlePath,
+            LOG_LEVEL: 'info',
+          },
+        });
+        let output = '';
+        child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+        child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+        const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+        const kill = async (signal: NodeJS.Signals): Promise<void> => {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+          await exited;
+        };
+        const stop = (): Promise<void> => kill('SIGKILL');
+        workerStops.add(stop);
+        void exited.then(() => workerStops.delete(stop));
+        return { child, exited, output: () => output, kill };
+      },
+      async restartTemporal() {
+        const dbFilename = options.temporal?.dbFilename;
+        if (!dbFilename) throw new Error('restartTemporal needs temporal.dbFilename');
+        const [, port] = temporal.server.address.split(':');
+        await temporal.teardown();
+        temporal = await startTestTemporal({ ...options.temporal, port: Number(port) });
+      },
+      teardown,
+    };
+    return stack;
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Crashes and faults in the middle of an order: a worker process killed with SIGKILL, the platform storing
+ * then failing (commit-then-fail), the Temporal server restarted. After each, the order completes and the
+ * platform holds exactly one order and each document exactly once.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BadgeOrderInput } from '../../src/contract';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { waitFor } from '../helpers/wait';
+
+const vehicle = { licensePlate: 'M-AB 42', fuel: 'petrol' };
+const badge = { type: 'green' };
+const sha256 = (content: string): string => createHash('sha256').update(content).digest('hex');
+
+/** Writes `count` distinct PDFs and returns an order over them. */
+function orderWithDocuments(stack: TestStack, orderRef: string, count: number): BadgeOrderInput {
+  const documents = Array.from({ length: count }, (_, index) => ({
+    path: stack.writeDocument(`${orderRef}/doc-${index}.pdf`, `%PDF ${orderRef} document ${index}`),
+  }));
+  return {
+    orderRef,
+    vehicle,
+    badge,
+    documents,
+    // Uploads one at a time so the crash lands between documents; a dead worker's upload is retried soon.
+    options: { maxParallelUploads: 1, uploadHeartbeatTimeoutMs: 3_000 },
+  };
+}
+
+/** The platform holds one order, and every document of it exactly once. */
+async function expectExactlyOnce(
+  stack: TestStack,
+  orderRef: string,
+  count: number,
+  orderId: number,
+): Promise<void> {
+  const state = await stack.sandbox.control.state();
+  expect(state.orders.map((order) => order.id)).toEqual([orderId]);
+  const hashes = state.documents.map((document) => document.sha256).sort();
+  const expected = Array.from({ length: count }, (_, index) =>
+    sha256(`%PDF ${orderRef} document ${index}`),
+  ).sort();
+  expect(hashes).toEqual(expected);
+  expect(state.documents.every((document) => document.document_type_id === orderId)).toBe(true);
+}
+
+describe('badgeOrder under crashes and faults', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    const dbFilename = join(mkdtempSync(join(tmpdir(), 'badge-temporal-db-')), 'temporal.db');
+    stack = await startTestStack({ temporal: { dbFilename } });
+  });
+
+  afterAll(async () => {
+    await stack?.teardown();
+  });
+
+  beforeEach(async () => {
+    await stack.sandbox.control.reset();
+    await stack.sandbox.control.setFaults({});
+  });
+
+  it('completes after the worker process is killed with SIGKILL in the middle of the uploads', async () => {
+    await stack.sandbox.control.setFaults({ latencyMs: 400, routes: ['documents'] });
+    const first = stack.startWorkerProcess();
+    const input = orderWithDocuments(stack, 'sigkill-1', 4);
+    const started = await stack.orders.startOrder(input);
+    await waitFor(
+      () => stack.orders.status('sigkill-1'),
+      (status) => status.documents.filter((document) => document.status === 'uploaded').length >= 1,
+      { what: 'the first upload' },
+    );
+    await first.kill('SIGKILL');
+    expect(first.child.signalCode).toBe('SIGKILL');
+
+    const second = stack.startWorkerProcess();
+    const result = await started.handle.result();
+    await second.kill('SIGTERM');
+    expect(result.documents).toHaveLength(4);
+    await expectExactlyOnce(stack, 'sigkill-1', 4, result.orderId);
+  });
+
+  it('creates one order and one copy of each document when the platform stores and then fails', async () => {
+    await stack.sandbox.control.setFaults({
+      failNext: [
+        { route: 'orders', kind: 'commit-then-drop', count: 1 },
+        { route: 'documents', kind: 'commit-then-503', count: 2 },
+      ],
+    });
+    const worker = await stack.startWorker();
+    try {
+      const started = await stack.orders.startOrder(orderWithDocuments(stack, 'commit-fail-1', 3));
+      const result = await started.handle.result();
+      await expectExactlyOnce(stack, 'commit-fail-1', 3, result.orderId);
+      const stats = await stack.sandbox.control.stats();
+      expect(JSON.stringify(stats)).toMatch(/commit-then/);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('completes when the Temporal server restarts in the middle of an order', async () => {
+    await stack.sandbox.control.setFaults({ latencyMs: 300, routes: ['documents'] });
+    const worker = await stack.startWorker();
+    try {
+      await stack.orders.startOrder(orderWithDocuments(stack, 'restart-1', 4));
+      await waitFor(
+        () => stack.orders.status('restart-1'),
+        (status) => status.documents.some((document) => document.status === 'uploaded'),
+        { what: 'the first upload' },
+      );
+      await stack.restartTemporal();
+      // The worker reconnects by itself; the order is read through a client of the restarted server.
+      const result = await stack.orders.getHandle('restart-1').result();
+      await expectExactlyOnce(stack, 'restart-1', 4, result.orderId);
+    } finally {
+      await worker.stop();
+    }
+  });
+});

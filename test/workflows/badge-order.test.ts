@@ -1,0 +1,273 @@
+/**
+ * The badge order workflow end to end: a real dev server, the real sandbox over HTTP, real workers.
+ * Assertions look at what the platform holds, not only at return values.
+ */
+import { createHash } from 'node:crypto';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { BadgeOrderId, BadgeOrderStatus, InvalidOrderInputError, WORKFLOW_TYPES } from '../../src/contract';
+import { DEMO_USER, DOCUMENT_ONLY_USER } from '../../src/sandbox';
+import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { historiesOf } from '../helpers/history';
+import { waitFor } from '../helpers/wait';
+
+const vehicle = { licensePlate: 'B-XY 1234', vin: 'WVWZZZ1JZXW000001', fuel: 'diesel' };
+const badge = { type: 'green', validFrom: '2027-01-01' };
+const sha256 = (content: string | Buffer): string => createHash('sha256').update(content).digest('hex');
+
+describe('badgeOrder', () => {
+  let stack: TestStack;
+  let worker: InProcessWorker;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    worker = await stack.startWorker();
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await stack?.teardown();
+  });
+
+  beforeEach(async () => {
+    await stack.sandbox.control.reset();
+  });
+
+  it('places the order with its stock and uploads every document linked to the order id', async () => {
+    const photo = Buffer.alloc(256 * 1024, 7);
+    stack.writeDocument('happy/photo.jpg', photo);
+    stack.writeDocument('happy/form.pdf', '%PDF-1.4 application form');
+    const started = await stack.orders.startOrder({
+      orderRef: 'happy-1',
+      stockId: 1001,
+      vehicle,
+      badge,
+      documents: [{ path: 'happy/photo.jpg' }, { path: 'happy/form.pdf', filename: 'application.pdf' }],
+    });
+    const result = await started.handle.result();
+
+    expect(result).toMatchObject({ orderRef: 'happy-1', stockId: 1001, stockFallback: false });
+    expect(result.documents.map((document) => document.status)).toEqual(['uploaded', 'uploaded']);
+    expect(result.documents[0]?.links.original).toMatch(/^http/);
+
+    const state = await stack.sandbox.control.state();
+    expect(state.orders).toHaveLength(1);
+    expect(state.orders[0]).toMatchObject({ id: result.orderId, stock_id: 1001, vehicle, badge });
+    expect(state.documents).toHaveLength(2);
+    const byName = new Map(state.documents.map((document) => [document.filename, document]));
+    expect(byName.get('photo.jpg')).toMatchObject({
+      document_type: 'badge',
+      document_type_id: result.orderId,
+      document_owner: DEMO_USER.id,
+      content_type: 'image/jpeg',
+      size: photo.length,
+      sha256: sha256(photo),
+    });
+    expect(byName.get('application.pdf')?.sha256).toBe(sha256('%PDF-1.4 application form'));
+
+    const description = await started.handle.describe();
+    expect(description.typedSearchAttributes.get(BadgeOrderStatus)).toBe('Completed');
+    expect(description.typedSearchAttributes.get(BadgeOrderId)).toBe(String(result.orderId));
+  });
+
+  it('orders without a stock when the user’s stocks do not list it', async () => {
+    stack.writeDocument('unlisted/form.pdf', '%PDF unlisted');
+    const started = await stack.orders.startOrder({
+      orderRef: 'unlisted-stock',
+      stockId: 999,
+      vehicle,
+      badge,
+      documents: [{ path: 'unlisted/form.pdf' }],
+    });
+    const result = await started.handle.result();
+    expect(result).toMatchObject({ stockId: null, stockFallback: true });
+    expect(result.stockFallbackReason).toMatch(/stock 999 is not among/);
+    const state = await stack.sandbox.control.state();
+    expect(state.orders).toHaveLength(1);
+    expect(state.orders[0]?.stock_id).toBeNull();
+  });
+
+  it('orders again without the stock when the platform answers 404 for a listed stock', async () => {
+    stack.writeDocument('retired/form.pdf', '%PDF retired');
+    const started = await stack.orders.startOrder({
+      orderRef: 'retired-stock',
+      stockId: '1003',
+      vehicle,
+      badge,
+      documents: [{ path: 'retired/form.pdf' }],
+    });
+    const result = await started.handle.result();
+    expect(result).toMatchObject({ stockId: null, stockFallback: true });
+    expect(result.stockFallbackReason).toMatch(/404 for stock 1003/);
+    const state = await stack.sandbox.control.state();
+    expect(state.orders).toHaveLength(1);
+    expect(state.orders[0]).toMatchObject({ id: result.orderId, stock_id: null });
+    expect(state.documents[0]?.document_type_id).toBe(result.orderId);
+  });
+
+  it('fails with a clear error when the platform forbids the order, and creates nothing', async () => {
+    const other = await startTestStack({ user: DOCUMENT_ONLY_USER });
+    const otherWorker = await other.startWorker();
+    try {
+      const started = await other.orders.startOrder({
+        orderRef: 'forbidden-1',
+        vehicle,
+        badge,
+        documents: [],
+      });
+      const failure = await started.handle.result().then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      const top = (failure as WorkflowFailedError).cause;
+      expect(top).toBeInstanceOf(ApplicationFailure);
+      expect((top as ApplicationFailure).type).toBe('ORDER_REJECTED');
+      const activityFailure = (top as ApplicationFailure).cause as ActivityFailure;
+      expect(activityFailure).toBeInstanceOf(ActivityFailure);
+      expect((activityFailure.cause as ApplicationFailure).type).toBe('FORBIDDEN');
+      expect(top?.message).toMatch(/403/);
+      expect((await other.sandbox.control.state()).orders).toHaveLength(0);
+      const description = await started.handle.describe();
+      expect(description.typedSearchAttributes.get(BadgeOrderStatus)).toBe('Failed');
+    } finally {
+      await otherWorker.stop();
+      await other.teardown();
+    }
+  });
+
+  it('waits in AwaitingRepair for a rejected document, and completes after replaceDocument', async () => {
+    stack.writeDocument('repair/photo.jpg', Buffer.alloc(1024, 1));
+    stack.writeDocument('repair/notes.txt', 'not an accepted type');
+    stack.writeDocument('repair/notes.pdf', '%PDF fixed notes');
+    const started = await stack.orders.startOrder({
+      orderRef: 'repair-1',
+      vehicle,
+      badge,
+      documents: [{ path: 'repair/photo.jpg' }, { path: 'repair/notes.txt' }],
+    });
+    const awaiting = await waitFor(
+      () => stack.orders.status('repair-1'),
+      (status) => status.phase === 'awaiting-repair',
+    );
+    const failed = awaiting.documents.find((document) => document.path === 'repair/notes.txt');
+    expect(failed).toMatchObject({ status: 'failed' });
+    expect(failed?.lastError).toMatch(/VALIDATION.*422/);
+    expect(awaiting.documents.find((document) => document.path === 'repair/photo.jpg')?.status).toBe(
+      'uploaded',
+    );
+    expect((await started.handle.describe()).typedSearchAttributes.get(BadgeOrderStatus)).toBe(
+      'AwaitingRepair',
+    );
+
+    await expect(
+      stack.orders.replaceDocument('repair-1', { path: 'repair/photo.jpg', newPath: 'repair/notes.pdf' }),
+    ).rejects.toThrow(/only a failed one can be replaced/);
+    await expect(
+      stack.orders.replaceDocument('repair-1', { path: 'repair/notes.txt', newPath: 'repair/missing.pdf' }),
+    ).rejects.toThrow(/no such file/);
+
+    const replaced = await stack.orders.replaceDocument('repair-1', {
+      path: 'repair/notes.txt',
+      newPath: 'repair/notes.pdf',
+    });
+    expect(replaced).toMatchObject({ status: 'uploaded', sourcePath: 'repair/notes.pdf' });
+    const result = await started.handle.result();
+    expect(result.documents.map((document) => document.status)).toEqual(['uploaded', 'uploaded']);
+    const state = await stack.sandbox.control.state();
+    expect(state.documents.map((document) => document.sha256).sort()).toEqual(
+      [sha256(Buffer.alloc(1024, 1)), sha256('%PDF fixed notes')].sort(),
+    );
+  });
+
+  it('retries failed documents on retryUploads once the platform accepts them', async () => {
+    stack.writeDocument('retry/scan.gif', 'GIF89a not accepted yet');
+    const started = await stack.orders.startOrder({
+      orderRef: 'retry-1',
+      vehicle,
+      badge,
+      documents: [{ path: 'retry/scan.gif' }],
+    });
+    await waitFor(
+      () => stack.orders.status('retry-1'),
+      (status) => status.phase === 'awaiting-repair',
+    );
+    await stack.sandbox.control.setRules({
+      acceptedContentTypes: ['image/jpeg', 'image/png', 'application/pdf', 'image/gif'],
+    });
+    try {
+      await stack.orders.retryUploads('retry-1');
+      const result = await started.handle.result();
+      expect(result.documents[0]?.status).toBe('uploaded');
+      expect((await stack.sandbox.control.state()).documents).toHaveLength(1);
+    } finally {
+      await stack.sandbox.control.setRules({
+        acceptedContentTypes: ['image/jpeg', 'image/png', 'application/pdf'],
+      });
+    }
+  });
+
+  it('attaches a second start with the same orderRef to the running order', async () => {
+    stack.writeDocument('twice/form.pdf', '%PDF twice');
+    const input = { orderRef: 'twice-1', vehicle, badge, documents: [{ path: 'twice/form.pdf' }] };
+    await stack.sandbox.control.setFaults({ latencyMs: 300, routes: ['documents'] });
+    try {
+      const first = await stack.orders.startOrder(input);
+      const second = await stack.orders.startOrder(input);
+      expect(first.attached).toBe(false);
+      expect(second.attached).toBe(true);
+      expect(second.runId).toBe(first.runId);
+      await first.handle.result();
+      const third = await stack.orders.startOrder(input);
+      expect(third.attached).toBe(true);
+      expect((await stack.sandbox.control.state()).orders).toHaveLength(1);
+    } finally {
+      await stack.sandbox.control.setFaults({});
+    }
+  });
+
+  it('refuses invalid input with an error naming the field, before anything starts', async () => {
+    await expect(
+      stack.orders.startOrder({
+        orderRef: 'bad input',
+        vehicle: [],
+        badge,
+        documents: [{ path: '../etc/passwd' }],
+      }),
+    ).rejects.toThrow(InvalidOrderInputError);
+    await expect(
+      stack.orders.startOrder({ orderRef: 'x', vehicle, badge, documents: [{ path: '/abs.pdf' }] }),
+    ).rejects.toThrow(/documents\.0\.path/);
+  });
+
+  it('fails a run started with invalid input directly, naming the field', async () => {
+    const handle = await stack.temporal.client.workflow.start(WORKFLOW_TYPES.badgeOrder, {
+      taskQueue: stack.taskQueue,
+      workflowId: 'badge-order-direct-invalid',
+      args: [{ orderRef: 'direct-invalid', vehicle, documents: [] }],
+    });
+    const failure = await handle.result().then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    const cause = (failure as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('INVALID_INPUT');
+    expect(cause.message).toMatch(/badge: /);
+  });
+
+  it('keeps the password and access tokens out of workflow history', async () => {
+    // Visibility is eventually consistent: wait until every run of this file so far is listed.
+    const histories = await waitFor(
+      () => historiesOf(stack.temporal.client, `TaskQueue = '${stack.taskQueue}'`),
+      (found) => found.size >= 7,
+      { what: 'the runs of this file in visibility' },
+    );
+    const all = [...histories.values()].join('\n');
+    // The decoding works: order data is readable in plain text (issue 7 encrypts it).
+    expect(all).toContain(vehicle.licensePlate);
+    expect(all).not.toContain(DEMO_USER.password);
+    expect(all).not.toMatch(/eyJ[\w-]+\.[\w-]+\.[\w-]+/);
+    expect(all.toLowerCase()).not.toContain('bearer');
+  });
+});
