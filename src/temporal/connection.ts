@@ -5,11 +5,13 @@
 import { readFileSync } from 'node:fs';
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
+import { createDataConverter } from '../codec/data-converter';
 import type { TemporalConfig } from '../config';
 
 type SharedOptions = Pick<ConnectionOptions, 'address' | 'tls' | 'apiKey'>;
 
-function sharedOptions(config: TemporalConfig): SharedOptions {
+/** Connection options from configuration (exported for tests: certificate files are read here). */
+export function connectionOptions(config: TemporalConfig): SharedOptions {
   const tls = config.tls
     ? {
         serverNameOverride: config.tls.serverName,
@@ -32,11 +34,18 @@ function sharedOptions(config: TemporalConfig): SharedOptions {
 
 /** Connects a worker to Temporal. */
 export async function connectWorker(config: TemporalConfig): Promise<NativeConnection> {
-  return NativeConnection.connect(sharedOptions(config) as NativeConnectionOptions);
+  return NativeConnection.connect(connectionOptions(config) as NativeConnectionOptions);
 }
 
-/** Connects a client (starter, operator CLI, backend code) to Temporal. */
+/**
+ * Connects a client (starter, operator CLI, backend code) to Temporal, with the payload codec and failure
+ * converter of the configuration: what it sends is encrypted, what it reads is decrypted.
+ */
 export async function connectClient(config: TemporalConfig): Promise<Client> {
-  const connection = await Connection.connect(sharedOptions(config));
-  return new Client({ connection, namespace: config.namespace });
+  const connection = await Connection.connect(connectionOptions(config));
+  return new Client({
+    connection,
+    namespace: config.namespace,
+    dataConverter: createDataConverter(config.codec.payloadKeys),
+  });
 }

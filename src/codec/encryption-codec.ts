@@ -1,0 +1,132 @@
+/**
+ * AES-256-GCM payload codec. An encrypted payload carries `encoding: binary/encrypted` and the id of its key in
+ * its metadata; its data is `iv (12 bytes) | ciphertext | tag (16 bytes)` of the whole original payload
+ * (metadata and data), with the key id as additional authenticated data. Payloads without that encoding are
+ * passed through by `decode`, so histories written before encryption was switched on still replay.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import type { PayloadKeyRing } from './key-ring';
+
+/** `metadata.encoding` of an encrypted payload. */
+export const ENCRYPTED_ENCODING = 'binary/encrypted';
+/** Metadata entry holding the id of the key a payload was encrypted with. */
+export const KEY_ID_METADATA = 'encryption-key-id';
+/** Metadata entry naming the cipher, for people reading raw histories. */
+export const CIPHER_METADATA = 'encryption-cipher';
+
+const CIPHER = 'aes-256-gcm';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** Thrown when an encrypted payload cannot be decrypted; the message names the key id (never the key). */
+export class PayloadDecryptionError extends Error {
+  override readonly name = 'PayloadDecryptionError';
+  /** Stable code for callers and HTTP answers. */
+  readonly code = 'PAYLOAD_DECRYPTION_FAILED';
+
+  constructor(
+    message: string,
+    /** Id of the key the payload names, or null when it names none. */
+    readonly keyId: string | null,
+  ) {
+    super(message);
+  }
+}
+
+const text = (value: Uint8Array | null | undefined): string | undefined =>
+  value ? Buffer.from(value).toString('utf8') : undefined;
+
+/** True for a payload this codec encrypted. */
+export function isEncryptedPayload(payload: Payload): boolean {
+  return text(payload.metadata?.encoding) === ENCRYPTED_ENCODING;
+}
+
+/** The key id an encrypted payload names, or undefined. */
+export function payloadKeyId(payload: Payload): string | undefined {
+  return text(payload.metadata?.[KEY_ID_METADATA]);
+}
+
+/** Runs synchronous work behind the codec's promise interface (a throw becomes a rejection). */
+function settle<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+/** The codec; see the module comment. Encodes nothing when the ring has no keys. */
+export class EncryptionCodec implements PayloadCodec {
+  constructor(private readonly keys: PayloadKeyRing) {}
+
+  encode(payloads: Payload[]): Promise<Payload[]> {
+    return settle(() => {
+      const keyId = this.keys.encryptKeyId;
+      if (keyId === null) return payloads;
+      const key = this.keys.key(keyId);
+      if (!key) throw new Error(`encryption key "${keyId}" missing from its own ring`);
+      return payloads.map((payload) => encrypt(payload, keyId, key));
+    });
+  }
+
+  decode(payloads: Payload[]): Promise<Payload[]> {
+    return settle(() =>
+      payloads.map((payload) => (isEncryptedPayload(payload) ? this.decrypt(payload) : payload)),
+    );
+  }
+
+  private decrypt(payload: Payload): Payload {
+    const keyId = payloadKeyId(payload);
+    if (keyId === undefined) {
+      throw new PayloadDecryptionError(
+        `Encrypted payload names no key (${KEY_ID_METADATA} is missing)`,
+        null,
+      );
+    }
+    const key = this.keys.key(keyId);
+    if (!key) {
+      const known = this.keys.ids.length > 0 ? `known: ${this.keys.ids.join(', ')}` : 'no keys configured';
+      throw new PayloadDecryptionError(
+        `Payload encrypted with key "${keyId}" cannot be decrypted: that key is not in PAYLOAD_KEYS (${known})`,
+        keyId,
+      );
+    }
+    const data = Buffer.from(payload.data ?? new Uint8Array());
+    try {
+      if (data.length < IV_BYTES + TAG_BYTES) throw new Error('too short');
+      const decipher = createDecipheriv(CIPHER, key, data.subarray(0, IV_BYTES));
+      decipher.setAAD(Buffer.from(keyId, 'utf8'));
+      decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
+      const plain = Buffer.concat([
+        decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
+      const inner = temporal.api.common.v1.Payload.decode(plain);
+      return { metadata: inner.metadata, data: inner.data };
+    } catch {
+      throw new PayloadDecryptionError(
+        `Payload encrypted with key "${keyId}" could not be decrypted: the configured key "${keyId}" is not the ` +
+          'one it was encrypted with, or the payload was altered',
+        keyId,
+      );
+    }
+  }
+}
+
+function encrypt(payload: Payload, keyId: string, key: Buffer): Payload {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv(CIPHER, key, iv);
+  cipher.setAAD(Buffer.from(keyId, 'utf8'));
+  const plain = temporal.api.common.v1.Payload.encode(payload).finish();
+  const encrypted = Buffer.concat([cipher.update(plain), cipher.final()]);
+  return {
+    metadata: {
+      encoding: Buffer.from(ENCRYPTED_ENCODING, 'utf8'),
+      [KEY_ID_METADATA]: Buffer.from(keyId, 'utf8'),
+      [CIPHER_METADATA]: Buffer.from('AES-256-GCM', 'utf8'),
+    },
+    data: Buffer.concat([iv, encrypted, cipher.getAuthTag()]),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The payload encryption keys: `keyId=base64(32 bytes)` entries, newest first. The newest key encrypts; every
+ * key decrypts, so a key can be rotated by putting a new one in front and keeping the old ones until no
+ * history within the retention period uses them. Key material never appears in messages, logs or JSON.
+ */
+import { randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+
+/** AES-256 keys are 32 bytes. */
+export const PAYLOAD_KEY_BYTES = 32;
+
+const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** Thrown for a malformed key list; the message names the entry, never its key material. */
+export class PayloadKeysError extends Error {
+  override readonly name = 'PayloadKeysError';
+}
+
+/** One key of the ring. */
+export interface PayloadKey {
+  readonly id: string;
+  readonly material: Buffer;
+}
+
+/** The keys known to a process; see the module comment. */
+export class PayloadKeyRing {
+  readonly #keys: ReadonlyMap<string, Buffer>;
+  /** Id of the key that encrypts new payloads; null when encryption is off (no keys). */
+  readonly encryptKeyId: string | null;
+
+  private constructor(keys: readonly PayloadKey[]) {
+    this.#keys = new Map(keys.map((key) => [key.id, Buffer.from(key.material)]));
+    this.encryptKeyId = keys[0]?.id ?? null;
+  }
+
+  /** A ring without keys: payloads are not encrypted, encrypted payloads cannot be read. */
+  static empty(): PayloadKeyRing {
+    return new PayloadKeyRing([]);
+  }
+
+  /** A ring from keys, newest first; throws {@link PayloadKeysError} for a bad id, size or duplicate. */
+  static of(keys: readonly PayloadKey[]): PayloadKeyRing {
+    const seen = new Set<string>();
+    for (const key of keys) {
+      if (!KEY_ID.test(key.id)) {
+        throw new PayloadKeysError(`key id "${key.id}" must be 1-64 characters of A-Z a-z 0-9 . _ -`);
+      }
+      if (seen.has(key.id)) throw new PayloadKeysError(`key id "${key.id}" appears twice`);
+      seen.add(key.id);
+      if (key.material.length !== PAYLOAD_KEY_BYTES) {
+        throw new PayloadKeysError(
+          `key "${key.id}" must be ${PAYLOAD_KEY_BYTES} bytes, got ${key.material.length} bytes`,
+        );
+      }
+    }
+    return new PayloadKeyRing(keys);
+  }
+
+  /** True when new payloads are encrypted. */
+  get encrypts(): boolean {
+    return this.encryptKeyId !== null;
+  }
+
+  /** Key ids, newest first. */
+  get ids(): readonly string[] {
+    return [...this.#keys.keys()];
+  }
+
+  /** The key material for an id, or undefined when the ring does not hold it. */
+  key(id: string): Buffer | undefined {
+    return this.#keys.get(id);
+  }
+
+  /** Only the ids: a ring that ends up in a log line or JSON does not carry its keys. */
+  toJSON(): { keyIds: readonly string[]; encryptKeyId: string | null } {
+    return { keyIds: this.ids, encryptKeyId: this.encryptKeyId };
+  }
+
+  [inspect.custom](): string {
+    return `PayloadKeyRing(${JSON.stringify(this.toJSON())})`;
+  }
+}
+
+/**
+ * Parses `keyId=base64,keyId=base64` (newest first; whitespace and newlines around entries are ignored).
+ * `source` names the variable in error messages ('' for none). An empty text gives an empty ring.
+ */
+export function parsePayloadKeys(text: string, source = 'PAYLOAD_KEYS'): PayloadKeyRing {
+  const prefix = source ? `${source}: ` : '';
+  const entries = text
+    .split(/[,\n]/)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  const keys = entries.map((entry, index): PayloadKey => {
+    const separator = entry.indexOf('=');
+    const id = separator < 0 ? '' : entry.slice(0, separator).trim();
+    const encoded = separator < 0 ? '' : entry.slice(separator + 1).trim();
+    const where = `${prefix}entry ${index + 1}${id ? ` ("${id}")` : ''}`;
+    if (!id || !encoded) throw new PayloadKeysError(`${where}: expected keyId=base64(32 bytes)`);
+    if (!BASE64.test(encoded)) throw new PayloadKeysError(`${where}: the key is not base64`);
+    return { id, material: Buffer.from(encoded, 'base64') };
+  });
+  try {
+    return PayloadKeyRing.of(keys);
+  } catch (error) {
+    throw new PayloadKeysError(`${prefix}${(error as Error).message}`);
+  }
+}
+
+/** A new random key entry, `keyId=base64(32 bytes)`, for the demo, tests and operators' key generation. */
+export function generatePayloadKeyEntry(keyId: string): string {
+  if (!KEY_ID.test(keyId)) throw new PayloadKeysError(`key id "${keyId}" is not valid`);
+  return `${keyId}=${randomBytes(PAYLOAD_KEY_BYTES).toString('base64')}`;
+}
