@@ -4,14 +4,16 @@
  * one with a document the sandbox rejects (it waits in AwaitingRepair). Progress is printed as it happens.
  * Ctrl-C stops everything; `--exit` stops once the orders have settled (for scripts and CI).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Runtime } from '@temporalio/worker';
 import { BadgeOrdersClient } from '../src/client/badge-orders-client';
-import { loadWorkerConfig } from '../src/config';
+import { startCodecServer } from '../src/codec/codec-server';
+import { generatePayloadKeyEntry } from '../src/codec/key-ring';
+import { loadTemporalConfig, loadWorkerConfig } from '../src/config';
 import type { BadgeOrderInput, BadgeOrderStatusView } from '../src/contract';
-import { startDevServer } from '../src/dev/dev-server';
+import { findFreePort, startDevServer } from '../src/dev/dev-server';
 import { createLogger, sdkLoggerFor } from '../src/logging';
 import { DEMO_USER, startSandbox } from '../src/sandbox';
 import { webUiWorkflowLink } from '../src/starter';
@@ -19,6 +21,18 @@ import { connectClient } from '../src/temporal/connection';
 import { createBadgeOrderWorker } from '../src/worker';
 
 const DOCUMENTS_ROOT = resolve(__dirname, '..', '.data', 'demo-documents');
+/** The demo's payload key (git-ignored .data/), so demo-repair.ts can read the same payloads. */
+const DEMO_KEYS_FILE = resolve(__dirname, '..', '.data', 'demo-payload-keys');
+
+/** PAYLOAD_KEYS(_FILE) from the environment, or a random demo key written to {@link DEMO_KEYS_FILE}. */
+function demoPayloadKeysEnv(): Record<string, string> {
+  if (process.env.PAYLOAD_KEYS || process.env.PAYLOAD_KEYS_FILE) return {};
+  if (!existsSync(DEMO_KEYS_FILE)) {
+    mkdirSync(dirname(DEMO_KEYS_FILE), { recursive: true });
+    writeFileSync(DEMO_KEYS_FILE, `${generatePayloadKeyEntry('demo')}\n`, { mode: 0o600 });
+  }
+  return { PAYLOAD_KEYS_FILE: DEMO_KEYS_FILE };
+}
 
 async function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolveFree) => {
@@ -102,12 +116,25 @@ async function main(): Promise<void> {
   };
 
   try {
+    // Payloads are encrypted end to end; a codec server lets the Web UI show them decrypted.
+    const keysEnv = demoPayloadKeysEnv();
+    const uiPort = (await preferred(8233)) || (await findFreePort());
+    const codec = await startCodecServer({
+      keys: loadTemporalConfig({ ...process.env, ...keysEnv }).codec.payloadKeys,
+      corsOrigin: `http://127.0.0.1:${uiPort}`,
+      port: await preferred(8888),
+      // The dev server's UI sends no credentials; the server listens on loopback only.
+      allowUnauthenticatedOnLoopback: true,
+    });
+    stops.push(() => codec.close());
     const server = await startDevServer({
       port: await preferred(7233),
-      uiPort: await preferred(8233),
+      uiPort,
+      uiCodecEndpoint: codec.url,
       log: say,
     });
     stops.push(() => server.stop());
+    say(`Codec server at ${codec.url}: payloads are encrypted; the Web UI decrypts them through it`);
     const sandbox = await startSandbox({ port: await preferred(4010) });
     stops.push(() => sandbox.close());
     say(`Sandbox platform at ${sandbox.baseUrl} (user ${DEMO_USER.username})`);
@@ -120,6 +147,7 @@ async function main(): Promise<void> {
       BADGE_BASE_URL: sandbox.baseUrl,
       BADGE_USERNAME: DEMO_USER.username,
       BADGE_PASSWORD: DEMO_USER.password,
+      ...keysEnv,
       DOCUMENTS_ROOT,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
     });
@@ -165,7 +193,8 @@ async function main(): Promise<void> {
       'demo-awaiting-repair waits for repair: its .txt document was rejected (422). To repair it, run in another',
     );
     say('terminal (same TEMPORAL_ADDRESS):');
-    say(`  TEMPORAL_ADDRESS=${server.address} npx tsx scripts/demo-repair.ts`);
+    const keysHint = keysEnv.PAYLOAD_KEYS_FILE ? `PAYLOAD_KEYS_FILE=${keysEnv.PAYLOAD_KEYS_FILE} ` : '';
+    say(`  TEMPORAL_ADDRESS=${server.address} ${keysHint}npx tsx scripts/demo-repair.ts`);
     if (exitWhenSettled) {
       await stopAll();
       return;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { PayloadKeyRing, parsePayloadKeys } from './codec/key-ring';
 import { DEFAULT_TASK_QUEUE, formatIssues } from './contract';
 
 /** Thrown when the environment is invalid; the message names every variable concerned. */
@@ -28,6 +29,20 @@ function secretFrom(env: Env, name: string): string | undefined {
     );
   }
 }
+
+/** `keyId=base64(32 bytes)` entries, newest first, parsed into a key ring; the message never holds a key. */
+const payloadKeysSchema = z
+  .string()
+  .optional()
+  .transform((text, context): PayloadKeyRing => {
+    if (text === undefined || text.trim() === '') return PayloadKeyRing.empty();
+    try {
+      return parsePayloadKeys(text, '');
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -54,6 +69,11 @@ export const temporalConfigSchema = z.object({
   apiKey: z.string().min(1).optional(),
   /** Base URL of the Web UI, for links printed to people. @default http://127.0.0.1:8233 */
   webUiUrl: z.string().url().default('http://127.0.0.1:8233'),
+  /**
+   * Payload encryption (docs/security.md): the key ring from `PAYLOAD_KEYS` / `PAYLOAD_KEYS_FILE`.
+   * @default no keys: payloads are stored unencrypted (the worker warns at start)
+   */
+  codec: z.object({ payloadKeys: payloadKeysSchema }).default({ payloadKeys: PayloadKeyRing.empty() }),
 });
 /** Parsed Temporal connection settings. */
 export type TemporalConfig = z.infer<typeof temporalConfigSchema>;
@@ -96,6 +116,8 @@ export const workerConfigSchema = z.object({
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /** Port of the Prometheus metrics endpoint; off when absent. */
   metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Interface the metrics endpoint listens on. @default 0.0.0.0 */
+  metricsHost: z.string().min(1).default('0.0.0.0'),
   /** A workflow bundle built ahead of time (container images); bundled at start-up when absent. */
   workflowBundlePath: z.string().min(1).optional(),
   /** Make sure the search attributes exist at start-up. @default true */
@@ -125,6 +147,7 @@ const ENV_NAMES: Record<string, string> = {
   'temporal.tls.serverName': 'TEMPORAL_TLS_SERVER_NAME',
   'temporal.apiKey': 'TEMPORAL_API_KEY',
   'temporal.webUiUrl': 'TEMPORAL_WEB_UI_URL',
+  'temporal.codec.payloadKeys': 'PAYLOAD_KEYS',
   'platform.baseUrl': 'BADGE_BASE_URL',
   'platform.username': 'BADGE_USERNAME',
   'platform.password': 'BADGE_PASSWORD',
@@ -135,6 +158,7 @@ const ENV_NAMES: Record<string, string> = {
   maxConcurrentActivities: 'WORKER_MAX_CONCURRENT_ACTIVITIES',
   logLevel: 'LOG_LEVEL',
   metricsPort: 'METRICS_PORT',
+  metricsHost: 'METRICS_HOST',
   ensureSearchAttributes: 'ENSURE_SEARCH_ATTRIBUTES',
   workflowBundlePath: 'WORKFLOW_BUNDLE_PATH',
 };
@@ -157,6 +181,7 @@ function temporalFromEnv(env: Env): Record<string, unknown> {
         : undefined,
     apiKey: secretFrom(env, 'TEMPORAL_API_KEY'),
     webUiUrl: env.TEMPORAL_WEB_UI_URL || undefined,
+    codec: { payloadKeys: secretFrom(env, 'PAYLOAD_KEYS') },
   };
 }
 
@@ -186,8 +211,138 @@ export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig>
     maxConcurrentActivities: env.WORKER_MAX_CONCURRENT_ACTIVITIES || undefined,
     logLevel: env.LOG_LEVEL || undefined,
     metricsPort: env.METRICS_PORT || undefined,
+    metricsHost: env.METRICS_HOST || undefined,
     ensureSearchAttributes: env.ENSURE_SEARCH_ATTRIBUTES || undefined,
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
   };
   return Object.freeze(parse(workerConfigSchema, raw, ENV_NAMES));
+}
+
+/** `HH:MM` on a 24-hour clock. */
+const TIME_OF_DAY = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The nightly replay's Schedule (`npm run schedule`, `npm run ops -- replay-now`). */
+export const replayScheduleConfigSchema = z.object({
+  temporal: temporalConfigSchema,
+  /** Time of day the replay starts, `HH:MM`. @default 02:00 */
+  time: z
+    .string()
+    .regex(TIME_OF_DAY, 'must be HH:MM (24-hour clock)')
+    .default('02:00')
+    .transform((time) => {
+      const [hour = '0', minute = '0'] = time.split(':');
+      return { hour: Number(hour), minute: Number(minute) };
+    }),
+  /** IANA time zone of `time` (daylight saving time is followed). @default Europe/Berlin */
+  timezone: z
+    .string()
+    .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin')
+    .default('Europe/Berlin'),
+  /** Signals the replay sends at the same time. @default 10 */
+  maxConcurrentSignals: z.coerce.number().int().min(1).max(100).default(10),
+});
+/** Parsed replay Schedule configuration. */
+export type ReplayScheduleConfig = z.infer<typeof replayScheduleConfigSchema>;
+
+const REPLAY_ENV_NAMES: Record<string, string> = {
+  time: 'REPLAY_SCHEDULE_TIME',
+  timezone: 'REPLAY_SCHEDULE_TIMEZONE',
+  maxConcurrentSignals: 'REPLAY_MAX_CONCURRENT_SIGNALS',
+};
+
+/** Configuration of the replay Schedule's tools; throws {@link ConfigError} naming each invalid variable. */
+export function loadReplayScheduleConfig(env: Env = process.env): Readonly<ReplayScheduleConfig> {
+  const raw = {
+    temporal: temporalFromEnv(env),
+    time: env.REPLAY_SCHEDULE_TIME || undefined,
+    timezone: env.REPLAY_SCHEDULE_TIMEZONE || undefined,
+    maxConcurrentSignals: env.REPLAY_MAX_CONCURRENT_SIGNALS || undefined,
+  };
+  return Object.freeze(parse(replayScheduleConfigSchema, raw, { ...ENV_NAMES, ...REPLAY_ENV_NAMES }));
+}
+
+/** The codec server (`npm run codec-server`): decrypts payloads for the Web UI and the CLI. */
+export const codecServerConfigSchema = z
+  .object({
+    /** The same keys as the workers; at least one. */
+    payloadKeys: payloadKeysSchema.refine((keys) => keys.encrypts, 'is required (the keys to decode with)'),
+    /** @default 8888 */
+    port: z.coerce.number().int().min(0).max(65535).default(8888),
+    /** Interface to listen on. @default 127.0.0.1 */
+    host: z.string().min(1).default('127.0.0.1'),
+    /** The only browser origin allowed (CORS): the Web UI. @default http://127.0.0.1:8233 */
+    corsOrigin: z
+      .string()
+      .url()
+      .default('http://127.0.0.1:8233')
+      .transform((origin) => new URL(origin).origin),
+    /** Bearer token operators and the CLI send (`--codec-auth 'Bearer …'`). */
+    token: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** Also accept the Web UI's passed access token (a JWT checked against `uiJwksUrl`). @default false */
+    allowUiAccessToken: booleanFromEnv.default(false),
+    /** JWKS of the identity provider that issues the Web UI's access tokens. */
+    uiJwksUrl: z.string().url().optional(),
+    /** Expected `iss` of the Web UI's access tokens. */
+    uiTokenIssuer: z.string().min(1).optional(),
+    /** Expected `aud` of the Web UI's access tokens. */
+    uiTokenAudience: z.string().min(1).optional(),
+    /** @default info */
+    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  })
+  .superRefine((config, context) => {
+    if (config.allowUiAccessToken && !config.uiJwksUrl) {
+      context.addIssue({
+        code: 'custom',
+        path: ['uiJwksUrl'],
+        message: 'is required to check UI access tokens',
+      });
+    }
+    if (!config.token && !config.allowUiAccessToken) {
+      context.addIssue({
+        code: 'custom',
+        path: ['token'],
+        message: 'is required (or CODEC_ALLOW_UI_ACCESS_TOKEN=true with CODEC_UI_JWKS_URL)',
+      });
+    }
+  });
+/** Parsed codec server configuration. */
+export type CodecServerConfig = z.infer<typeof codecServerConfigSchema>;
+
+const CODEC_ENV_NAMES: Record<string, string> = {
+  payloadKeys: 'PAYLOAD_KEYS',
+  port: 'CODEC_SERVER_PORT',
+  host: 'CODEC_SERVER_HOST',
+  corsOrigin: 'CODEC_CORS_ORIGIN',
+  token: 'CODEC_SERVER_TOKEN',
+  allowUiAccessToken: 'CODEC_ALLOW_UI_ACCESS_TOKEN',
+  uiJwksUrl: 'CODEC_UI_JWKS_URL',
+  uiTokenIssuer: 'CODEC_UI_TOKEN_ISSUER',
+  uiTokenAudience: 'CODEC_UI_TOKEN_AUDIENCE',
+  logLevel: 'LOG_LEVEL',
+};
+
+/** The codec server's configuration; throws {@link ConfigError} naming each invalid variable. */
+export function loadCodecServerConfig(env: Env = process.env): Readonly<CodecServerConfig> {
+  const raw = {
+    payloadKeys: secretFrom(env, 'PAYLOAD_KEYS'),
+    port: env.CODEC_SERVER_PORT || undefined,
+    host: env.CODEC_SERVER_HOST || undefined,
+    corsOrigin: env.CODEC_CORS_ORIGIN || undefined,
+    token: secretFrom(env, 'CODEC_SERVER_TOKEN'),
+    allowUiAccessToken: env.CODEC_ALLOW_UI_ACCESS_TOKEN || undefined,
+    uiJwksUrl: env.CODEC_UI_JWKS_URL || undefined,
+    uiTokenIssuer: env.CODEC_UI_TOKEN_ISSUER || undefined,
+    uiTokenAudience: env.CODEC_UI_TOKEN_AUDIENCE || undefined,
+    logLevel: env.LOG_LEVEL || undefined,
+  };
+  return Object.freeze(parse(codecServerConfigSchema, raw, CODEC_ENV_NAMES));
 }

@@ -250,3 +250,46 @@ export const statusQuery = defineQuery<BadgeOrderStatusView>('status');
 export const retryUploadsSignal = defineSignal('retryUploads');
 /** Update: swap a failed document's file, retry it and return its new state. */
 export const replaceDocumentUpdate = defineUpdate<DocumentState, [ReplaceDocumentInput]>('replaceDocument');
+
+/** Id of the Temporal Schedule that starts {@link WORKFLOW_TYPES.replayFailedUploads} every night. */
+export const REPLAY_SCHEDULE_ID = 'badge-nightly-upload-replay';
+
+/** Counts of one nightly replay, summed over its continue-as-new runs. */
+export interface ReplayFailedUploadsCounts {
+  /** Orders the visibility query listed as awaiting repair. */
+  readonly found: number;
+  /** Orders that were sent `retryUploads`. */
+  readonly signalled: number;
+  /** Listed orders that no longer await repair when checked (visibility lags behind), so were left alone. */
+  readonly skipped: number;
+  /** Orders that could not be signalled; `errorSamples` names some of them. */
+  readonly errors: number;
+}
+
+/** Input of the `replayFailedUploads` workflow; every field has a default. */
+export interface ReplayFailedUploadsInput {
+  /** Orders listed per visibility page. @default 100 */
+  readonly pageSize?: number;
+  /** Signals sent at the same time. @default 10 */
+  readonly maxConcurrentSignals?: number;
+  /** Orders handled by one run before it continues as new (keeps history short). @default 1000 */
+  readonly maxOrdersPerRun?: number;
+  /** Set by the workflow itself when it continues as new: where the listing stands and the counts so far. */
+  readonly continuation?: {
+    readonly nextPageToken: string;
+    readonly counts: ReplayFailedUploadsCounts;
+    readonly errorSamples: readonly ReplayErrorSample[];
+  };
+}
+
+/** One order the replay could not signal, and why. */
+export interface ReplayErrorSample {
+  readonly workflowId: string;
+  readonly message: string;
+}
+
+/** Result of the `replayFailedUploads` workflow. */
+export interface ReplayFailedUploadsResult extends ReplayFailedUploadsCounts {
+  /** Up to 20 of the orders counted in `errors`. */
+  readonly errorSamples: readonly ReplayErrorSample[];
+}

@@ -3,26 +3,37 @@
  * from the environment (see `src/config.ts`); SIGINT/SIGTERM shut it down gracefully.
  */
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { createActivities } from './activities';
 import { createDocumentsRoot } from './activities/documents-root';
+import { createReplayActivities } from './activities/replay';
+import { createDataConverter } from './codec/data-converter';
 import { ConfigError, loadWorkerConfig, type WorkerConfig } from './config';
 import { createLogger, sdkLoggerFor } from './logging';
 import { createPlatformClient } from './platform';
-import { connectWorker } from './temporal/connection';
+import { createServiceMetrics, metricsTelemetryOptions } from './metrics';
+import { connectClient, connectWorker } from './temporal/connection';
 import { ensureSearchAttributes } from './temporal/search-attributes';
+import { serviceBundleOptions } from './workflow-bundle';
 
-/** A worker ready to run, with the connection it owns. */
+/** A worker ready to run, with the connections it owns (close both after `run()`). */
 export interface BadgeOrderWorker {
   readonly worker: Worker;
   readonly connection: NativeConnection;
+  /** The client the nightly replay's activities list and signal orders with. */
+  readonly client: Client;
 }
 
 /** A prebuilt bundle (from tests or the container image) when there is one; else bundle the sources now. */
 function workflowSource(config: WorkerConfig, overrides: Partial<WorkerOptions>): Partial<WorkerOptions> {
   if (overrides.workflowBundle) return {};
   if (config.workflowBundlePath) return { workflowBundle: { codePath: config.workflowBundlePath } };
-  return { workflowsPath: require.resolve('./workflows') };
+  const bundle = serviceBundleOptions();
+  return {
+    workflowsPath: bundle.workflowsPath,
+    interceptors: { workflowModules: bundle.workflowInterceptorModules },
+  };
 }
 
 /** Builds the worker from configuration; `overrides` lets tests pass a prebuilt workflow bundle. */
@@ -32,7 +43,20 @@ export async function createBadgeOrderWorker(
   overrides: Partial<WorkerOptions> = {},
 ): Promise<BadgeOrderWorker> {
   const connection = await connectWorker(config.temporal);
+  let client: Client | undefined;
   try {
+    client = await connectClient(config.temporal);
+    const { payloadKeys } = config.temporal.codec;
+    if (payloadKeys.encrypts) {
+      logger.info(
+        { encryptKeyId: payloadKeys.encryptKeyId, keyIds: payloadKeys.ids },
+        'payload encryption on',
+      );
+    } else {
+      logger.warn(
+        'PAYLOAD_KEYS is not set: workflow payloads (vehicle and badge data) are stored unencrypted in Temporal',
+      );
+    }
     if (config.ensureSearchAttributes) {
       const result = await ensureSearchAttributes(connection, config.temporal.namespace);
       logger.info(result, 'search attributes checked');
@@ -42,6 +66,7 @@ export async function createBadgeOrderWorker(
       credentials: { username: config.platform.username, password: config.platform.password },
       timeouts: { requestMs: config.platform.requestTimeoutMs, uploadMs: config.platform.uploadTimeoutMs },
       logger: logger.child({ component: 'platform' }),
+      onRequest: createServiceMetrics(Runtime.instance().metricMeter).onPlatformRequest,
     });
     const documentsRoot = createDocumentsRoot({
       root: config.documentsRoot,
@@ -51,13 +76,16 @@ export async function createBadgeOrderWorker(
       connection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      activities: createActivities({ platform, documentsRoot }),
+      activities: { ...createActivities({ platform, documentsRoot }), ...createReplayActivities({ client }) },
       ...workflowSource(config, overrides),
       maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities,
+      // A prebuilt bundle must come from serviceBundleOptions() (same failure converter and interceptors).
+      dataConverter: createDataConverter(payloadKeys),
       ...overrides,
     });
-    return { worker, connection };
+    return { worker, connection, client };
   } catch (error) {
+    await client?.connection.close();
     await connection.close();
     throw error;
   }
@@ -66,8 +94,11 @@ export async function createBadgeOrderWorker(
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
   const logger = createLogger({ level: config.logLevel, name: 'badge-orders-worker' });
-  Runtime.install({ logger: sdkLoggerFor(logger, 'INFO') });
-  const { worker, connection } = await createBadgeOrderWorker(config, logger);
+  Runtime.install({
+    logger: sdkLoggerFor(logger, 'INFO'),
+    telemetryOptions: metricsTelemetryOptions(config),
+  });
+  const { worker, connection, client } = await createBadgeOrderWorker(config, logger);
   logger.info(
     {
       temporal: config.temporal.address,
@@ -75,6 +106,7 @@ async function main(): Promise<void> {
       taskQueue: config.temporal.taskQueue,
       platform: config.platform.baseUrl,
       documentsRoot: config.documentsRoot,
+      metrics: config.metricsPort === undefined ? null : `${config.metricsHost}:${config.metricsPort}`,
     },
     'worker started',
   );
@@ -82,6 +114,7 @@ async function main(): Promise<void> {
     // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown that resolves run().
     await worker.run();
   } finally {
+    await client.connection.close();
     await connection.close();
     logger.info('worker stopped');
   }

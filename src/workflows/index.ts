@@ -1,2 +1,3 @@
 /** Every workflow the worker registers. */
 export { badgeOrder } from './badge-order';
+export { replayFailedUploads } from './replay-failed-uploads';

@@ -10,11 +10,14 @@ import { dirname, join, resolve } from 'node:path';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import pino from 'pino';
 import { BadgeOrdersClient } from '../../src/client/badge-orders-client';
+import { createDataConverter } from '../../src/codec/data-converter';
+import { generatePayloadKeyEntry, parsePayloadKeys, type PayloadKeyRing } from '../../src/codec/key-ring';
 import { workerConfigSchema, type WorkerConfig } from '../../src/config';
 import type { DevServerOptions } from '../../src/dev/dev-server';
 import { DEMO_USER, startSandbox, type RunningSandbox, type StartSandboxOptions } from '../../src/sandbox';
 import { createBadgeOrderWorker } from '../../src/worker';
-import { bundleWorkflows, startTestTemporal, uniqueTaskQueue, type TestTemporal } from './temporal';
+import { buildServiceBundle } from '../../src/workflow-bundle';
+import { startTestTemporal, uniqueTaskQueue, type TestTemporal } from './temporal';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');
 
@@ -39,6 +42,8 @@ export interface TestStackOptions {
   readonly temporal?: DevServerOptions;
   /** Platform user the workers log in as. @default the sandbox's demo user */
   readonly user?: { readonly username: string; readonly password: string };
+  /** The in-process workers' `maxDocumentBytes` (`MAX_DOCUMENT_BYTES`). @default the worker config's default */
+  readonly maxDocumentBytes?: number;
 }
 
 /** A running stack; see the module comment. */
@@ -49,10 +54,13 @@ export interface TestStack {
   readonly taskQueue: string;
   readonly orders: BadgeOrdersClient;
   readonly workerConfig: WorkerConfig;
+  /** The stack's random payload key (workers and `temporal.client` encrypt; `temporal.rawClient` does not). */
+  readonly payloadKeys: PayloadKeyRing;
   /** Writes a file under the documents root and returns its relative path. */
   writeDocument(relativePath: string, content: string | Buffer): string;
   startWorker(): Promise<InProcessWorker>;
-  startWorkerProcess(): WorkerProcess;
+  /** `env` adds to or overrides the worker's environment (e.g. `METRICS_PORT`). */
+  startWorkerProcess(env?: Readonly<Record<string, string>>): WorkerProcess;
   /** Restarts the Temporal dev server on the same port and db file (only with `temporal.dbFilename`). */
   restartTemporal(): Promise<void>;
   teardown(): Promise<void>;
@@ -61,7 +69,7 @@ export interface TestStack {
 let bundlePromise: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** The workflow bundle, built once per test file. */
 function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundlePromise ??= bundleWorkflows(require.resolve('../../src/workflows'));
+  bundlePromise ??= buildServiceBundle();
   return bundlePromise;
 }
 
@@ -82,16 +90,26 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
 
     const sandbox = await startSandbox({ port: 0, ...options.sandbox });
     cleanups.push(() => sandbox.close());
-    let temporal = await startTestTemporal(options.temporal);
+    // A random payload key per stack: every test runs with encryption, as production does.
+    const payloadKeysEntry = generatePayloadKeyEntry('test-stack');
+    const payloadKeys = parsePayloadKeys(payloadKeysEntry);
+    const dataConverter = createDataConverter(payloadKeys);
+    let temporal = await startTestTemporal(options.temporal, { dataConverter });
     cleanups.push(() => temporal.teardown());
 
     const taskQueue = uniqueTaskQueue('badge');
     const user = options.user ?? DEMO_USER;
     const workerConfig = workerConfigSchema.parse({
-      temporal: { address: temporal.server.address, namespace: temporal.server.namespace, taskQueue },
+      temporal: {
+        address: temporal.server.address,
+        namespace: temporal.server.namespace,
+        taskQueue,
+        codec: { payloadKeys: payloadKeysEntry },
+      },
       platform: { baseUrl: sandbox.baseUrl, username: user.username, password: user.password },
       documentsRoot,
       logLevel: 'silent',
+      maxDocumentBytes: options.maxDocumentBytes,
     });
     const bundle = await workflowBundle();
     const bundlePath = join(scratch, 'workflow-bundle.js');
@@ -113,6 +131,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
         return new BadgeOrdersClient({ client: temporal.client, taskQueue });
       },
       workerConfig,
+      payloadKeys,
       writeDocument(relativePath, content) {
         const path = join(documentsRoot, relativePath);
         mkdirSync(dirname(path), { recursive: true });
@@ -120,7 +139,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
         return relativePath;
       },
       async startWorker() {
-        const { worker, connection } = await createBadgeOrderWorker(workerConfig, silentLogger, {
+        const { worker, connection, client } = await createBadgeOrderWorker(workerConfig, silentLogger, {
           workflowBundle: bundle,
         });
         const running = worker.run();
@@ -128,12 +147,13 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
           workerStops.delete(stop);
           if (worker.getState() === 'RUNNING') worker.shutdown();
           await running;
+          await client.connection.close();
           await connection.close();
         };
         workerStops.add(stop);
         return { stop };
       },
-      startWorkerProcess() {
+      startWorkerProcess(env = {}) {
         const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'worker.ts')], {
           cwd: PROJECT_ROOT,
           stdio: ['ignore', 'pipe', 'pipe'],
@@ -147,7 +167,9 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
             BADGE_PASSWORD: user.password,
             DOCUMENTS_ROOT: documentsRoot,
             WORKFLOW_BUNDLE_PATH: bundlePath,
+            PAYLOAD_KEYS: payloadKeysEntry,
             LOG_LEVEL: 'info',
+            ...env,
           },
         });
         let output = '';
@@ -168,7 +190,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
         if (!dbFilename) throw new Error('restartTemporal needs temporal.dbFilename');
         const [, port] = temporal.server.address.split(':');
         await temporal.teardown();
-        temporal = await startTestTemporal({ ...options.temporal, port: Number(port) });
+        temporal = await startTestTemporal({ ...options.temporal, port: Number(port) }, { dataConverter });
       },
       teardown,
     };

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { startDevServer, type DevServer, type DevServerOptions } from '../../src/dev/dev-server';
 
@@ -12,20 +13,34 @@ export interface TestTemporal {
   readonly server: DevServer;
   readonly connection: Connection;
   readonly client: Client;
+  /** A client without the payload codec: sees histories as the server stores them. */
+  readonly rawClient: Client;
   /** Closes the connection and stops the server. */
   teardown(): Promise<void>;
 }
 
-/** Starts a dev server (in memory unless `dbFilename` is given) and connects a client. */
-export async function startTestTemporal(options: DevServerOptions = {}): Promise<TestTemporal> {
+/**
+ * Starts a dev server (in memory unless `dbFilename` is given) and connects a client, with `dataConverter`
+ * (the payload codec) when given.
+ */
+export async function startTestTemporal(
+  options: DevServerOptions = {},
+  clientOptions: { readonly dataConverter?: DataConverter } = {},
+): Promise<TestTemporal> {
   const server = await startDevServer(options);
   try {
     const connection = await Connection.connect({ address: server.address });
-    const client = new Client({ connection, namespace: server.namespace });
+    const client = new Client({
+      connection,
+      namespace: server.namespace,
+      dataConverter: clientOptions.dataConverter,
+    });
+    const rawClient = new Client({ connection, namespace: server.namespace });
     return {
       server,
       connection,
       client,
+      rawClient,
       async teardown() {
         await connection.close();
         await server.stop();
@@ -37,9 +52,19 @@ export async function startTestTemporal(options: DevServerOptions = {}): Promise
   }
 }
 
-/** Builds a workflow bundle from a workflows module path (once per test file, in `beforeAll`). */
-export async function bundleWorkflows(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath, logger: silentBundlerLogger });
+/**
+ * Builds a workflow bundle from a workflows module path (once per test file, in `beforeAll`), with the
+ * failure converter the workers use when given.
+ */
+export async function bundleWorkflows(
+  workflowsPath: string,
+  options: { readonly failureConverterPath?: string } = {},
+): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({
+    workflowsPath,
+    failureConverterPath: options.failureConverterPath,
+    logger: silentBundlerLogger,
+  });
 }
 
 const silentBundlerLogger = {

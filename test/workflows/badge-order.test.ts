@@ -5,10 +5,17 @@
 import { createHash } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { BadgeOrderId, BadgeOrderStatus, InvalidOrderInputError, WORKFLOW_TYPES } from '../../src/contract';
+import { EncryptionCodec, payloadKeyId } from '../../src/codec/encryption-codec';
+import {
+  BadgeOrderId,
+  BadgeOrderStatus,
+  badgeOrderWorkflowId,
+  InvalidOrderInputError,
+  WORKFLOW_TYPES,
+} from '../../src/contract';
 import { DEMO_USER, DOCUMENT_ONLY_USER } from '../../src/sandbox';
 import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
-import { historiesOf } from '../helpers/history';
+import { historiesOf, historyText } from '../helpers/history';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'B-XY 1234', vin: 'WVWZZZ1JZXW000001', fuel: 'diesel' };
@@ -256,18 +263,33 @@ describe('badgeOrder', () => {
     expect(cause.message).toMatch(/badge: /);
   });
 
-  it('keeps the password and access tokens out of workflow history', async () => {
+  it('keeps the password, access tokens, vehicle and badge data out of workflow history', async () => {
     // Visibility is eventually consistent: wait until every run of this file so far is listed.
+    // The raw client has no codec: it sees what the Temporal server stores.
     const histories = await waitFor(
-      () => historiesOf(stack.temporal.client, `TaskQueue = '${stack.taskQueue}'`),
+      () => historiesOf(stack.temporal.rawClient, `TaskQueue = '${stack.taskQueue}'`),
       (found) => found.size >= 7,
       { what: 'the runs of this file in visibility' },
     );
     const all = [...histories.values()].join('\n');
-    // The decoding works: order data is readable in plain text (issue 7 encrypts it).
-    expect(all).toContain(vehicle.licensePlate);
+    expect(all).not.toContain(vehicle.licensePlate);
+    expect(all).not.toContain(vehicle.vin);
+    expect(all).not.toContain(badge.validFrom);
+    expect(all).not.toContain('"type":"green"');
+    // Failure messages are encoded (and so encrypted) too.
+    expect(all).not.toContain('Invalid badge order input');
     expect(all).not.toContain(DEMO_USER.password);
     expect(all).not.toMatch(/eyJ[\w-]+\.[\w-]+\.[\w-]+/);
     expect(all.toLowerCase()).not.toContain('bearer');
+
+    // Control: the order data is in the history, encrypted with the stack's key, and the codec reads it.
+    const raw = await stack.temporal.rawClient.workflow
+      .getHandle(badgeOrderWorkflowId('happy-1'))
+      .fetchHistory();
+    const input = raw.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+    expect(input).toHaveLength(1);
+    expect(input.map(payloadKeyId)).toEqual([stack.payloadKeys.encryptKeyId]);
+    const decoded = await new EncryptionCodec(stack.payloadKeys).decode(input);
+    expect(historyText(decoded)).toContain(vehicle.licensePlate);
   });
 });

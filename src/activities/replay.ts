@@ -1,0 +1,98 @@
+/**
+ * Activities of the nightly replay (`replayFailedUploads`): list the orders awaiting repair page by page, and
+ * send them `retryUploads` with bounded concurrency. They talk to Temporal itself, so they get a `Client`.
+ */
+import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import { BadgeOrderStatus, retryUploadsSignal, type ReplayErrorSample } from '../contract';
+import { badgeOrdersQuery, listRunPage, type ListedRun, type RunPage } from '../ops/visibility';
+import { runWithConcurrency } from '../workflows/concurrency';
+
+/** What the replay activities need; built once per worker process. */
+export interface ReplayActivityDependencies {
+  /** A client of the worker's namespace. */
+  readonly client: Client;
+}
+
+/** Input of `listAwaitingRepairOrders`. */
+export interface ListAwaitingRepairInput {
+  readonly pageSize: number;
+  /** The previous page's token (base64), or null for the first page. */
+  readonly nextPageToken: string | null;
+}
+
+/** Input of `signalRetryUploads`. */
+export interface SignalRetryUploadsInput {
+  readonly runs: readonly ListedRun[];
+  readonly maxConcurrent: number;
+}
+
+/** What `signalRetryUploads` did with each listed run. */
+export interface SignalRetryUploadsResult {
+  readonly signalled: number;
+  readonly skipped: number;
+  readonly errors: readonly ReplayErrorSample[];
+}
+
+/** Creates the replay activities the worker registers next to the order activities. */
+export function createReplayActivities(deps: ReplayActivityDependencies) {
+  const { client } = deps;
+
+  /** Signals one run if it still awaits repair; visibility may be behind, so its own state decides. */
+  async function signalIfAwaitingRepair(run: ListedRun): Promise<'signalled' | 'skipped'> {
+    const handle = client.workflow.getHandle(run.workflowId, run.runId);
+    try {
+      const description = await handle.describe();
+      const awaiting =
+        description.status.name === 'RUNNING' &&
+        description.typedSearchAttributes.get(BadgeOrderStatus) === 'AwaitingRepair';
+      if (!awaiting) return 'skipped';
+      await handle.signal(retryUploadsSignal);
+      return 'signalled';
+    } catch (error) {
+      // Closed between listing and signalling: nothing left to repair.
+      if (error instanceof WorkflowNotFoundError) return 'skipped';
+      throw error;
+    }
+  }
+
+  return {
+    /** One page of open badge orders whose `BadgeOrderStatus` is `AwaitingRepair`. */
+    async listAwaitingRepairOrders(input: ListAwaitingRepairInput): Promise<RunPage> {
+      return listRunPage(client, {
+        query: badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true }),
+        pageSize: input.pageSize,
+        nextPageToken: input.nextPageToken,
+      });
+    },
+
+    /**
+     * Sends `retryUploads` to every run that still awaits repair, at most `maxConcurrent` at once. One order's
+     * failure is counted, not thrown, so a retry of this activity does not signal the others twice.
+     */
+    async signalRetryUploads(input: SignalRetryUploadsInput): Promise<SignalRetryUploadsResult> {
+      const context = Context.current();
+      let signalled = 0;
+      let skipped = 0;
+      const errors: ReplayErrorSample[] = [];
+      await runWithConcurrency(input.runs, Math.max(1, input.maxConcurrent), async (run) => {
+        try {
+          const outcome = await signalIfAwaitingRepair(run);
+          if (outcome === 'signalled') signalled += 1;
+          else skipped += 1;
+        } catch (error) {
+          errors.push({
+            workflowId: run.workflowId,
+            message: error instanceof Error ? error.message : String(error),
+          });
+        }
+        context.heartbeat({ done: signalled + skipped + errors.length, of: input.runs.length });
+      });
+      return { signalled, skipped, errors };
+    },
+  };
+}
+
+/** The replay activities' type, for `proxyActivities` in workflow code. */
+export type ReplayActivities = ReturnType<typeof createReplayActivities>;

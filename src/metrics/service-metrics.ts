@@ -1,0 +1,34 @@
+/**
+ * Counters of the worker process itself (platform calls, auth calls), recorded through the SDK runtime's
+ * metric meter so they are exported wherever the SDK's metrics go (the Prometheus endpoint).
+ */
+import type { MetricMeter } from '@temporalio/common';
+import type { PlatformRequestEvent } from '../platform/types';
+import { METRIC_NAMES } from './names';
+
+/** The process-level metrics; build once per process with {@link createServiceMetrics}. */
+export interface ServiceMetrics {
+  /** The platform client's `onRequest` hook: counts every HTTP attempt, and token requests separately. */
+  readonly onPlatformRequest: (event: PlatformRequestEvent) => void;
+}
+
+/** Creates the counters on `meter` (`Runtime.instance().metricMeter` in the worker). */
+export function createServiceMetrics(meter: MetricMeter): ServiceMetrics {
+  const platformRequests = meter.createCounter(
+    METRIC_NAMES.platformRequests,
+    '1',
+    'HTTP attempts to the Badge Ordering Platform by route, method and status',
+  );
+  const authCalls = meter.createCounter(
+    METRIC_NAMES.authCalls,
+    '1',
+    'Token requests to the Badge Ordering Platform by status',
+  );
+  return {
+    onPlatformRequest(event) {
+      const status = String(event.status);
+      platformRequests.add(1, { route: event.route, method: event.method, status });
+      if (event.route === 'auth') authCalls.add(1, { status });
+    },
+  };
+}

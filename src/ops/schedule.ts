@@ -1,0 +1,163 @@
+/**
+ * The `badge-nightly-upload-replay` Schedule: created or updated idempotently (`apply`), paused, unpaused,
+ * triggered and described — the same operations the Web UI offers on its Schedules page.
+ */
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleDescription,
+  type ScheduleHandle,
+  type ScheduleOptionsStartWorkflowAction,
+  type ScheduleSpec,
+} from '@temporalio/client';
+import { REPLAY_SCHEDULE_ID, WORKFLOW_TYPES, type ReplayFailedUploadsInput } from '../contract';
+import type { replayFailedUploads } from '../workflows/replay-failed-uploads';
+
+/** What the Schedule looks like; built from `ReplayScheduleConfig` by the commands. */
+export interface ReplayScheduleSettings {
+  /** Task queue of the badge order workers. */
+  readonly taskQueue: string;
+  /** Time of day, on a 24-hour clock in `timezone`. */
+  readonly time: { readonly hour: number; readonly minute: number };
+  /** IANA time zone. */
+  readonly timezone: string;
+  readonly maxConcurrentSignals: number;
+  /** @default {@link REPLAY_SCHEDULE_ID} */
+  readonly scheduleId?: string;
+}
+
+type ReplayAction = ScheduleOptionsStartWorkflowAction<typeof replayFailedUploads>;
+
+function specOf(settings: ReplayScheduleSettings): ScheduleSpec {
+  return {
+    calendars: [{ hour: settings.time.hour, minute: settings.time.minute, comment: 'nightly upload replay' }],
+    timezone: settings.timezone,
+  };
+}
+
+function actionOf(settings: ReplayScheduleSettings): ReplayAction {
+  const input: ReplayFailedUploadsInput = { maxConcurrentSignals: settings.maxConcurrentSignals };
+  return {
+    type: 'startWorkflow',
+    workflowType: WORKFLOW_TYPES.replayFailedUploads,
+    // The Schedule appends the start time, so each night's run has its own id.
+    workflowId: settings.scheduleId ?? REPLAY_SCHEDULE_ID,
+    taskQueue: settings.taskQueue,
+    args: [input],
+    staticSummary: 'Nightly replay of failed badge document uploads',
+  };
+}
+
+const POLICIES = {
+  // A replay still running when the next one is due (a huge backlog) is left to finish; the next is skipped.
+  overlap: ScheduleOverlapPolicy.SKIP,
+  // After an outage, one catch-up run within a day is enough: the replay covers every order anyway.
+  catchupWindow: '1 day',
+} as const;
+
+/** What {@link applyReplaySchedule} did. */
+export type ApplyResult = 'created' | 'updated';
+
+/**
+ * Creates the Schedule, or updates its spec, action and policies when it exists. Whether it is paused (and
+ * the note saying why) is kept: `apply` in a deployment must not unpause a Schedule an operator paused.
+ */
+export async function applyReplaySchedule(
+  client: Client,
+  settings: ReplayScheduleSettings,
+): Promise<ApplyResult> {
+  const scheduleId = settings.scheduleId ?? REPLAY_SCHEDULE_ID;
+  const handle = client.schedule.getHandle(scheduleId);
+  const update = async (): Promise<ApplyResult> => {
+    await handle.update<typeof replayFailedUploads>((previous: ScheduleDescription) => ({
+      spec: specOf(settings),
+      action: actionOf(settings),
+      policies: POLICIES,
+      state: { paused: previous.state.paused, note: previous.state.note },
+    }));
+    return 'updated';
+  };
+  try {
+    await handle.describe();
+    return await update();
+  } catch (error) {
+    if (!(error instanceof ScheduleNotFoundError)) throw error;
+  }
+  try {
+    await client.schedule.create({
+      scheduleId,
+      spec: specOf(settings),
+      action: actionOf(settings),
+      policies: POLICIES,
+      state: { note: 'Created by npm run schedule -- apply' },
+    });
+    return 'created';
+  } catch (error) {
+    // Another apply won the race: update what it created.
+    if (error instanceof ScheduleAlreadyRunning) return update();
+    throw error;
+  }
+}
+
+/** The Schedule's handle. */
+export function replayScheduleHandle(client: Client, scheduleId = REPLAY_SCHEDULE_ID): ScheduleHandle {
+  return client.schedule.getHandle(scheduleId);
+}
+
+/**
+ * Starts a replay now. The Schedule's overlap policy (skip) applies: while a replay runs, a trigger does
+ * nothing — the running one already covers every order.
+ */
+export async function triggerReplay(client: Client, scheduleId = REPLAY_SCHEDULE_ID): Promise<void> {
+  await replayScheduleHandle(client, scheduleId).trigger(ScheduleOverlapPolicy.SKIP);
+}
+
+/** A plain summary of the Schedule for people and scripts. */
+export interface ReplayScheduleSummary {
+  readonly scheduleId: string;
+  readonly paused: boolean;
+  readonly note: string | null;
+  readonly calendars: readonly string[];
+  readonly timezone: string | null;
+  readonly taskQueue: string | null;
+  readonly actionCount: number;
+  readonly nextRuns: readonly string[];
+  readonly recentRuns: readonly {
+    readonly workflowId: string;
+    readonly runId: string;
+    readonly at: string;
+  }[];
+}
+
+function two(value: unknown): string {
+  return String(value).padStart(2, '0');
+}
+
+/** Describes the Schedule. */
+export async function describeReplaySchedule(
+  client: Client,
+  scheduleId = REPLAY_SCHEDULE_ID,
+): Promise<ReplayScheduleSummary> {
+  const description = await replayScheduleHandle(client, scheduleId).describe();
+  return {
+    scheduleId,
+    paused: description.state.paused,
+    note: description.state.note ?? null,
+    calendars: (description.spec.calendars ?? []).map((calendar) => {
+      const hours = calendar.hour.map((range) => two(range.start)).join(',');
+      const minutes = calendar.minute.map((range) => two(range.start)).join(',');
+      return `${hours}:${minutes}`;
+    }),
+    timezone: description.spec.timezone ?? null,
+    taskQueue: description.action.taskQueue ?? null,
+    actionCount: description.info.numActionsTaken,
+    nextRuns: description.info.nextActionTimes.map((time) => time.toISOString()),
+    recentRuns: description.info.recentActions.map((action) => ({
+      workflowId: action.action.workflow.workflowId,
+      runId: action.action.workflow.firstExecutionRunId,
+      at: action.takenAt.toISOString(),
+    })),
+  };
+}
