@@ -1,0 +1,284 @@
+/**
+ * docker-compose.yml without a Docker engine: the environment it gives the worker (with `.env.example`, and
+ * with secrets as files) satisfies the worker's config schema, workers scale, images are pinned, start-up is
+ * ordered; and the workflow bundle the image prebuilds runs a real order on a real dev server and sandbox.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { generatePayloadKeyEntry } from '../../src/codec/key-ring';
+import { loadCodecServerConfig, loadWorkerConfig } from '../../src/config';
+import { BADGE_SEARCH_ATTRIBUTES } from '../../src/contract';
+import { DEMO_USER } from '../../src/sandbox';
+import { createBadgeOrderWorker } from '../../src/worker';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import {
+  ComposeInterpolationError,
+  PROJECT_ROOT,
+  exampleEnv,
+  interpolate,
+  loadCompose,
+  type ComposeService,
+} from './compose-file';
+
+const SECRETS_OVERRIDE = ['docker-compose.yml', 'deploy/compose.secrets.yml'];
+
+/** `.env.example` with the secrets an operator generates before the first `up` (the example leaves them empty). */
+const OPERATOR_PAYLOAD_KEYS = generatePayloadKeyEntry('k2025');
+function operatorEnv(): Record<string, string> {
+  return {
+    ...exampleEnv(),
+    PAYLOAD_KEYS: OPERATOR_PAYLOAD_KEYS,
+    CODEC_SERVER_TOKEN: 'operator-generated-codec-token',
+  };
+}
+
+function service(name: string, files?: readonly string[], env = operatorEnv()): ComposeService {
+  const found = loadCompose(env, files).services[name];
+  if (!found) throw new Error(`docker-compose.yml has no service ${name}`);
+  return found;
+}
+
+/** Runs a command to completion; rejects with its output when it exits non-zero. */
+function run(command: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolveRun, rejectRun) => {
+    const child = spawn(command, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.once('error', rejectRun);
+    child.once('exit', (code) =>
+      code === 0 ? resolveRun(output) : rejectRun(new Error(`${command} exited with ${code}: ${output}`)),
+    );
+  });
+}
+
+describe('compose interpolation (test helper)', () => {
+  it('follows compose: defaults, required variables, $$', () => {
+    const env = { SET: 'value', EMPTY: '' };
+    expect(interpolate('${SET:-x} ${EMPTY:-x} ${EMPTY-x} ${UNSET-x} $SET $$HOME', env)).toBe(
+      'value x  x value $HOME',
+    );
+    expect(() => interpolate('${EMPTY:?set EMPTY}', env)).toThrow(
+      new ComposeInterpolationError('EMPTY: set EMPTY'),
+    );
+    expect(interpolate('${EMPTY?unused}', env)).toBe('');
+  });
+});
+
+describe('docker-compose.yml', () => {
+  it('gives the worker, with .env.example, an environment the worker config accepts', () => {
+    const worker = service('worker');
+    const config = loadWorkerConfig(worker.environment);
+
+    expect(config.temporal).toMatchObject({
+      address: 'temporal:7233',
+      namespace: 'badge-orders',
+      taskQueue: 'badge-orders',
+      apiKey: undefined,
+      tls: undefined,
+    });
+    expect(config.platform).toMatchObject({
+      baseUrl: 'http://sandbox:4010',
+      username: 'demo',
+      password: 'demo-password',
+    });
+    expect(config.documentsRoot).toBe('/data/documents');
+    expect(config.workflowBundlePath).toBe('/app/dist/workflow-bundle.js');
+    expect(config.temporal.codec.payloadKeys.ids).toEqual(['k2025']);
+    // As the example stands (no keys generated yet) the worker still starts, unencrypted.
+    expect(
+      loadWorkerConfig(service('worker', undefined, exampleEnv()).environment).temporal.codec.payloadKeys
+        .encrypts,
+    ).toBe(false);
+  });
+
+  it('gives the codec server the worker’s keys and an environment its config accepts', () => {
+    const codec = service('codec-server');
+    const config = loadCodecServerConfig(codec.environment);
+    expect(config).toMatchObject({ host: '0.0.0.0', port: 8888, corsOrigin: 'http://localhost:8080' });
+    expect(config.payloadKeys.ids).toEqual(['k2025']);
+    expect(codec.environment.PAYLOAD_KEYS).toBe(service('worker').environment.PAYLOAD_KEYS);
+    expect(codec.ports).toEqual(['127.0.0.1:8888:8888']);
+    // Without generated secrets it refuses to start, naming what is missing.
+    expect(() => loadCodecServerConfig(service('codec-server', undefined, exampleEnv()).environment)).toThrow(
+      /PAYLOAD_KEYS.*CODEC_SERVER_TOKEN|CODEC_SERVER_TOKEN.*PAYLOAD_KEYS/,
+    );
+  });
+
+  it('refuses to interpolate without the settings that have no safe default', () => {
+    for (const name of ['POSTGRES_PASSWORD', 'BADGE_BASE_URL', 'BADGE_USERNAME']) {
+      const env = { ...exampleEnv(), [name]: '' };
+      expect(() => loadCompose(env)).toThrow(ComposeInterpolationError);
+      expect(() => loadCompose(env)).toThrow(name);
+    }
+  });
+
+  it('reads secrets from files with deploy/compose.secrets.yml', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'badge-secrets-'));
+    try {
+      const keyEntry = generatePayloadKeyEntry('k2025');
+      writeFileSync(join(dir, 'badge_password'), 'password-from-file\n');
+      writeFileSync(join(dir, 'payload_keys'), `${keyEntry}\n`);
+      const compose = loadCompose({ ...exampleEnv(), BADGE_PASSWORD: '' }, SECRETS_OVERRIDE);
+      const worker = compose.services.worker;
+      expect(worker?.secrets).toEqual(['badge_password', 'payload_keys']);
+      expect(compose.secrets.badge_password?.file).toBe(
+        join(PROJECT_ROOT, 'deploy', 'secrets', 'badge_password'),
+      );
+      // Inside the container the files are at /run/secrets/<name>; here they are stubs in a temp folder.
+      const env = Object.fromEntries(
+        Object.entries(worker?.environment ?? {}).map(([key, value]) => [
+          key,
+          value.replace('/run/secrets', dir),
+        ]),
+      );
+      expect(env.BADGE_PASSWORD).toBe('');
+      const config = loadWorkerConfig(env);
+      expect(config.platform.password).toBe('password-from-file');
+      expect(config.temporal.codec.payloadKeys.ids).toEqual(['k2025']);
+
+      const codec = compose.services['codec-server'];
+      expect(codec?.environment).toMatchObject({
+        PAYLOAD_KEYS: '',
+        PAYLOAD_KEYS_FILE: '/run/secrets/payload_keys',
+        CODEC_SERVER_TOKEN_FILE: '/run/secrets/codec_server_token',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lets workers scale: no fixed name or port, documents on a shared named volume', () => {
+    const compose = loadCompose(exampleEnv());
+    const worker = compose.services.worker;
+    expect(worker?.container_name).toBeUndefined();
+    expect(worker?.ports).toEqual([]);
+    const [volume, mountPoint] =
+      (worker?.volumes ?? []).find((entry) => entry.startsWith('documents:'))?.split(':') ?? [];
+    expect(mountPoint).toBe(worker?.environment.DOCUMENTS_ROOT);
+    expect(Object.keys(compose.volumes)).toContain(volume);
+  });
+
+  it('runs Temporal on PostgreSQL with pinned images, never auto-setup or latest', () => {
+    const services = Object.values(loadCompose(exampleEnv()).services);
+    for (const { image } of services) {
+      expect(image).toMatch(/^[\w./-]+:[\w.-]+$/);
+      expect(image).not.toMatch(/:latest$|auto-setup/);
+    }
+    const images = services.map((entry) => entry.image?.split(':')[0]);
+    expect(images).toEqual(
+      expect.arrayContaining(['postgres', 'temporalio/server', 'temporalio/admin-tools', 'temporalio/ui']),
+    );
+    expect(service('temporal').environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
+  });
+
+  it('starts in order: database, schema, server, namespace and search attributes, then workers', () => {
+    expect(service('temporal-schema').depends_on).toEqual({ postgresql: { condition: 'service_healthy' } });
+    expect(service('temporal').depends_on).toEqual({
+      'temporal-schema': { condition: 'service_completed_successfully' },
+    });
+    expect(service('temporal-setup').depends_on).toEqual({ temporal: { condition: 'service_healthy' } });
+    expect(service('worker').depends_on).toEqual({
+      'temporal-setup': { condition: 'service_completed_successfully' },
+    });
+    for (const name of ['postgresql', 'temporal', 'codec-server', 'sandbox']) {
+      expect(service(name).healthcheck?.test.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('creates the worker’s namespace and every search attribute of the contract as Keyword', () => {
+    expect(service('temporal-setup').environment.TEMPORAL_NAMESPACE).toBe(
+      service('worker').environment.TEMPORAL_NAMESPACE,
+    );
+    const script = readFileSync(join(PROJECT_ROOT, 'deploy', 'temporal', 'setup-namespace.sh'), 'utf8');
+    const listed = /^SEARCH_ATTRIBUTES="([^"]*)"$/m.exec(script)?.[1]?.split(' ');
+    expect(listed?.sort()).toEqual(BADGE_SEARCH_ATTRIBUTES.map((key) => key.name).sort());
+    expect(BADGE_SEARCH_ATTRIBUTES.every((key) => key.type === 'KEYWORD')).toBe(true);
+  });
+
+  it('points the Web UI at the codec server, which shares the worker’s keys; the sandbox is a profile', () => {
+    expect(service('temporal-ui').environment.TEMPORAL_CODEC_ENDPOINT).toBe('http://localhost:8888');
+    expect(service('codec-server').command).toEqual(['node', 'dist/codec/main.js']);
+    expect(service('sandbox').profiles).toEqual(['sandbox']);
+    expect(service('worker').command).toEqual(['node', 'dist/worker.js']);
+    expect(service('sandbox').command?.slice(0, 2)).toEqual(['node', 'dist/sandbox/main.js']);
+  });
+
+  it('uses the bundle path the Dockerfile builds', () => {
+    const dockerfile = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toContain('scripts/build-workflow-bundle.ts --out dist/workflow-bundle.js');
+    expect(dockerfile).toMatch(/^WORKDIR \/app$/m);
+    expect(dockerfile).toContain(
+      `WORKFLOW_BUNDLE_PATH=${service('worker').environment.WORKFLOW_BUNDLE_PATH}`,
+    );
+    expect(dockerfile).toMatch(/^USER node$/m);
+  });
+});
+
+describe('scripts/build-workflow-bundle.ts', () => {
+  let stack: TestStack;
+  let scratch: string;
+
+  beforeAll(async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'badge-bundle-'));
+    stack = await startTestStack();
+  });
+
+  afterAll(async () => {
+    await stack?.teardown();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('writes a bundle that a worker configured like the compose worker runs orders with', async () => {
+    const bundlePath = join(scratch, 'dist', 'workflow-bundle.js');
+    const output = await run(process.execPath, [
+      '--import',
+      'tsx',
+      'scripts/build-workflow-bundle.ts',
+      '--out',
+      bundlePath,
+    ]);
+    expect(output).toContain(`workflow bundle written to ${bundlePath}`);
+
+    const config = loadWorkerConfig({
+      ...service('worker').environment,
+      TEMPORAL_ADDRESS: stack.temporal.server.address,
+      TEMPORAL_NAMESPACE: stack.temporal.server.namespace,
+      TEMPORAL_TASK_QUEUE: stack.taskQueue,
+      BADGE_BASE_URL: stack.sandbox.baseUrl,
+      DOCUMENTS_ROOT: stack.documentsRoot,
+      WORKFLOW_BUNDLE_PATH: bundlePath,
+    });
+    // The stack's client encrypts with the stack's key, so the worker gets that key instead of the example's.
+    const withStackKeys = {
+      ...config,
+      temporal: { ...config.temporal, codec: stack.workerConfig.temporal.codec },
+    };
+    // No workflowBundle override: the worker loads the bundle from WORKFLOW_BUNDLE_PATH, as in the image.
+    const { worker, connection } = await createBadgeOrderWorker(withStackKeys, pino({ level: 'silent' }));
+    try {
+      stack.writeDocument('bundle/form.pdf', '%PDF bundle');
+      const result = await worker.runUntil(async () => {
+        const started = await stack.orders.startOrder({
+          orderRef: 'prebuilt-bundle',
+          stockId: 1001,
+          vehicle: { licensePlate: 'B-XY 1234', vin: 'WVWZZZ1JZXW000001', fuel: 'diesel' },
+          badge: { type: 'green', validFrom: '2027-01-01' },
+          documents: [{ path: 'bundle/form.pdf' }],
+        });
+        return started.handle.result();
+      });
+      expect(result.documents.map((document) => document.status)).toEqual(['uploaded']);
+      const state = await stack.sandbox.control.state();
+      expect(state.orders).toEqual([expect.objectContaining({ id: result.orderId, stock_id: 1001 })]);
+      expect(state.documents).toEqual([
+        expect.objectContaining({ document_type_id: result.orderId, document_owner: DEMO_USER.id }),
+      ]);
+    } finally {
+      await connection.close();
+    }
+  });
+});
