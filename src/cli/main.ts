@@ -1,11 +1,11 @@
 /** Entry point of `npm run ops -- <command>`: configuration from the environment, then {@link runOps}. */
 import { ConfigError, loadTemporalConfig } from '../config';
-import { connectClient } from '../temporal/connection';
+import { lazyClient } from '../temporal/connection';
 import { runOps } from './ops';
 
 async function main(): Promise<number> {
   const config = loadTemporalConfig();
-  const client = await connectClient(config);
+  const client = lazyClient(config);
   try {
     return await runOps(process.argv.slice(2), {
       client,

@@ -1,11 +1,11 @@
 /** Entry point of `npm run schedule -- <command>`: configuration from the environment, then the command. */
 import { ConfigError, loadReplayScheduleConfig } from '../config';
-import { connectClient } from '../temporal/connection';
+import { lazyClient } from '../temporal/connection';
 import { runScheduleCommand } from './schedule-command';
 
 async function main(): Promise<number> {
   const config = loadReplayScheduleConfig();
-  const client = await connectClient(config.temporal);
+  const client = lazyClient(config.temporal);
   try {
     return await runScheduleCommand(process.argv.slice(2), {
       client,

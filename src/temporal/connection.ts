@@ -42,7 +42,18 @@ export async function connectWorker(config: TemporalConfig): Promise<NativeConne
  * converter of the configuration: what it sends is encrypted, what it reads is decrypted.
  */
 export async function connectClient(config: TemporalConfig): Promise<Client> {
-  const connection = await Connection.connect(connectionOptions(config));
+  return clientOn(await Connection.connect(connectionOptions(config)), config);
+}
+
+/**
+ * A client that connects on its first call, for command-line tools whose `--help` or argument errors must
+ * not need a reachable server.
+ */
+export function lazyClient(config: TemporalConfig): Client {
+  return clientOn(Connection.lazy(connectionOptions(config)), config);
+}
+
+function clientOn(connection: Connection, config: TemporalConfig): Client {
   return new Client({
     connection,
     namespace: config.namespace,
