@@ -1,0 +1,188 @@
+/**
+ * The processes of a chaos run, all on loopback: a Temporal dev server persisted to a SQLite file (so it can be
+ * restarted on the same port), the sandbox platform in this process, and worker processes (`src/worker.ts`,
+ * as `npm run worker` runs it) that the run kills with SIGKILL. `teardown()` stops everything it started.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { BadgeOrdersClient } from '../client/badge-orders-client';
+import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
+import { startDevServer, type DevServer } from '../dev/dev-server';
+import { startSandbox, type RunningSandbox, type StartSandboxOptions } from '../sandbox';
+
+const PROJECT_ROOT = resolve(__dirname, '..', '..');
+
+/** A worker child process. */
+export interface ChaosWorker {
+  readonly pid: number | undefined;
+  /** Resolves with the exit code or signal once the process has exited. */
+  readonly exited: Promise<string>;
+  /** Whether the process is still running. */
+  running(): boolean;
+  /** Everything it printed so far. */
+  output(): string;
+  /** Sends the signal and waits for the exit. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+/** Options of {@link startChaosStack}. */
+export interface ChaosStackOptions {
+  readonly sandbox: StartSandboxOptions;
+  readonly user: { readonly username: string; readonly password: string };
+  /** Progress lines. */
+  readonly log: (message: string) => void;
+}
+
+/** A running chaos stack. */
+export interface ChaosStack {
+  readonly sandbox: RunningSandbox;
+  readonly documentsRoot: string;
+  readonly taskQueue: string;
+  /** The client of the server now running (a new one after each restart). */
+  client(): Client;
+  orders(): BadgeOrdersClient;
+  writeDocument(relativePath: string, content: string | Buffer): string;
+  startWorker(): ChaosWorker;
+  /** Stops the dev server and starts it again on the same port and database file. */
+  restartTemporal(): Promise<void>;
+  teardown(): Promise<void>;
+}
+
+const silentBundlerLogger = {
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message: string) => console.error(message),
+  log: () => undefined,
+};
+
+interface ConnectedServer {
+  readonly server: DevServer;
+  readonly client: Client;
+}
+
+async function startServer(dbFilename: string, port: number): Promise<ConnectedServer> {
+  const server = await startDevServer({ dbFilename, port });
+  try {
+    const connection = await Connection.connect({ address: server.address });
+    return { server, client: new Client({ connection, namespace: server.namespace }) };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+async function stopServer(running: ConnectedServer): Promise<void> {
+  await running.client.connection.close().catch(() => undefined);
+  await running.server.stop();
+}
+
+/** Starts the stack; always call `teardown()`. */
+export async function startChaosStack(options: ChaosStackOptions): Promise<ChaosStack> {
+  const cleanups: (() => Promise<void>)[] = [];
+  const workers = new Set<ChaosWorker>();
+  const teardown = async (): Promise<void> => {
+    for (const worker of workers) await worker.kill('SIGKILL').catch(() => undefined);
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    cleanups.length = 0;
+  };
+  try {
+    const scratch = mkdtempSync(join(tmpdir(), 'badge-chaos-'));
+    cleanups.push(() => Promise.resolve(rmSync(scratch, { recursive: true, force: true })));
+    const documentsRoot = join(scratch, 'documents');
+    mkdirSync(documentsRoot);
+
+    const sandbox = await startSandbox({ port: 0, ...options.sandbox });
+    cleanups.push(() => sandbox.close());
+    options.log(`sandbox at ${sandbox.baseUrl}`);
+
+    const dbFilename = join(scratch, 'temporal.db');
+    let temporal = await startServer(dbFilename, 0);
+    cleanups.push(() => stopServer(temporal));
+    options.log(`Temporal dev server at ${temporal.server.address} (database ${dbFilename})`);
+
+    // Bundled once here, so each worker process starts without bundling again.
+    const bundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../workflows'),
+      // The worker's failure converter, as a worker bundling at start-up would include it.
+      failureConverterPath: FAILURE_CONVERTER_PATH,
+      logger: silentBundlerLogger,
+    });
+    const bundlePath = join(scratch, 'workflow-bundle.js');
+    writeFileSync(bundlePath, bundle.code);
+
+    const taskQueue = `badge-chaos-${Date.now().toString(36)}`;
+
+    const startWorker = (): ChaosWorker => {
+      const child: ChildProcess = spawn(
+        process.execPath,
+        ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'worker.ts')],
+        {
+          cwd: PROJECT_ROOT,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: {
+            PATH: process.env.PATH,
+            TEMPORAL_ADDRESS: temporal.server.address,
+            TEMPORAL_NAMESPACE: temporal.server.namespace,
+            TEMPORAL_TASK_QUEUE: taskQueue,
+            BADGE_BASE_URL: sandbox.baseUrl,
+            BADGE_USERNAME: options.user.username,
+            BADGE_PASSWORD: options.user.password,
+            DOCUMENTS_ROOT: documentsRoot,
+            WORKFLOW_BUNDLE_PATH: bundlePath,
+            LOG_LEVEL: 'warn',
+          },
+        },
+      );
+      let output = '';
+      child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      const exited = new Promise<string>((resolveExit) =>
+        child.once('exit', (code, signal) => resolveExit(signal ?? `exit code ${code ?? 'unknown'}`)),
+      );
+      const running = (): boolean => child.exitCode === null && child.signalCode === null;
+      const worker: ChaosWorker = {
+        pid: child.pid,
+        exited,
+        running,
+        output: () => output,
+        async kill(signal) {
+          if (running()) child.kill(signal);
+          await exited;
+        },
+      };
+      workers.add(worker);
+      void exited.then(() => workers.delete(worker));
+      return worker;
+    };
+
+    return {
+      sandbox,
+      documentsRoot,
+      taskQueue,
+      client: () => temporal.client,
+      orders: () => new BadgeOrdersClient({ client: temporal.client, taskQueue }),
+      writeDocument(relativePath, content) {
+        const path = join(documentsRoot, relativePath);
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, content);
+        return relativePath;
+      },
+      startWorker,
+      async restartTemporal() {
+        const port = Number(temporal.server.address.split(':').pop());
+        await stopServer(temporal);
+        temporal = await startServer(dbFilename, port);
+      },
+      teardown,
+    };
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+}

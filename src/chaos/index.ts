@@ -1,0 +1,8 @@
+/** The chaos run (`npm run chaos`): see `run-chaos.ts`. */
+export {
+  formatChaosReport,
+  runChaos,
+  type ChaosOptions,
+  type ChaosOrderReport,
+  type ChaosReport,
+} from './run-chaos';

@@ -1,0 +1,287 @@
+/**
+ * Bad input and what it gets: the exact error, and proof that nothing was half-done. Refused input starts no
+ * workflow and creates no platform order; a bad document fails visibly (AwaitingRepair) while the order and
+ * the other documents go through. Each row here is a row of docs/bad-input.md.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { InvalidOrderInputError, WORKFLOW_TYPES, badgeOrderWorkflowId } from '../../src/contract';
+import { readOrderFile } from '../../src/starter';
+import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { waitFor } from '../helpers/wait';
+
+const PROJECT_ROOT = resolve(__dirname, '..', '..');
+const SANDBOX_MAX_UPLOAD_BYTES = 8 * 1024;
+const WORKER_MAX_DOCUMENT_BYTES = 32 * 1024;
+const vehicle = { licensePlate: 'B-AD 1' };
+const badge = { type: 'green' };
+const valid = { orderRef: 'bad-input-base', vehicle, badge, documents: [{ path: 'ok.pdf' }] };
+const sha256 = (content: string | Buffer): string => createHash('sha256').update(content).digest('hex');
+
+/** [row, input, exact error message] — refused before anything reaches Temporal. */
+const REFUSED: readonly [string, unknown, string][] = [
+  ['not an object', [], '(input): must be an object'],
+  ['missing orderRef', { ...valid, orderRef: undefined }, 'orderRef: must be a string'],
+  ['orderRef not a string', { ...valid, orderRef: 42 }, 'orderRef: must be a string'],
+  [
+    'huge orderRef (100 000 chars)',
+    { ...valid, orderRef: 'a'.repeat(100_000) },
+    'orderRef: must be at most 100 characters',
+  ],
+  [
+    'orderRef with a slash',
+    { ...valid, orderRef: 'a/b' },
+    'orderRef: may contain only letters, digits, ".", "_", ":" and "-"',
+  ],
+  ['missing vehicle', { ...valid, vehicle: undefined }, 'vehicle: must be an object'],
+  ['vehicle a string', { ...valid, vehicle: 'car' }, 'vehicle: must be an object'],
+  ['empty badge', { ...valid, badge: {} }, 'badge: must not be empty'],
+  [
+    'huge vehicle (70 kB)',
+    { ...valid, vehicle: { blob: 'x'.repeat(70_000) } },
+    'vehicle: must be at most 65536 bytes as JSON',
+  ],
+  ['documents not an array', { ...valid, documents: { path: 'ok.pdf' } }, 'documents: must be an array'],
+  [
+    '501 documents',
+    { ...valid, documents: Array.from({ length: 501 }, (_, i) => ({ path: `d${i}.pdf` })) },
+    'documents: must hold at most 500 documents',
+  ],
+  ['stockId negative', { ...valid, stockId: -1 }, 'stockId: must not be negative'],
+  ['stockId a boolean', { ...valid, stockId: true }, 'stockId: must be a non-empty string or a non-negative integer'],
+  [
+    'path traversal',
+    { ...valid, documents: [{ path: '../../etc/passwd' }] },
+    'documents.0.path: must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
+  ],
+  [
+    'absolute path',
+    { ...valid, documents: [{ path: '/etc/passwd' }] },
+    'documents.0.path: must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
+  ],
+  [
+    'huge path (5000 chars)',
+    { ...valid, documents: [{ path: 'a'.repeat(5000) }] },
+    'documents.0.path: must be at most 1024 characters',
+  ],
+  [
+    'same path twice',
+    { ...valid, documents: [{ path: 'ok.pdf' }, { path: 'ok.pdf' }] },
+    'documents.1.path: is listed twice',
+  ],
+  [
+    'bad contentType',
+    { ...valid, documents: [{ path: 'ok.pdf', contentType: 'pdf' }] },
+    'documents.0.contentType: must be a MIME type such as image/jpeg',
+  ],
+  [
+    'options out of range',
+    { ...valid, options: { maxParallelUploads: 0 } },
+    'options.maxParallelUploads: Too small: expected number to be >=1',
+  ],
+];
+
+/** Runs `npm run start-order -- <file>` and resolves with its exit code and stderr. */
+function runStarter(
+  file: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn('npm', ['run', '--silent', 'start-order', '--', file], {
+      cwd: PROJECT_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', (code) => resolveRun({ code, stderr }));
+  });
+}
+
+describe('bad input', () => {
+  let stack: TestStack;
+  let worker: InProcessWorker;
+  let scratch: string;
+
+  beforeAll(async () => {
+    stack = await startTestStack({
+      sandbox: { rules: { maxUploadBytes: SANDBOX_MAX_UPLOAD_BYTES } },
+      maxDocumentBytes: WORKER_MAX_DOCUMENT_BYTES,
+    });
+    worker = await stack.startWorker();
+    scratch = mkdtempSync(join(tmpdir(), 'bad-input-'));
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await stack?.teardown();
+  });
+
+  beforeEach(async () => {
+    await stack.sandbox.control.reset();
+  });
+
+  /** Nothing half-done: no workflow for the orderRef, no order on the platform. */
+  async function expectNothingStarted(orderRef: unknown): Promise<void> {
+    if (typeof orderRef === 'string' && /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/.test(orderRef)) {
+      await expect(stack.orders.getHandle(orderRef).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    }
+    expect((await stack.sandbox.control.state()).orders).toEqual([]);
+  }
+
+  it.each(REFUSED)(
+    'refuses %s with a message naming the field, and starts nothing',
+    async (_row, input, message) => {
+      const refused = stack.orders.startOrder(input);
+      await expect(refused).rejects.toBeInstanceOf(InvalidOrderInputError);
+      await expect(refused).rejects.toThrow(`Invalid badge order input: ${message}`);
+      await expectNothingStarted((input as { orderRef?: unknown } | null)?.orderRef ?? 'bad-input-base');
+    },
+  );
+
+  it('refuses an order file that is not JSON, naming the file', async () => {
+    const file = join(scratch, 'broken.json');
+    writeFileSync(file, '{ "orderRef": "broken-1", ');
+    const read = readOrderFile(file);
+    await expect(read).rejects.toBeInstanceOf(InvalidOrderInputError);
+    await expect(read).rejects.toThrow(new RegExp(`^Invalid badge order input: ${file}: not valid JSON \\(`));
+  });
+
+  it('fails a workflow started around the client with invalid input, before any platform call', async () => {
+    const handle = await stack.temporal.client.workflow.start(WORKFLOW_TYPES.badgeOrder, {
+      taskQueue: stack.taskQueue,
+      workflowId: badgeOrderWorkflowId('raw-traversal'),
+      args: [{ orderRef: 'raw-traversal', vehicle, badge, documents: [{ path: '../secrets.pdf' }] }],
+    });
+    const error: unknown = await handle.result().catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const cause = (error as WorkflowFailedError).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect((cause as ApplicationFailure).type).toBe('INVALID_INPUT');
+    expect(cause?.message).toBe(
+      'Invalid badge order input: documents.0.path: must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
+    );
+    const state = await stack.sandbox.control.state();
+    expect(state.orders).toEqual([]);
+    expect((await stack.sandbox.control.stats()).totalRequests).toBe(0);
+  });
+
+  it('creates the order, uploads the good document and fails each bad one visibly in AwaitingRepair', async () => {
+    const good = '%PDF-1.4 the good one';
+    stack.writeDocument('docs/ok.pdf', good);
+    stack.writeDocument('docs/empty.pdf', '');
+    stack.writeDocument('docs/too-big-for-worker.pdf', Buffer.alloc(WORKER_MAX_DOCUMENT_BYTES + 1, 1));
+    stack.writeDocument('docs/too-big-for-platform.pdf', Buffer.alloc(SANDBOX_MAX_UPLOAD_BYTES * 2, 2));
+    stack.writeDocument('docs/animation.gif', 'GIF89a not accepted');
+    const outside = join(scratch, 'outside.pdf');
+    writeFileSync(outside, '%PDF-1.4 outside the root');
+    symlinkSync(outside, join(stack.documentsRoot, 'docs', 'escape.pdf'));
+
+    const started = await stack.orders.startOrder({
+      orderRef: 'bad-documents',
+      vehicle,
+      badge,
+      documents: [
+        { path: 'docs/ok.pdf' },
+        { path: 'docs/missing.pdf' },
+        { path: 'docs/empty.pdf' },
+        { path: 'docs/too-big-for-worker.pdf' },
+        { path: 'docs/too-big-for-platform.pdf' },
+        { path: 'docs/animation.gif' },
+        { path: 'docs/escape.pdf' },
+      ],
+      options: { uploadRetryWindowMs: 20_000 },
+    });
+    const status = await waitFor(
+      () => stack.orders.status('bad-documents'),
+      (view) => view.phase === 'awaiting-repair',
+      { what: 'AwaitingRepair' },
+    );
+    const errors = Object.fromEntries(
+      status.documents.map((d) => [d.path, `${d.status}: ${d.lastError ?? ''}`]),
+    );
+    expect(errors).toEqual({
+      'docs/ok.pdf': 'uploaded: ',
+      'docs/missing.pdf': 'failed: INVALID_DOCUMENT: docs/missing.pdf: no such file under DOCUMENTS_ROOT',
+      'docs/empty.pdf': 'failed: INVALID_DOCUMENT: docs/empty.pdf: is empty',
+      'docs/too-big-for-worker.pdf': `failed: INVALID_DOCUMENT: docs/too-big-for-worker.pdf: is ${WORKER_MAX_DOCUMENT_BYTES + 1} bytes, above the limit of ${WORKER_MAX_DOCUMENT_BYTES} bytes`,
+      'docs/too-big-for-platform.pdf': `failed: VALIDATION: POST /document/api/v1/documents failed with 422 (Unprocessable Entity): the file exceeds the limit of ${SANDBOX_MAX_UPLOAD_BYTES} bytes`,
+      'docs/animation.gif':
+        'failed: VALIDATION: POST /document/api/v1/documents failed with 422 (Unprocessable Entity): the file\'s content type "image/gif" is not accepted (accepted: image/jpeg, image/png, application/pdf)',
+      'docs/escape.pdf':
+        'failed: INVALID_DOCUMENT: docs/escape.pdf: resolves outside DOCUMENTS_ROOT (symlink escape refused)',
+    });
+
+    // The order exists once, with only the good document.
+    const state = await stack.sandbox.control.state();
+    expect(state.orders.map((order) => order.id)).toEqual([status.orderId]);
+    expect(state.documents.map((document) => [document.document_type_id, document.sha256])).toEqual([
+      [status.orderId, sha256(good)],
+    ]);
+    const description = await started.handle.describe();
+    expect(description.status.name).toBe('RUNNING');
+    await started.handle.terminate('test over');
+  });
+
+  it('falls back to ordering without a stock when the stock is unknown', async () => {
+    stack.writeDocument('stock/form.pdf', '%PDF-1.4 unknown stock');
+    const started = await stack.orders.startOrder({
+      orderRef: 'unknown-stock',
+      stockId: 424242,
+      vehicle,
+      badge,
+      documents: [{ path: 'stock/form.pdf' }],
+    });
+    const result = await started.handle.result();
+    expect(result).toMatchObject({
+      stockId: null,
+      stockFallback: true,
+      stockFallbackReason: "stock 424242 is not among the user's 3 stocks",
+    });
+    const state = await stack.sandbox.control.state();
+    expect(state.orders).toHaveLength(1);
+    expect(state.orders[0]?.stock_id).toBeNull();
+  });
+
+  it('attaches a second start with the same orderRef to the first order instead of duplicating it', async () => {
+    stack.writeDocument('dup/form.pdf', '%PDF-1.4 duplicate');
+    const input = { orderRef: 'duplicate-ref', vehicle, badge, documents: [{ path: 'dup/form.pdf' }] };
+    const first = await stack.orders.startOrder(input);
+    const second = await stack.orders.startOrder({ ...input, vehicle: { licensePlate: 'OTHER' } });
+    expect(first.attached).toBe(false);
+    expect(second.attached).toBe(true);
+    expect(second.runId).toBe(first.runId);
+    await first.handle.result();
+    const third = await stack.orders.startOrder(input);
+    expect(third.attached).toBe(true);
+    const state = await stack.sandbox.control.state();
+    expect(state.orders).toHaveLength(1);
+    expect(state.orders[0]?.vehicle).toEqual(vehicle);
+    expect(state.documents).toHaveLength(1);
+  });
+
+  it('makes the starter CLI exit 2 naming the field, or the file for broken JSON', async () => {
+    const env = { TEMPORAL_ADDRESS: stack.temporal.server.address, TEMPORAL_TASK_QUEUE: stack.taskQueue };
+    const missingVehicle = join(scratch, 'missing-vehicle.json');
+    writeFileSync(missingVehicle, JSON.stringify({ orderRef: 'cli-bad-1', badge, documents: [] }));
+    const broken = join(scratch, 'broken-cli.json');
+    writeFileSync(broken, '{ nope');
+
+    const fields = await runStarter(missingVehicle, env);
+    expect(fields.code).toBe(2);
+    expect(fields.stderr).toContain('Invalid badge order input: vehicle: must be an object');
+    const json = await runStarter(broken, env);
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain(`Invalid badge order input: ${broken}: not valid JSON (`);
+    const missing = await runStarter(join(scratch, 'no-such-order.json'), env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('ENOENT: no such file or directory');
+    await expectNothingStarted('cli-bad-1');
+  });
+});
