@@ -60,10 +60,13 @@ export function isConfinedRelativePath(path: string): boolean {
   return !path.split(/[\\/]+/).some((segment) => segment === '..');
 }
 
-const identifierSchema = z.union([
-  z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
-  z.number().int('must be an integer').nonnegative('must not be negative'),
-]);
+const identifierSchema = z.union(
+  [
+    z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+    z.number().int('must be an integer').nonnegative('must not be negative'),
+  ],
+  { error: 'must be a non-empty string or a non-negative integer' },
+);
 
 const orderDataSchema = z
   .record(z.string(), z.unknown(), { error: 'must be an object' })
@@ -111,21 +114,24 @@ export const badgeOrderOptionsSchema = z.object({
 
 /** Input of the `badgeOrder` workflow. */
 export const badgeOrderInputSchema = z
-  .object({
-    orderRef: z
-      .string({ error: 'must be a string' })
-      .min(1, 'must not be empty')
-      .max(100, 'must be at most 100 characters')
-      .regex(ORDER_REF_PATTERN, 'may contain only letters, digits, ".", "_", ":" and "-"'),
-    stockId: identifierSchema.optional(),
-    vehicle: orderDataSchema,
-    badge: orderDataSchema,
-    documentOwner: identifierSchema.optional(),
-    documents: z
-      .array(documentInputSchema, { error: 'must be an array' })
-      .max(MAX_DOCUMENTS, `must hold at most ${MAX_DOCUMENTS} documents`),
-    options: badgeOrderOptionsSchema.optional(),
-  })
+  .object(
+    {
+      orderRef: z
+        .string({ error: 'must be a string' })
+        .min(1, 'must not be empty')
+        .max(100, 'must be at most 100 characters')
+        .regex(ORDER_REF_PATTERN, 'may contain only letters, digits, ".", "_", ":" and "-"'),
+      stockId: identifierSchema.optional(),
+      vehicle: orderDataSchema,
+      badge: orderDataSchema,
+      documentOwner: identifierSchema.optional(),
+      documents: z
+        .array(documentInputSchema, { error: 'must be an array' })
+        .max(MAX_DOCUMENTS, `must hold at most ${MAX_DOCUMENTS} documents`),
+      options: badgeOrderOptionsSchema.optional(),
+    },
+    { error: 'must be an object' },
+  )
   .superRefine((input, ctx) => {
     const seen = new Set<string>();
     input.documents.forEach((document, index) => {

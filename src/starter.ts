@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { BadgeOrdersClient } from './client/badge-orders-client';
 import { loadTemporalConfig, type TemporalConfig } from './config';
-import { InvalidOrderInputError } from './contract';
+import { InvalidOrderInputError, parseBadgeOrderInput } from './contract';
 import { connectClient } from './temporal/connection';
 
 /** Link to a workflow in the Temporal Web UI. */
@@ -37,7 +37,8 @@ async function main(argv: string[]): Promise<void> {
   const [orderFile] = program.args;
   const { wait } = program.opts<{ wait?: boolean }>();
 
-  const input = await readOrderFile(orderFile ?? '');
+  // Refuse bad input before touching Temporal, so the answer does not depend on the server being up.
+  const input = parseBadgeOrderInput(await readOrderFile(orderFile ?? ''));
   const config = loadTemporalConfig();
   const client = await connectClient(config);
   try {

@@ -22,10 +22,13 @@ export const PLATFORM_RETRY_POLICY: RetryPolicy = {
   nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURE_TYPES],
 };
 
-/** Authentication, stock lookup and order creation: small JSON calls. */
+/**
+ * Authentication, stock lookup and order creation: small JSON calls. The attempt timeout sits just above the
+ * client's 30 s request timeout, so a call lost with a crashed worker is retried soon.
+ */
 export function platformCallOptions(retryWindowMs: number): ActivityOptions {
   return {
-    startToCloseTimeout: '1 minute',
+    startToCloseTimeout: '35 seconds',
     scheduleToCloseTimeout: retryWindowMs,
     retry: PLATFORM_RETRY_POLICY,
   };
