@@ -53,7 +53,11 @@ const REFUSED: readonly [string, unknown, string][] = [
     'documents: must hold at most 500 documents',
   ],
   ['stockId negative', { ...valid, stockId: -1 }, 'stockId: must not be negative'],
-  ['stockId a boolean', { ...valid, stockId: true }, 'stockId: must be a non-empty string or a non-negative integer'],
+  [
+    'stockId a boolean',
+    { ...valid, stockId: true },
+    'stockId: must be a non-empty string or a non-negative integer',
+  ],
   [
     'path traversal',
     { ...valid, documents: [{ path: '../../etc/passwd' }] },
