@@ -8,11 +8,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { BadgeOrdersClient } from '../client/badge-orders-client';
-import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
 import { startDevServer, type DevServer } from '../dev/dev-server';
 import { startSandbox, type RunningSandbox, type StartSandboxOptions } from '../sandbox';
+import { buildServiceBundle } from '../workflow-bundle';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');
 
@@ -51,15 +50,6 @@ export interface ChaosStack {
   restartTemporal(): Promise<void>;
   teardown(): Promise<void>;
 }
-
-const silentBundlerLogger = {
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-  log: () => undefined,
-};
 
 interface ConnectedServer {
   readonly server: DevServer;
@@ -107,12 +97,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     options.log(`Temporal dev server at ${temporal.server.address} (database ${dbFilename})`);
 
     // Bundled once here, so each worker process starts without bundling again.
-    const bundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../workflows'),
-      // The worker's failure converter, as a worker bundling at start-up would include it.
-      failureConverterPath: FAILURE_CONVERTER_PATH,
-      logger: silentBundlerLogger,
-    });
+    const bundle = await buildServiceBundle();
     const bundlePath = join(scratch, 'workflow-bundle.js');
     writeFileSync(bundlePath, bundle.code);
 
