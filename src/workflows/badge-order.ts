@@ -85,8 +85,14 @@ export async function badgeOrder(rawInput: BadgeOrderInput): Promise<BadgeOrderR
   let repairDeadline: number | null = null;
   let failure: string | null = null;
 
-  const platform = proxyActivities<Activities>(platformCallOptions(options.platformRetryWindowMs));
-  const inspector = proxyActivities<Activities>(INSPECT_DOCUMENT_OPTIONS);
+  // Each step carries a summary, so the Web UI's timeline says what it is (refs and ids only: no personal data).
+  const platformCallOptionsForOrder = platformCallOptions(options.platformRetryWindowMs);
+  const step = (summary: string): Activities =>
+    proxyActivities<Activities>({ ...platformCallOptionsForOrder, summary });
+  const inspector = proxyActivities<Activities>({
+    ...INSPECT_DOCUMENT_OPTIONS,
+    summary: 'Check replacement file',
+  });
 
   const statusView = (): BadgeOrderStatusView => ({
     orderRef: input.orderRef,
@@ -168,7 +174,7 @@ export async function badgeOrder(rawInput: BadgeOrderInput): Promise<BadgeOrderR
 
   try {
     // 1. Authenticate: warms the worker's token cache; only non-secret facts come back.
-    const session = await platform.authenticate();
+    const session = await step('Authenticate against the platform').authenticate();
     const documentOwner = input.documentOwner ?? session.userId;
     if (documentOwner === null && input.documents.length > 0) {
       failOrder(
@@ -184,7 +190,7 @@ export async function badgeOrder(rawInput: BadgeOrderInput): Promise<BadgeOrderR
     let stockId: string | number | null = input.stockId ?? null;
     if (stockId !== null) {
       phase = 'checking-stock';
-      const stock = await platform.lookUpStock({ stockId });
+      const stock = await step(`Look up stock ${stockId}`).lookUpStock({ stockId });
       if (!stock.listed) {
         stockFallbackReason = `stock ${stockId} is not among the user's ${stock.stockCount} stocks`;
         stockId = null;
@@ -200,8 +206,13 @@ export async function badgeOrder(rawInput: BadgeOrderInput): Promise<BadgeOrderR
       try {
         if (stockId !== null) {
           try {
-            return (await platform.createOrder({ ...order, stockId, idempotencyKey: `${workflowId}:create` }))
-              .orderId;
+            return (
+              await step(`Create order with stock ${stockId}`).createOrder({
+                ...order,
+                stockId,
+                idempotencyKey: `${workflowId}:create`,
+              })
+            ).orderId;
           } catch (error) {
             if (failureType(error) !== PLATFORM_FAILURE_TYPES.stockNotFound) throw error;
             stockFallbackReason = `the platform answered 404 for stock ${stockId}`;
@@ -209,7 +220,10 @@ export async function badgeOrder(rawInput: BadgeOrderInput): Promise<BadgeOrderR
           }
         }
         return (
-          await platform.createOrder({ ...order, idempotencyKey: `${workflowId}:create:without-stock` })
+          await step('Create order without stock').createOrder({
+            ...order,
+            idempotencyKey: `${workflowId}:create:without-stock`,
+          })
         ).orderId;
       } catch (error) {
         if (!(error instanceof ActivityFailure)) throw error;
@@ -228,16 +242,20 @@ export async function badgeOrder(rawInput: BadgeOrderInput): Promise<BadgeOrderR
 
     // 4. Upload the documents; failures wait for repair instead of failing the order.
     const createdOrderId = orderId;
-    const uploader = proxyActivities<Activities>(
-      uploadOptions({
-        retryWindowMs: options.uploadRetryWindowMs,
-        heartbeatTimeoutMs: options.uploadHeartbeatTimeoutMs,
-      }),
-    );
+    const uploadActivityOptions = uploadOptions({
+      retryWindowMs: options.uploadRetryWindowMs,
+      heartbeatTimeoutMs: options.uploadHeartbeatTimeoutMs,
+    });
+    const documentCount = input.documents.length;
+    const uploader = (job: UploadJob): Activities =>
+      proxyActivities<Activities>({
+        ...uploadActivityOptions,
+        summary: `Upload document ${job.index + 1}/${documentCount} to order ${createdOrderId}`,
+      });
     const upload = async (job: UploadJob): Promise<void> => {
       documents.markUploading(job.path);
       try {
-        const result = await uploader.uploadDocument({
+        const result = await uploader(job).uploadDocument({
           idempotencyKey: job.idempotencyKey,
           orderId: createdOrderId,
           documentOwner: documentOwner ?? '',

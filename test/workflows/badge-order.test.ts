@@ -4,7 +4,12 @@
  */
 import { createHash } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
-import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  defaultPayloadConverter,
+  type Payload,
+} from '@temporalio/common';
 import { EncryptionCodec, payloadKeyId } from '../../src/codec/encryption-codec';
 import {
   BadgeOrderId,
@@ -75,6 +80,24 @@ describe('badgeOrder', () => {
     const description = await started.handle.describe();
     expect(description.typedSearchAttributes.get(BadgeOrderStatus)).toBe('Completed');
     expect(description.typedSearchAttributes.get(BadgeOrderId)).toBe(String(result.orderId));
+
+    // Every step has a summary in the Web UI's timeline (encrypted like any payload).
+    const history = await started.handle.fetchHistory();
+    const codec = new EncryptionCodec(stack.payloadKeys);
+    const summaries: unknown[] = [];
+    for (const event of history.events ?? []) {
+      const summary = event.activityTaskScheduledEventAttributes ? event.userMetadata?.summary : undefined;
+      if (!summary) continue;
+      const [decoded] = await codec.decode([summary]);
+      summaries.push(defaultPayloadConverter.fromPayload(decoded as Payload));
+    }
+    expect(summaries).toEqual([
+      'Authenticate against the platform',
+      'Look up stock 1001',
+      'Create order with stock 1001',
+      `Upload document 1/2 to order ${result.orderId}`,
+      `Upload document 2/2 to order ${result.orderId}`,
+    ]);
   });
 
   it('orders without a stock when the user’s stocks do not list it', async () => {
