@@ -15,6 +15,7 @@ import { loadTemporalConfig, loadWorkerConfig } from '../src/config';
 import type { BadgeOrderInput, BadgeOrderStatusView } from '../src/contract';
 import { findFreePort, startDevServer } from '../src/dev/dev-server';
 import { createLogger, sdkLoggerFor } from '../src/logging';
+import { createOrderProgress } from '../src/progress/order-progress';
 import { DEMO_USER, startSandbox } from '../src/sandbox';
 import { webUiWorkflowLink } from '../src/starter';
 import { connectClient } from '../src/temporal/connection';
@@ -89,13 +90,6 @@ const DEMO_ORDERS: readonly BadgeOrderInput[] = [
     documents: [{ path: 'vehicle-photo.jpg' }, { path: 'handwritten-note.txt' }],
   },
 ];
-
-function describe(status: BadgeOrderStatusView): string {
-  const documents = status.documents.map((document) => `${document.path}=${document.status}`).join(', ');
-  const order = status.orderId === null ? '' : ` order ${status.orderId}`;
-  const fallback = status.stockFallback ? ' (ordered without stock)' : '';
-  return `${status.orderRef}: ${status.phase}${order}${fallback} [${documents}]`;
-}
 
 const settled = (status: BadgeOrderStatusView): boolean =>
   status.phase === 'completed' || status.phase === 'failed' || status.phase === 'awaiting-repair';
@@ -174,18 +168,16 @@ async function main(): Promise<void> {
       );
     }
 
-    // Print each order's progress whenever it changes, until all have settled.
-    const last = new Map<string, string>();
+    // Show each order's and document's progress (bars on a terminal, plain lines in logs) until all settle.
+    const progress = createOrderProgress({ stream: process.stdout });
+    stops.push(() => Promise.resolve(progress.stop()));
     for (;;) {
       const statuses = await Promise.all(DEMO_ORDERS.map((input) => orders.status(input.orderRef)));
-      for (const status of statuses) {
-        const line = describe(status);
-        if (last.get(status.orderRef) !== line) say(`  ${line}`);
-        last.set(status.orderRef, line);
-      }
+      progress.update(statuses);
       if (statuses.every(settled)) break;
       await new Promise((resolveTick) => setTimeout(resolveTick, 250));
     }
+    progress.stop();
 
     say('');
     say(`Web UI: ${server.uiUrl ?? '(headless)'}  — filter with: BadgeOrderStatus="AwaitingRepair"`);
