@@ -1,0 +1,89 @@
+/**
+ * Baseline 2 — direct calls: the platform calls of a badge order made by a plain script with the same client
+ * (`createPlatformClient`), at the same concurrency, without Temporal. Run as a child process by the bench
+ * (`node --import tsx bench/direct.ts`, options as JSON in `BENCH_DIRECT_OPTIONS`: the password stays out
+ * of the command line) so that its CPU is not mixed with the sandbox's; it prints one JSON line, a
+ * {@link DirectResult}.
+ */
+import { z } from 'zod';
+import { createPlatformClient, hasStock, type PlatformClient } from '../src/platform';
+import { runWithConcurrency } from '../src/workflows/concurrency';
+import { runOrders, type PoolResult } from './pool';
+
+/** Options of {@link runDirect}. */
+export const directOptionsSchema = z.object({
+  baseUrl: z.string().url(),
+  username: z.string().min(1),
+  password: z.string().min(1),
+  /** Absolute paths of the documents each order uploads. */
+  documents: z.array(z.string().min(1)),
+  stockId: z.union([z.string(), z.number()]).optional(),
+  orders: z.number().int().positive(),
+  warmupOrders: z.number().int().min(0),
+  concurrency: z.number().int().positive(),
+  maxParallelUploads: z.number().int().positive(),
+  /** Prefix of idempotency keys, unique per run. */
+  runId: z.string().min(1),
+});
+/** Options of {@link runDirect}. */
+export type DirectOptions = z.infer<typeof directOptionsSchema>;
+
+/** What the direct baseline measured (CPU and memory of its own process). */
+export interface DirectResult extends PoolResult {
+  readonly cpuSeconds: number;
+  readonly peakRssBytes: number;
+}
+
+const VEHICLE = { vin: 'WVWZZZ1JZXW000001', plate: 'B-EN 1234', make: 'Bench', model: 'Mark I' };
+const BADGE = { type: 'green', validFrom: '2030-01-01', holder: 'Bench Runner' };
+
+async function placeOrder(platform: PlatformClient, options: DirectOptions, key: string): Promise<void> {
+  const session = await platform.authenticate();
+  let stockId = options.stockId;
+  if (stockId !== undefined && !hasStock(await platform.listStocks(), stockId)) stockId = undefined;
+  const order = await platform.createOrder({
+    payload: { vehicle: VEHICLE, badge: BADGE, ...(stockId === undefined ? {} : { stock_id: stockId }) },
+    idempotencyKey: `${key}:create`,
+  });
+  const jobs = options.documents.map((filePath, index) => ({ filePath, index }));
+  await runWithConcurrency(jobs, options.maxParallelUploads, async ({ filePath, index }) => {
+    await platform.uploadDocument({
+      filePath,
+      orderId: order.orderId,
+      documentOwner: session.userId ?? '',
+      idempotencyKey: `${key}:doc:${index}`,
+    });
+  });
+}
+
+/** Places `warmupOrders` unmeasured, then `orders` measured orders; CPU is measured over the latter. */
+export async function runDirect(options: DirectOptions): Promise<DirectResult> {
+  const platform = createPlatformClient({
+    baseUrl: options.baseUrl,
+    credentials: { username: options.username, password: options.password },
+  });
+  await runOrders(options.warmupOrders, options.concurrency, (index) =>
+    placeOrder(platform, options, `${options.runId}:warmup-${index}`),
+  );
+  const cpuBefore = process.cpuUsage();
+  const result = await runOrders(options.orders, options.concurrency, (index) =>
+    placeOrder(platform, options, `${options.runId}:${index}`),
+  );
+  const cpu = process.cpuUsage(cpuBefore);
+  return {
+    ...result,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+  };
+}
+
+if (require.main === module) {
+  runDirect(directOptionsSchema.parse(JSON.parse(process.env.BENCH_DIRECT_OPTIONS ?? '{}')))
+    .then((result) => {
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    })
+    .catch((error: unknown) => {
+      console.error(error instanceof Error ? error.stack : String(error));
+      process.exit(1);
+    });
+}

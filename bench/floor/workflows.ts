@@ -1,0 +1,65 @@
+/**
+ * The Temporal floor: a workflow of the same shape as `badgeOrder` — authenticate, look up the stock when one
+ * is given, create the order, then one `uploadDocument` per document with the same activity options and the
+ * same bounded parallelism — whose activities do nothing. Deterministic workflow code, like src/workflows.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import {
+  DEFAULT_ORDER_OPTIONS,
+  platformCallOptions,
+  uploadOptions,
+} from '../../src/workflows/activity-options';
+import { runWithConcurrency } from '../../src/workflows/concurrency';
+import type { FloorActivities } from './activities';
+
+/** Input of {@link floorOrder}: what shapes the run, as in a badge order input. */
+export interface FloorOrderInput {
+  readonly orderRef: string;
+  readonly stockId?: string | number;
+  readonly vehicle: Record<string, unknown>;
+  readonly badge: Record<string, unknown>;
+  /** Document paths (never read). */
+  readonly documents: readonly string[];
+  readonly maxParallelUploads?: number;
+}
+
+/** Result of {@link floorOrder}. */
+export interface FloorOrderResult {
+  readonly orderId: number;
+  readonly documents: number;
+}
+
+/** The floor workflow; see the module comment. */
+export async function floorOrder(input: FloorOrderInput): Promise<FloorOrderResult> {
+  const platform = proxyActivities<FloorActivities>(
+    platformCallOptions(DEFAULT_ORDER_OPTIONS.platformRetryWindowMs),
+  );
+  const uploader = proxyActivities<FloorActivities>(
+    uploadOptions({
+      retryWindowMs: DEFAULT_ORDER_OPTIONS.uploadRetryWindowMs,
+      heartbeatTimeoutMs: DEFAULT_ORDER_OPTIONS.uploadHeartbeatTimeoutMs,
+    }),
+  );
+  const session = await platform.authenticate();
+  if (input.stockId !== undefined) await platform.lookUpStock({ stockId: input.stockId });
+  const { orderId } = await platform.createOrder({
+    idempotencyKey: `${input.orderRef}:create`,
+    vehicle: input.vehicle,
+    badge: input.badge,
+    ...(input.stockId === undefined ? {} : { stockId: input.stockId }),
+  });
+  const indexed = input.documents.map((path, index) => ({ path, index }));
+  await runWithConcurrency(
+    indexed,
+    input.maxParallelUploads ?? DEFAULT_ORDER_OPTIONS.maxParallelUploads,
+    async ({ path, index }) => {
+      await uploader.uploadDocument({
+        idempotencyKey: `${input.orderRef}:doc:${index}`,
+        orderId,
+        documentOwner: session.userId ?? '',
+        path,
+      });
+    },
+  );
+  return { orderId, documents: input.documents.length };
+}

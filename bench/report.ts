@@ -1,0 +1,315 @@
+/**
+ * The results of a benchmark run: their shape (the JSON written with `--json`), the targets they are judged
+ * against, and the table for people. Pure functions only.
+ */
+import type { ProfileBucket } from './profile';
+import type { ManyDocumentsResult, MemoryResult, ScenarioResult } from './scenario';
+
+/** The token calls of one set of badge worker processes over its life. */
+export interface WorkerSetAuth {
+  readonly workers: number;
+  readonly lifetimeSeconds: number;
+  readonly authCalls: number;
+}
+
+/** Everything a run measured. */
+export interface BenchResults {
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly quick: boolean;
+  readonly machine: { readonly cpus: number; readonly node: string; readonly platform: string };
+  readonly loadAverage: { readonly start: readonly number[]; readonly end: readonly number[] };
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly tokenTtlSeconds: number;
+  readonly scenarios: readonly ScenarioResult[];
+  readonly memory: MemoryResult | null;
+  readonly manyDocuments: readonly ManyDocumentsResult[];
+  /** Worker self time by bucket from `--profile` (all threads, whole worker lives), or null. */
+  readonly profile: {
+    readonly badgeOrder: readonly ProfileBucket[];
+    readonly floor: readonly ProfileBucket[];
+  } | null;
+  readonly workerSets: readonly WorkerSetAuth[];
+  /** Token calls issued by the sandbox over the whole run (every worker set and the direct script). */
+  readonly authCallsTotal: number;
+  readonly totalSeconds: number;
+}
+
+/** One target and whether the run met it. */
+export interface TargetResult {
+  readonly name: string;
+  readonly target: string;
+  readonly measured: string;
+  readonly met: boolean;
+}
+
+/** Temporal's hard limits on one workflow execution's history. */
+export const HISTORY_LIMITS = { events: 51_200, bytes: 50 * 1024 * 1024 } as const;
+
+/** Largest RSS growth accepted for the large document. */
+export const RSS_GROWTH_TARGET_BYTES = 64 * 1024 * 1024;
+
+/** Throughput of badgeOrder relative to the floor that must be reached at the highest concurrency. */
+export const FLOOR_RATIO_TARGET = 0.8;
+
+const MB = 1024 * 1024;
+
+function find(
+  scenarios: readonly ScenarioResult[],
+  kind: ScenarioResult['kind'],
+  workers: number | null,
+  concurrency: number,
+): ScenarioResult | undefined {
+  return scenarios.find(
+    (scenario) =>
+      scenario.kind === kind &&
+      scenario.concurrency === concurrency &&
+      (workers === null || scenario.workers === workers),
+  );
+}
+
+/** badgeOrder throughput over the floor's at the same workers and concurrency; NaN when one is missing. */
+export function floorRatio(scenarios: readonly ScenarioResult[], scenario: ScenarioResult): number {
+  const floor = find(scenarios, 'floor', scenario.workers, scenario.concurrency);
+  return floor ? scenario.ordersPerSecond / floor.ordersPerSecond : Number.NaN;
+}
+
+/** badgeOrder throughput over the direct calls' at the same concurrency; NaN when one is missing. */
+export function directRatio(scenarios: readonly ScenarioResult[], scenario: ScenarioResult): number {
+  const direct = find(scenarios, 'direct', null, scenario.concurrency);
+  return direct ? scenario.ordersPerSecond / direct.ordersPerSecond : Number.NaN;
+}
+
+/** The platform requests one order should make: 1 create, D uploads, 1 stock lookup when a stock is given. */
+export function expectedRequestsPerOrder(scenario: ScenarioResult): Record<string, number> {
+  return {
+    ...(scenario.withStock ? { stocks: 1 } : {}),
+    orders: 1,
+    ...(scenario.documentsPerOrder > 0 ? { documents: scenario.documentsPerOrder } : {}),
+  };
+}
+
+function formatPerOrder(perOrder: Readonly<Record<string, number>>): string {
+  const entries = Object.entries(perOrder);
+  if (entries.length === 0) return '-';
+  return entries.map(([route, count]) => `${route} ${round(count, 2)}`).join(', ');
+}
+
+function samePerOrder(actual: Readonly<Record<string, number>>, expected: Record<string, number>): boolean {
+  const routes = new Set([...Object.keys(actual), ...Object.keys(expected)]);
+  return [...routes].every((route) => (actual[route] ?? 0) === (expected[route] ?? 0));
+}
+
+/** Judges a run against the targets of the benchmark issue. */
+export function evaluateTargets(results: Omit<BenchResults, 'finishedAt'>): TargetResult[] {
+  const targets: TargetResult[] = [];
+  const badge = results.scenarios.filter((scenario) => scenario.kind === 'badgeOrder');
+  const top = Math.max(0, ...badge.map((scenario) => scenario.concurrency));
+  for (const scenario of badge.filter((candidate) => candidate.concurrency === top)) {
+    const ratio = floorRatio(results.scenarios, scenario);
+    targets.push({
+      name: `throughput vs floor (${scenario.workers} worker(s), concurrency ${top})`,
+      target: `>= ${FLOOR_RATIO_TARGET}x`,
+      measured: Number.isNaN(ratio) ? 'no floor run' : `${round(ratio, 2)}x`,
+      met: ratio >= FLOOR_RATIO_TARGET,
+    });
+  }
+  for (const scenario of badge) {
+    const expected = expectedRequestsPerOrder(scenario);
+    targets.push({
+      name: `platform calls per order (${scenario.workers} worker(s), concurrency ${scenario.concurrency})`,
+      target: formatPerOrder(expected),
+      measured: formatPerOrder(scenario.requestsPerOrder),
+      met: samePerOrder(scenario.requestsPerOrder, expected) && scenario.failures === 0,
+    });
+  }
+  for (const set of results.workerSets) {
+    const allowed = set.workers * Math.max(1, Math.ceil(set.lifetimeSeconds / results.tokenTtlSeconds));
+    targets.push({
+      name: `auth calls (${set.workers} worker(s), ${round(set.lifetimeSeconds, 0)} s, token ${results.tokenTtlSeconds} s)`,
+      target: `<= ${allowed}`,
+      measured: String(set.authCalls),
+      met: set.authCalls <= allowed,
+    });
+  }
+  if (results.memory) {
+    targets.push({
+      name: `worker RSS growth for one ${round(results.memory.documentBytes / MB, 0)} MB document`,
+      target: `< ${RSS_GROWTH_TARGET_BYTES / MB} MB`,
+      measured: `${round(results.memory.rssGrowthBytes / MB, 1)} MB`,
+      met: results.memory.rssGrowthBytes < RSS_GROWTH_TARGET_BYTES,
+    });
+  }
+  for (const many of results.manyDocuments.filter((entry) => entry.kind === 'badgeOrder')) {
+    const eventsShare = many.historyEvents / HISTORY_LIMITS.events;
+    const bytesShare = many.historyBytes / HISTORY_LIMITS.bytes;
+    targets.push({
+      name: `order with ${many.documents} documents completes inside history limits`,
+      target: 'Completed, < 10% of 51,200 events and 50 MB',
+      measured: `${many.status}, ${many.historyEvents} events (${pct(eventsShare)}), ${round(many.historyBytes / 1024, 0)} KB (${pct(bytesShare)})`,
+      met: many.status === 'COMPLETED' && eventsShare < 0.1 && bytesShare < 0.1,
+    });
+  }
+  return targets;
+}
+
+/** Rounds to `digits` decimals; keeps NaN. */
+export function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+function pct(share: number): string {
+  return `${round(share * 100, 2)}%`;
+}
+
+function num(value: number, digits = 1): string {
+  return Number.isFinite(value) ? round(value, digits).toFixed(digits) : '-';
+}
+
+/** Lays out rows as a fixed-width table: text left-aligned, numbers right-aligned (unless `alignNumbers` is false). */
+export function formatTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  alignNumbers = true,
+): string {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const isNumeric = (text: string): boolean => /^[-+]?[\d.,]+(x|%)?$/.test(text) || text === '-';
+  // A column of numbers is right-aligned, its header too.
+  const numericColumns = header.map(
+    (_, column) => alignNumbers && rows.length > 0 && rows.every((row) => isNumeric(row[column] ?? '-')),
+  );
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((cell, column) => {
+        const width = widths[column] ?? cell.length;
+        return numericColumns[column] ? cell.padStart(width) : cell.padEnd(width);
+      })
+      .join('  ')
+      .trimEnd();
+  const rule = widths.map((width) => '-'.repeat(width)).join('  ');
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+function scenarioRows(results: BenchResults): string[][] {
+  return results.scenarios.map((scenario) => {
+    const ratioFloor = scenario.kind === 'badgeOrder' ? floorRatio(results.scenarios, scenario) : Number.NaN;
+    const ratioDirect = scenario.kind === 'direct' ? Number.NaN : directRatio(results.scenarios, scenario);
+    const done = scenario.latency.count;
+    return [
+      scenario.kind,
+      String(scenario.workers),
+      String(scenario.concurrency),
+      scenario.failures > 0 ? `${done}/${scenario.orders}` : String(scenario.orders),
+      num(scenario.ordersPerSecond),
+      num(scenario.latency.p50Ms, 0),
+      num(scenario.latency.p95Ms, 0),
+      num(scenario.latency.p99Ms, 0),
+      num((scenario.cpu.workerSeconds * 1000) / Math.max(1, done), 1),
+      num((scenario.cpu.serverSeconds * 1000) / Math.max(1, done), 1),
+      num((scenario.cpu.benchSeconds * 1000) / Math.max(1, done), 1),
+      num(
+        ((scenario.cpu.workerSeconds + scenario.cpu.serverSeconds + scenario.cpu.benchSeconds) * 1000) /
+          Math.max(1, done),
+        1,
+      ),
+      num(scenario.workerPeakRssBytes / MB, 0),
+      Number.isFinite(ratioFloor) ? `${num(ratioFloor, 2)}x` : '-',
+      Number.isFinite(ratioDirect) ? `${num(ratioDirect, 2)}x` : '-',
+      scenario.kind === 'floor' ? '-' : formatPerOrder(scenario.requestsPerOrder),
+    ];
+  });
+}
+
+/** The whole report for people. */
+export function formatReport(results: BenchResults, targets: readonly TargetResult[]): string {
+  const sections: string[] = [];
+  sections.push(
+    `badge-orders benchmark${results.quick ? ' (quick)' : ''} — ${results.startedAt}, ${results.machine.cpus} CPUs, ` +
+      `node ${results.machine.node}, load ${results.loadAverage.start.join(' ')} → ${results.loadAverage.end.join(' ')}, ` +
+      `${num(results.totalSeconds, 0)} s`,
+  );
+  const first = results.scenarios[0];
+  if (first) {
+    sections.push(
+      `Orders of ${first.documentsPerOrder} document(s) × ${num(first.documentBytes / 1024, 0)} KB` +
+        `${first.withStock ? ', with a stock' : ''}. Latency end to end (start → result) in ms; CPU in ms per order ` +
+        '(worker = all worker processes, or the direct script; bench = this process: sandbox + starters).',
+    );
+  }
+  sections.push(
+    formatTable(
+      [
+        'scenario',
+        'workers',
+        'conc',
+        'orders',
+        'orders/s',
+        'p50',
+        'p95',
+        'p99',
+        'worker cpu',
+        'server cpu',
+        'bench cpu',
+        'total cpu',
+        'peak rss MB',
+        'vs floor',
+        'vs direct',
+        'platform calls per order',
+      ],
+      scenarioRows(results),
+    ),
+  );
+  const failed = results.scenarios.filter((scenario) => scenario.failures > 0);
+  for (const scenario of failed) {
+    sections.push(
+      `${scenario.kind} w${scenario.workers} c${scenario.concurrency}: ${scenario.failures} failed — ${scenario.failureSamples.join(' | ')}`,
+    );
+  }
+  if (results.memory) {
+    const memory = results.memory;
+    sections.push(
+      `Large document: ${num(memory.documentBytes / MB, 0)} MB in ${num(memory.seconds, 1)} s ` +
+        `(${num(memory.megabytesPerSecond, 0)} MB/s); worker RSS ${num(memory.rssBeforeBytes / MB, 0)} MB before, ` +
+        `peak ${num(memory.peakRssBytes / MB, 0)} MB → growth ${num(memory.rssGrowthBytes / MB, 1)} MB` +
+        `${memory.peakReset ? '' : ' (peak not reset: includes start-up)'}.`,
+    );
+  }
+  if (results.manyDocuments.length > 0) {
+    sections.push(
+      formatTable(
+        ['many documents', 'documents', 'seconds', 'history events', 'history KB', 'status'],
+        results.manyDocuments.map((many) => [
+          many.kind,
+          String(many.documents),
+          num(many.seconds, 1),
+          String(many.historyEvents),
+          num(many.historyBytes / 1024, 0),
+          many.status,
+        ]),
+      ),
+    );
+  }
+  if (results.profile) {
+    for (const [kind, buckets] of Object.entries(results.profile)) {
+      if (buckets.length === 0) continue;
+      sections.push(
+        formatTable(
+          [`${kind} worker self time`, 'ms', 'share'],
+          buckets.map((bucket) => [bucket.bucket, num(bucket.selfMs, 0), `${num(bucket.share * 100, 1)}%`]),
+        ),
+      );
+    }
+  }
+  sections.push(`Token calls over the whole run: ${results.authCallsTotal}.`);
+  sections.push(
+    formatTable(
+      ['target', 'wanted', 'measured', 'met'],
+      targets.map((target) => [target.name, target.target, target.measured, target.met ? 'yes' : 'NO']),
+      false,
+    ),
+  );
+  return `${sections.join('\n\n')}\n`;
+}

@@ -1,0 +1,308 @@
+/**
+ * `npm run bench`: measures badge orders on this machine against the Temporal floor and direct calls, and
+ * writes the results under bench/results/. `--quick` finishes in about a minute; `--json` prints JSON.
+ * Progress goes to stderr. Everything started is stopped at the end, on failure and on Ctrl-C.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_RULES } from '../src/sandbox';
+import { readLoadAverage } from './metrics';
+import { mergeRepeats } from './merge';
+import { PROJECT_ROOT } from './processes';
+import { indexBundle, summariseProfileDir } from './profile';
+import { evaluateTargets, formatReport, type BenchResults, type WorkerSetAuth } from './report';
+import {
+  runDirectScenario,
+  runManyDocumentsScenario,
+  runMemoryScenario,
+  runTemporalScenario,
+  type ManyDocumentsResult,
+  type MemoryResult,
+  type OrderShape,
+  type ScenarioResult,
+} from './scenario';
+import { startBenchStack, type BenchStack } from './stack';
+
+interface CliOptions {
+  readonly quick: boolean;
+  readonly json: boolean;
+  readonly orders?: number;
+  readonly warmup?: number;
+  readonly documents: number;
+  readonly documentKb: number;
+  readonly concurrency?: number[];
+  readonly workers?: number[];
+  readonly stock: number | false;
+  readonly bigDocumentMb?: number;
+  readonly manyDocuments: number;
+  readonly maxActivities: number;
+  readonly workerLogLevel: string;
+  readonly skip: string[];
+  readonly out: string;
+  readonly profile: boolean;
+  readonly tokenTtl: number;
+  readonly repeat?: number;
+}
+
+function positiveInt(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('must be a whole number >= 0');
+  return parsed;
+}
+
+function intList(value: string): number[] {
+  return value.split(',').map((part) => {
+    const parsed = positiveInt(part.trim());
+    if (parsed === 0) throw new InvalidArgumentError('must be whole numbers >= 1');
+    return parsed;
+  });
+}
+
+const SKIPPABLE = ['floor', 'direct', 'memory', 'many'] as const;
+
+function parseCli(argv: readonly string[]): CliOptions {
+  const program = new Command('bench')
+    .description('Benchmark badgeOrder against the Temporal floor and direct platform calls')
+    .option('--quick', 'one worker, concurrency 10, a 100 MB document: about a minute', false)
+    .option('--json', 'print the results as JSON instead of the table', false)
+    .option(
+      '--orders <n>',
+      'measured orders per scenario (default: max(30, 5 × concurrency); quick 30)',
+      positiveInt,
+    )
+    .option('--warmup <n>', 'unmeasured orders before each scenario (default 5; quick 3)', positiveInt)
+    .option(
+      '--repeat <n>',
+      'rounds of floor + badgeOrder per scenario, alternating (default 2; quick 1)',
+      positiveInt,
+    )
+    .option('--documents <n>', 'documents per order', positiveInt, 2)
+    .option('--document-kb <kb>', 'size of each document in KiB', positiveInt, 64)
+    .option('--concurrency <list>', 'orders in flight, comma-separated (default 1,10,50; quick 10)', intList)
+    .option('--workers <list>', 'worker process counts, comma-separated (default 1,2; quick 1)', intList)
+    .option('--stock <id>', 'stock id of every order (the demo user has 1001)', positiveInt, 1001)
+    .option('--no-stock', 'order without a stock (no stock lookup)')
+    .option('--big-document-mb <mb>', 'size of the large document (default 500; quick 100)', positiveInt)
+    .option('--many-documents <n>', 'documents of the many-documents order', positiveInt, 100)
+    .option('--max-activities <n>', 'WORKER_MAX_CONCURRENT_ACTIVITIES of every worker', positiveInt, 200)
+    .option(
+      '--token-ttl <seconds>',
+      'lifetime of the sandbox tokens',
+      positiveInt,
+      DEFAULT_RULES.tokenTtlSeconds,
+    )
+    .option('--worker-log-level <level>', 'LOG_LEVEL of the badge workers', 'warn')
+    .addOption(
+      new Option('--skip <parts>', `parts to leave out, comma-separated (${SKIPPABLE.join(', ')})`)
+        .argParser((value) => value.split(',').map((part) => part.trim()))
+        .default([]),
+    )
+    .option(
+      '--profile',
+      'workers write V8 CPU profiles under <out>/profiles-<time>/ (summarised in the report)',
+      false,
+    )
+    .option('--out <dir>', 'where results are written', join(PROJECT_ROOT, 'bench', 'results'));
+  program.parse([...argv], { from: 'user' });
+  const options = program.opts<CliOptions>();
+  const unknown = options.skip.filter((part) => !(SKIPPABLE as readonly string[]).includes(part));
+  if (unknown.length > 0) program.error(`--skip: unknown part(s) ${unknown.join(', ')}`);
+  return options;
+}
+
+const log = (message: string): void => {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+};
+
+async function main(): Promise<number> {
+  const cli = parseCli(process.argv.slice(2));
+  const concurrencies = cli.concurrency ?? (cli.quick ? [10] : [1, 10, 50]);
+  const workerCounts = cli.workers ?? (cli.quick ? [1] : [1, 2]);
+  const warmupOrders = cli.warmup ?? (cli.quick ? 3 : 5);
+  const repeat = Math.max(1, cli.repeat ?? (cli.quick ? 1 : 2));
+  const bigDocumentBytes = (cli.bigDocumentMb ?? (cli.quick ? 100 : 500)) * 1024 * 1024;
+  const ordersFor = (concurrency: number): number =>
+    cli.orders ?? (cli.quick ? 30 : Math.max(30, 5 * concurrency));
+  const skip = new Set(cli.skip);
+  const runId = `bench-${randomUUID().slice(0, 8)}`;
+  const startedAt = new Date();
+  const profileDir = cli.profile
+    ? join(cli.out, `profiles-${startedAt.toISOString().replace(/[:.]/g, '-')}`)
+    : undefined;
+  const loadStart = readLoadAverage();
+  log(`load average ${loadStart.join(' ')}; ${availableParallelism()} CPUs`);
+
+  let stack: BenchStack | undefined;
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping everything`);
+    void (stack?.teardown() ?? Promise.resolve()).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    stack = await startBenchStack({
+      maxConcurrentActivities: cli.maxActivities,
+      maxDocumentBytes: Math.max(bigDocumentBytes + 1024 * 1024, DEFAULT_RULES.maxUploadBytes),
+      workerLogLevel: cli.workerLogLevel,
+      tokenTtlSeconds: cli.tokenTtl,
+      ...(profileDir ? { profileDir } : {}),
+      log,
+    });
+    const shape: OrderShape = {
+      documents: stack.writeDocuments('doc', cli.documents, cli.documentKb * 1024),
+      documentBytes: cli.documentKb * 1024,
+      stockId: cli.stock === false ? undefined : cli.stock,
+    };
+    const manyShape: OrderShape = {
+      documents: stack.writeDocuments('many', cli.manyDocuments, 1024),
+      documentBytes: 1024,
+      stockId: shape.stockId,
+    };
+    const statsAtStart = await stack.sandbox.control.stats();
+
+    const scenarios: ScenarioResult[] = [];
+    const manyDocuments: ManyDocumentsResult[] = [];
+    const workerSets: WorkerSetAuth[] = [];
+    for (const [setIndex, workers] of workerCounts.entries()) {
+      log(`starting ${workers} badge worker(s)${skip.has('floor') ? '' : ` and ${workers} floor worker(s)`}`);
+      const badgeStarted = performance.now();
+      const [badgeSet, floorSet] = await Promise.all([
+        stack.startBadgeWorkers(workers),
+        skip.has('floor') ? Promise.resolve(undefined) : stack.startFloorWorkers(workers),
+      ]);
+      let authCalls = 0;
+      for (const concurrency of concurrencies) {
+        const orders = ordersFor(concurrency);
+        const perRepeat = Math.ceil(orders / repeat);
+        const floorRuns: ScenarioResult[] = [];
+        const badgeRuns: ScenarioResult[] = [];
+        for (let round = 0; round < repeat; round++) {
+          // Warm-up once per scenario; later rounds continue on warm workers.
+          const params = {
+            orders: perRepeat,
+            warmupOrders: round === 0 ? warmupOrders : 0,
+            concurrency,
+            shape,
+            runId: `${runId}-r${round}`,
+          };
+          const label = `${workers} worker(s), concurrency ${concurrency}, ${perRepeat} orders, round ${round + 1}/${repeat}`;
+          if (floorSet) {
+            log(`floor: ${label}`);
+            floorRuns.push(await runTemporalScenario(stack, 'floor', floorSet, params));
+          }
+          log(`badgeOrder: ${label}`);
+          badgeRuns.push(await runTemporalScenario(stack, 'badgeOrder', badgeSet, params));
+        }
+        if (floorRuns.length > 0) scenarios.push(mergeRepeats(floorRuns));
+        const badge = mergeRepeats(badgeRuns);
+        authCalls += badge.authCallsIncludingWarmup;
+        scenarios.push(badge);
+        if (setIndex === 0 && !skip.has('direct')) {
+          log(`direct calls: concurrency ${concurrency}, ${perRepeat * repeat} orders`);
+          scenarios.push(
+            await runDirectScenario(stack, {
+              orders: perRepeat * repeat,
+              warmupOrders,
+              concurrency,
+              shape,
+              runId,
+            }),
+          );
+        }
+      }
+      if (setIndex === 0 && !skip.has('many')) {
+        log(`one order with ${cli.manyDocuments} documents`);
+        const before = await stack.sandbox.control.stats();
+        manyDocuments.push(await runManyDocumentsScenario(stack, 'badgeOrder', badgeSet, manyShape, runId));
+        authCalls += (await stack.sandbox.control.stats()).authCalls.issued - before.authCalls.issued;
+        if (floorSet)
+          manyDocuments.push(await runManyDocumentsScenario(stack, 'floor', floorSet, manyShape, runId));
+      }
+      await Promise.all([badgeSet.stop(), floorSet?.stop()]);
+      workerSets.push({ workers, lifetimeSeconds: (performance.now() - badgeStarted) / 1000, authCalls });
+    }
+
+    // Workers wrote their profiles when they exited; only the measured orders count (no start-up, no warm-up),
+    // and the memory scenario's worker is left out.
+    const windowsOf = (kind: ScenarioResult['kind']): (readonly [number, number])[] =>
+      scenarios.filter((scenario) => scenario.kind === kind).flatMap((scenario) => scenario.windowsUs);
+    const bundles = new Map(stack.bundles.map((bundle) => [bundle.url, indexBundle(bundle.code)]));
+    const profile = profileDir
+      ? {
+          badgeOrder: summariseProfileDir(
+            join(profileDir, 'badge'),
+            PROJECT_ROOT,
+            windowsOf('badgeOrder'),
+            bundles,
+          ),
+          floor: summariseProfileDir(join(profileDir, 'floor'), PROJECT_ROOT, windowsOf('floor'), bundles),
+        }
+      : null;
+
+    let memory: MemoryResult | null = null;
+    if (!skip.has('memory')) {
+      log(`one ${bigDocumentBytes / 1024 / 1024} MB document through a fresh worker`);
+      const big = stack.writeSparseDocument('large.pdf', bigDocumentBytes);
+      memory = await runMemoryScenario(stack, big, bigDocumentBytes, shape, runId);
+    }
+
+    const statsAtEnd = await stack.sandbox.control.stats();
+    const partial: Omit<BenchResults, 'finishedAt'> = {
+      startedAt: startedAt.toISOString(),
+      quick: cli.quick,
+      machine: { cpus: availableParallelism(), node: process.version, platform: process.platform },
+      loadAverage: { start: loadStart, end: readLoadAverage() },
+      settings: {
+        concurrencies,
+        workerCounts,
+        warmupOrders,
+        repeat,
+        documentsPerOrder: cli.documents,
+        documentKb: cli.documentKb,
+        stockId: shape.stockId ?? null,
+        bigDocumentBytes,
+        manyDocuments: cli.manyDocuments,
+        maxConcurrentActivities: cli.maxActivities,
+        workerLogLevel: cli.workerLogLevel,
+        payloadEncryption: 'badgeOrder workers and client: on (as in production); floor: off',
+        skip: [...skip],
+      },
+      tokenTtlSeconds: cli.tokenTtl,
+      scenarios,
+      memory,
+      manyDocuments,
+      profile,
+      workerSets,
+      authCallsTotal: statsAtEnd.authCalls.issued - statsAtStart.authCalls.issued,
+      totalSeconds: (Date.now() - startedAt.getTime()) / 1000,
+    };
+    const results: BenchResults = { ...partial, finishedAt: new Date().toISOString() };
+    const targets = evaluateTargets(results);
+    const report = formatReport(results, targets);
+    mkdirSync(cli.out, { recursive: true });
+    const stamp = results.startedAt.replace(/[:.]/g, '-');
+    const name = `bench-${cli.quick ? 'quick-' : ''}${stamp}`;
+    writeFileSync(join(cli.out, `${name}.json`), `${JSON.stringify({ ...results, targets }, null, 2)}\n`);
+    writeFileSync(join(cli.out, `${name}.txt`), report);
+    process.stdout.write(cli.json ? `${JSON.stringify({ ...results, targets }, null, 2)}\n` : report);
+    log(`results written to ${join(cli.out, name)}.{json,txt}`);
+    return 0;
+  } finally {
+    log('stopping the stack');
+    await stack?.teardown();
+  }
+}
+
+main()
+  .then((code) => process.exit(code))
+  .catch((error: unknown) => {
+    console.error(error instanceof Error ? error.stack : String(error));
+    process.exit(1);
+  });

@@ -1,0 +1,377 @@
+/**
+ * The scenarios of a benchmark run: N orders × D documents through badgeOrder or the floor at a concurrency,
+ * the direct-call baseline, one large document (worker memory), and one order with many documents (history
+ * size). Each returns plain data for the report.
+ */
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SandboxStats } from '../src/sandbox';
+import type { DirectOptions, DirectResult } from './direct';
+import type { floorOrder, FloorOrderInput } from './floor/workflows';
+import {
+  cpuSecondsBetween,
+  readProcCpu,
+  readProcMemory,
+  statsDelta,
+  summariseLatencies,
+  perOrder,
+  type LatencySummary,
+  type PlatformRequestCounts,
+} from './metrics';
+import { runOrders } from './pool';
+import { startTsProcess } from './processes';
+import type { BenchStack, WorkerSet } from './stack';
+
+/** Which implementation a scenario ran. */
+export type ScenarioKind = 'badgeOrder' | 'floor' | 'direct';
+
+/** The shape of the orders of a scenario. */
+export interface OrderShape {
+  /** Document paths relative to the documents root. */
+  readonly documents: readonly string[];
+  readonly documentBytes: number;
+  readonly stockId: number | undefined;
+}
+
+/** What one throughput scenario measured. */
+export interface ScenarioResult {
+  readonly kind: ScenarioKind;
+  /** Worker processes (0 for direct calls). */
+  readonly workers: number;
+  readonly concurrency: number;
+  readonly orders: number;
+  readonly documentsPerOrder: number;
+  readonly documentBytes: number;
+  readonly withStock: boolean;
+  readonly wallSeconds: number;
+  readonly ordersPerSecond: number;
+  readonly latency: LatencySummary;
+  readonly failures: number;
+  readonly failureSamples: readonly string[];
+  /** CPU seconds over the measured orders: all workers together (or the direct script), the server, the bench. */
+  readonly cpu: {
+    readonly workerSeconds: number;
+    readonly serverSeconds: number;
+    readonly benchSeconds: number;
+  };
+  /** Largest peak RSS (VmHWM) among the workers (or of the direct script), in bytes. */
+  readonly workerPeakRssBytes: number;
+  /** Platform requests of the measured orders. */
+  readonly requests: PlatformRequestCounts;
+  readonly requestsPerOrder: Readonly<Record<string, number>>;
+  /** Token calls during the scenario including its warm-up orders. */
+  readonly authCallsIncludingWarmup: number;
+  /** The measured orders' spans on the monotonic clock (µs), to cut CPU profiles to them. */
+  readonly windowsUs: readonly (readonly [number, number])[];
+  /** Every measured order's latency (ms), in completion order. */
+  readonly latenciesMs: readonly number[];
+}
+
+/** Now on the monotonic clock in microseconds (the clock of V8's profile samples). */
+export function monotonicMicros(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+/** Parameters of a throughput scenario. */
+export interface ThroughputParams {
+  readonly orders: number;
+  readonly warmupOrders: number;
+  readonly concurrency: number;
+  readonly shape: OrderShape;
+  /** Unique prefix of order references. */
+  readonly runId: string;
+}
+
+const VEHICLE = { vin: 'WVWZZZ1JZXW000001', plate: 'B-EN 1234', make: 'Bench', model: 'Mark I' };
+const BADGE = { type: 'green', validFrom: '2030-01-01', holder: 'Bench Runner' };
+
+interface Snapshot {
+  readonly stats: SandboxStats;
+  readonly workers: ReturnType<typeof readProcCpu>[];
+  readonly server: ReturnType<typeof readProcCpu> | null;
+  readonly bench: NodeJS.CpuUsage;
+}
+
+async function snapshot(stack: BenchStack, pids: readonly number[]): Promise<Snapshot> {
+  return {
+    stats: await stack.sandbox.control.stats(),
+    workers: pids.map(readProcCpu),
+    server: stack.server.pid === null ? null : readProcCpu(stack.server.pid),
+    bench: process.cpuUsage(),
+  };
+}
+
+function cpuBetween(before: Snapshot, after: Snapshot): ScenarioResult['cpu'] {
+  const workerSeconds = before.workers.reduce(
+    (sum, ticks, index) => sum + cpuSecondsBetween(ticks, after.workers[index] ?? ticks),
+    0,
+  );
+  const serverSeconds =
+    before.server && after.server ? cpuSecondsBetween(before.server, after.server) : Number.NaN;
+  const benchMicros = after.bench.user + after.bench.system - (before.bench.user + before.bench.system);
+  return { workerSeconds, serverSeconds, benchSeconds: benchMicros / 1e6 };
+}
+
+/** The input of badge order `index` of a run. */
+function badgeInput(orderRef: string, shape: OrderShape): Record<string, unknown> {
+  return {
+    orderRef,
+    ...(shape.stockId === undefined ? {} : { stockId: shape.stockId }),
+    vehicle: VEHICLE,
+    badge: BADGE,
+    documents: shape.documents.map((path) => ({ path })),
+  };
+}
+
+function floorInput(orderRef: string, shape: OrderShape): FloorOrderInput {
+  return {
+    orderRef,
+    ...(shape.stockId === undefined ? {} : { stockId: shape.stockId }),
+    vehicle: VEHICLE,
+    badge: BADGE,
+    documents: shape.documents,
+  };
+}
+
+/** Starts one order of `kind` on the worker set's task queue and waits for its result. */
+function orderRunner(stack: BenchStack, kind: 'badgeOrder' | 'floor', workers: WorkerSet, shape: OrderShape) {
+  const orders = stack.orders(workers.taskQueue);
+  return async (orderRef: string): Promise<void> => {
+    if (kind === 'badgeOrder') {
+      const { handle } = await orders.startOrder(badgeInput(orderRef, shape));
+      await handle.result();
+      return;
+    }
+    const handle = await stack.plainClient.workflow.start<typeof floorOrder>('floorOrder', {
+      taskQueue: workers.taskQueue,
+      workflowId: `floor-${orderRef}`,
+      args: [floorInput(orderRef, shape)],
+    });
+    await handle.result();
+  };
+}
+
+/** Runs warm-up orders, then `params.orders` measured orders through badgeOrder or the floor. */
+export async function runTemporalScenario(
+  stack: BenchStack,
+  kind: 'badgeOrder' | 'floor',
+  workers: WorkerSet,
+  params: ThroughputParams,
+): Promise<ScenarioResult> {
+  const runOne = orderRunner(stack, kind, workers, params.shape);
+  const prefix = `${params.runId}-${kind}-w${workers.processes.length}-c${params.concurrency}`;
+  const pids = workers.processes.map((worker) => worker.pid);
+  const start = await stack.sandbox.control.stats();
+  await runOrders(params.warmupOrders, params.concurrency, (index) => runOne(`${prefix}-warmup-${index}`));
+  const before = await snapshot(stack, pids);
+  const windowStart = monotonicMicros();
+  const pool = await runOrders(params.orders, params.concurrency, (index) => runOne(`${prefix}-${index}`));
+  const windowEnd = monotonicMicros();
+  const after = await snapshot(stack, pids);
+  const requests = statsDelta(before.stats, after.stats);
+  return {
+    kind,
+    workers: workers.processes.length,
+    concurrency: params.concurrency,
+    orders: params.orders,
+    documentsPerOrder: params.shape.documents.length,
+    documentBytes: params.shape.documentBytes,
+    withStock: params.shape.stockId !== undefined,
+    wallSeconds: pool.wallMs / 1000,
+    ordersPerSecond: pool.latenciesMs.length / (pool.wallMs / 1000),
+    latency: summariseLatencies(pool.latenciesMs),
+    failures: pool.failures,
+    failureSamples: pool.failureSamples,
+    cpu: cpuBetween(before, after),
+    workerPeakRssBytes: Math.max(0, ...pids.map((pid) => readProcMemory(pid).peakRssBytes)),
+    requests,
+    requestsPerOrder: perOrder(requests, params.orders),
+    authCallsIncludingWarmup: after.stats.authCalls.issued - start.authCalls.issued,
+    windowsUs: [[windowStart, windowEnd]],
+    latenciesMs: pool.latenciesMs,
+  };
+}
+
+/** Runs the same platform calls from a plain script (a child process) at the same concurrency. */
+export async function runDirectScenario(
+  stack: BenchStack,
+  params: ThroughputParams,
+): Promise<ScenarioResult> {
+  const options: DirectOptions = {
+    baseUrl: stack.sandbox.baseUrl,
+    username: stack.user.username,
+    password: stack.user.password,
+    documents: params.shape.documents.map((path) => join(stack.documentsRoot, path)),
+    ...(params.shape.stockId === undefined ? {} : { stockId: params.shape.stockId }),
+    orders: params.orders,
+    warmupOrders: params.warmupOrders,
+    concurrency: params.concurrency,
+    maxParallelUploads: 4,
+    runId: `${params.runId}-direct-c${params.concurrency}-${randomUUID()}`,
+  };
+  const start = await stack.sandbox.control.stats();
+  const serverBefore = stack.server.pid === null ? null : readProcCpu(stack.server.pid);
+  const benchBefore = process.cpuUsage();
+  const windowStart = monotonicMicros();
+  const child = startTsProcess('direct calls', 'bench/direct.ts', {
+    BENCH_DIRECT_OPTIONS: JSON.stringify(options),
+  });
+  try {
+    await child.exited;
+  } finally {
+    await child.stop();
+  }
+  const end = await stack.sandbox.control.stats();
+  if (child.child.exitCode !== 0) throw new Error(`the direct-call script failed:\n${child.output()}`);
+  const lines = child.output().trim().split('\n');
+  const result = JSON.parse(lines[lines.length - 1] ?? '{}') as DirectResult;
+  const requests = statsDelta(start, end);
+  // Warm-up orders are in the sandbox counters too; they have the same shape, so scale by measured orders.
+  const measuredShare = params.orders / (params.orders + params.warmupOrders);
+  const measured: PlatformRequestCounts = {
+    // The script's one token call is counted in authIssued, not per order.
+    byRoute: Object.fromEntries(
+      Object.entries(requests.byRoute)
+        .filter(([route]) => route !== 'auth')
+        .map(([route, count]) => [route, count * measuredShare]),
+    ),
+    total: requests.total * measuredShare,
+    authIssued: requests.authIssued,
+    authRejected: requests.authRejected,
+  };
+  const bench = process.cpuUsage(benchBefore);
+  return {
+    kind: 'direct',
+    workers: 0,
+    concurrency: params.concurrency,
+    orders: params.orders,
+    documentsPerOrder: params.shape.documents.length,
+    documentBytes: params.shape.documentBytes,
+    withStock: params.shape.stockId !== undefined,
+    wallSeconds: result.wallMs / 1000,
+    ordersPerSecond: result.latenciesMs.length / (result.wallMs / 1000),
+    latency: summariseLatencies(result.latenciesMs),
+    failures: result.failures,
+    failureSamples: result.failureSamples,
+    cpu: {
+      workerSeconds: result.cpuSeconds,
+      serverSeconds:
+        serverBefore && stack.server.pid !== null
+          ? cpuSecondsBetween(serverBefore, readProcCpu(stack.server.pid))
+          : Number.NaN,
+      // Includes the warm-up orders' sandbox work; the direct script's own CPU is measured exactly.
+      benchSeconds: ((bench.user + bench.system) / 1e6) * measuredShare,
+    },
+    workerPeakRssBytes: result.peakRssBytes,
+    requests: measured,
+    requestsPerOrder: perOrder(measured, params.orders),
+    authCallsIncludingWarmup: requests.authIssued,
+    windowsUs: [[windowStart, monotonicMicros()]],
+    latenciesMs: result.latenciesMs,
+  };
+}
+
+/** What uploading one large document did to a fresh worker's memory. */
+export interface MemoryResult {
+  readonly documentBytes: number;
+  readonly seconds: number;
+  readonly megabytesPerSecond: number;
+  readonly rssBeforeBytes: number;
+  /** VmHWM after the upload (reset to the current RSS before it when the kernel allows). */
+  readonly peakRssBytes: number;
+  readonly rssGrowthBytes: number;
+  /** Whether the peak was reset before the upload (`/proc/<pid>/clear_refs`), so it is the upload's own. */
+  readonly peakReset: boolean;
+  readonly requestsByRoute: Readonly<Record<string, number>>;
+}
+
+function resetPeakRss(pid: number): boolean {
+  try {
+    // "5" resets VmHWM to the current RSS (Linux ≥ 4.0), so the peak is the upload's, not start-up's.
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Uploads one document of `document` (relative path, `bytes` long) through a fresh single worker. */
+export async function runMemoryScenario(
+  stack: BenchStack,
+  document: string,
+  bytes: number,
+  warmupShape: OrderShape,
+  runId: string,
+): Promise<MemoryResult> {
+  const workers = await stack.startBadgeWorkers(1);
+  try {
+    const worker = workers.processes[0];
+    if (!worker) throw new Error('no worker');
+    const runOne = orderRunner(stack, 'badgeOrder', workers, warmupShape);
+    // Warm the worker up (bundle loaded, token cached, code compiled) so the growth is the upload's.
+    for (let index = 0; index < 3; index++) await runOne(`${runId}-memory-warmup-${index}`);
+    const statsBefore = await stack.sandbox.control.stats();
+    const rssBeforeBytes = readProcMemory(worker.pid).rssBytes;
+    const peakReset = resetPeakRss(worker.pid);
+    const begin = performance.now();
+    const big = orderRunner(stack, 'badgeOrder', workers, {
+      documents: [document],
+      documentBytes: bytes,
+      stockId: undefined,
+    });
+    await big(`${runId}-memory-big`);
+    const seconds = (performance.now() - begin) / 1000;
+    const memory = readProcMemory(worker.pid);
+    const statsAfter = await stack.sandbox.control.stats();
+    return {
+      documentBytes: bytes,
+      seconds,
+      megabytesPerSecond: bytes / 1024 / 1024 / seconds,
+      rssBeforeBytes,
+      peakRssBytes: memory.peakRssBytes,
+      rssGrowthBytes: memory.peakRssBytes - rssBeforeBytes,
+      peakReset,
+      requestsByRoute: statsDelta(statsBefore, statsAfter).byRoute,
+    };
+  } finally {
+    await workers.stop();
+  }
+}
+
+/** One order with many documents: duration and the size of its history. */
+export interface ManyDocumentsResult {
+  readonly kind: 'badgeOrder' | 'floor';
+  readonly documents: number;
+  readonly seconds: number;
+  readonly historyEvents: number;
+  readonly historyBytes: number;
+  readonly status: string;
+}
+
+/** Runs one order with `shape.documents` and describes its history. */
+export async function runManyDocumentsScenario(
+  stack: BenchStack,
+  kind: 'badgeOrder' | 'floor',
+  workers: WorkerSet,
+  shape: OrderShape,
+  runId: string,
+): Promise<ManyDocumentsResult> {
+  const orderRef = `${runId}-${kind}-many-${shape.documents.length}`;
+  const begin = performance.now();
+  await orderRunner(stack, kind, workers, shape)(orderRef);
+  const seconds = (performance.now() - begin) / 1000;
+  const handle =
+    kind === 'badgeOrder'
+      ? stack.orders(workers.taskQueue).getHandle(orderRef)
+      : stack.plainClient.workflow.getHandle(`floor-${orderRef}`);
+  const description = await handle.describe();
+  return {
+    kind,
+    documents: shape.documents.length,
+    seconds,
+    historyEvents: description.historyLength,
+    historyBytes: description.historySize ?? Number.NaN,
+    status: description.status.name,
+  };
+}

@@ -1,0 +1,168 @@
+import {
+  evaluateTargets,
+  expectedRequestsPerOrder,
+  floorRatio,
+  formatReport,
+  formatTable,
+  type BenchResults,
+} from '../../bench/report';
+import type { ScenarioResult } from '../../bench/scenario';
+
+function scenario(overrides: Partial<ScenarioResult>): ScenarioResult {
+  return {
+    kind: 'badgeOrder',
+    workers: 1,
+    concurrency: 50,
+    orders: 100,
+    documentsPerOrder: 2,
+    documentBytes: 65_536,
+    withStock: true,
+    wallSeconds: 10,
+    ordersPerSecond: 10,
+    latency: { count: 100, minMs: 100, p50Ms: 400, p95Ms: 900, p99Ms: 1200, maxMs: 1300, meanMs: 450 },
+    failures: 0,
+    failureSamples: [],
+    cpu: { workerSeconds: 5, serverSeconds: 4, benchSeconds: 1 },
+    workerPeakRssBytes: 300 * 1024 * 1024,
+    requests: {
+      byRoute: { documents: 200, orders: 100, stocks: 100 },
+      total: 400,
+      authIssued: 0,
+      authRejected: 0,
+    },
+    requestsPerOrder: { documents: 2, orders: 1, stocks: 1 },
+    authCallsIncludingWarmup: 1,
+    windowsUs: [[0, 1]],
+    latenciesMs: [],
+    ...overrides,
+  };
+}
+
+function results(overrides: Partial<BenchResults> = {}): BenchResults {
+  return {
+    startedAt: '2030-01-01T00:00:00.000Z',
+    finishedAt: '2030-01-01T00:05:00.000Z',
+    quick: false,
+    machine: { cpus: 2, node: 'v20.19.0', platform: 'linux' },
+    loadAverage: { start: [0.5, 0.4, 0.3], end: [1.5, 0.9, 0.5] },
+    settings: {},
+    tokenTtlSeconds: 900,
+    scenarios: [
+      scenario({
+        kind: 'floor',
+        ordersPerSecond: 20,
+        requestsPerOrder: {},
+        requests: { byRoute: {}, total: 0, authIssued: 0, authRejected: 0 },
+      }),
+      scenario({ kind: 'badgeOrder', ordersPerSecond: 17 }),
+      scenario({ kind: 'direct', workers: 0, ordersPerSecond: 34 }),
+    ],
+    memory: {
+      documentBytes: 500 * 1024 * 1024,
+      seconds: 10,
+      megabytesPerSecond: 50,
+      rssBeforeBytes: 200 * 1024 * 1024,
+      peakRssBytes: 230 * 1024 * 1024,
+      rssGrowthBytes: 30 * 1024 * 1024,
+      peakReset: true,
+      requestsByRoute: { documents: 1, orders: 1 },
+    },
+    manyDocuments: [
+      {
+        kind: 'badgeOrder',
+        documents: 100,
+        seconds: 3,
+        historyEvents: 515,
+        historyBytes: 200 * 1024,
+        status: 'COMPLETED',
+      },
+    ],
+    profile: null,
+    workerSets: [{ workers: 1, lifetimeSeconds: 120, authCalls: 1 }],
+    authCallsTotal: 2,
+    totalSeconds: 300,
+    ...overrides,
+  };
+}
+
+describe('targets', () => {
+  it('expects 1 create, D uploads and 1 stock lookup when a stock is given', () => {
+    expect(expectedRequestsPerOrder(scenario({ documentsPerOrder: 3 }))).toEqual({
+      stocks: 1,
+      orders: 1,
+      documents: 3,
+    });
+    expect(expectedRequestsPerOrder(scenario({ withStock: false, documentsPerOrder: 0 }))).toEqual({
+      orders: 1,
+    });
+  });
+
+  it('meets every target of a good run', () => {
+    const targets = evaluateTargets(results());
+    expect(targets.map((target) => [target.name, target.met])).toEqual([
+      ['throughput vs floor (1 worker(s), concurrency 50)', true],
+      ['platform calls per order (1 worker(s), concurrency 50)', true],
+      ['auth calls (1 worker(s), 120 s, token 900 s)', true],
+      ['worker RSS growth for one 500 MB document', true],
+      ['order with 100 documents completes inside history limits', true],
+    ]);
+    expect(targets[0]?.measured).toBe('0.85x');
+    expect(floorRatio(results().scenarios, results().scenarios[1] as ScenarioResult)).toBeCloseTo(0.85);
+  });
+
+  it('misses the targets a bad run misses', () => {
+    const bad = results({
+      scenarios: [
+        scenario({ kind: 'floor', ordersPerSecond: 20 }),
+        scenario({
+          kind: 'badgeOrder',
+          ordersPerSecond: 10,
+          requestsPerOrder: { documents: 2.5, orders: 1, stocks: 1 },
+        }),
+      ],
+      workerSets: [{ workers: 2, lifetimeSeconds: 100, authCalls: 3 }],
+      memory: { ...results().memory!, rssGrowthBytes: 600 * 1024 * 1024 },
+    });
+    const targets = evaluateTargets(bad);
+    expect(targets.filter((target) => !target.met).map((target) => target.name)).toEqual([
+      'throughput vs floor (1 worker(s), concurrency 50)',
+      'platform calls per order (1 worker(s), concurrency 50)',
+      'auth calls (2 worker(s), 100 s, token 900 s)',
+      'worker RSS growth for one 500 MB document',
+    ]);
+  });
+
+  it('allows one token call per token lifetime per worker', () => {
+    const long = results({ workerSets: [{ workers: 2, lifetimeSeconds: 1000, authCalls: 4 }] });
+    const auth = evaluateTargets(long).find((target) => target.name.startsWith('auth calls'));
+    expect(auth).toMatchObject({ target: '<= 4', met: true });
+  });
+});
+
+describe('formatting', () => {
+  it('aligns text left and numbers right under a rule', () => {
+    expect(
+      formatTable(
+        ['name', 'n'],
+        [
+          ['a', '1'],
+          ['bbb', '22.5'],
+        ],
+      ),
+    ).toBe(['name     n', '----  ----', 'a        1', 'bbb   22.5'].join('\n'));
+  });
+
+  it('prints the scenarios with ratios, the memory line, the history table and the targets', () => {
+    const text = formatReport(results(), evaluateTargets(results()));
+    expect(text).toContain('load 0.5 0.4 0.3 → 1.5 0.9 0.5');
+    const badgeRow = text.split('\n').find((line) => line.startsWith('badgeOrder '));
+    expect(badgeRow).toMatch(
+      /17\.0\s+400\s+900\s+1200\s+50\.0\s+40\.0\s+10\.0\s+100\.0\s+300\s+0\.85x\s+0\.50x\s+documents 2, orders 1, stocks 1/,
+    );
+    expect(text).toContain(
+      'Large document: 500 MB in 10.0 s (50 MB/s); worker RSS 200 MB before, peak 230 MB → growth 30.0 MB.',
+    );
+    expect(text).toMatch(/badgeOrder\s+100\s+3\.0\s+515\s+200\s+COMPLETED/);
+    expect(text).toMatch(/worker RSS growth for one 500 MB document\s+< 64 MB\s+30 MB\s+yes/);
+  });
+});
