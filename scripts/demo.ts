@@ -22,7 +22,7 @@ import { connectClient } from '../src/temporal/connection';
 import { createBadgeOrderWorker } from '../src/worker';
 
 const DOCUMENTS_ROOT = resolve(__dirname, '..', '.data', 'demo-documents');
-/** The demo's payload key (git-ignored .data/), so demo-repair.ts can read the same payloads. */
+/** The demo's payload key (git-ignored .data/), so the operator CLI can read the same payloads. */
 const DEMO_KEYS_FILE = resolve(__dirname, '..', '.data', 'demo-payload-keys');
 
 /** PAYLOAD_KEYS(_FILE) from the environment, or a random demo key written to {@link DEMO_KEYS_FILE}. */
@@ -186,7 +186,10 @@ async function main(): Promise<void> {
     );
     say('terminal (same TEMPORAL_ADDRESS):');
     const keysHint = keysEnv.PAYLOAD_KEYS_FILE ? `PAYLOAD_KEYS_FILE=${keysEnv.PAYLOAD_KEYS_FILE} ` : '';
-    say(`  TEMPORAL_ADDRESS=${server.address} ${keysHint}npx tsx scripts/demo-repair.ts`);
+    say(
+      `  TEMPORAL_ADDRESS=${server.address} ${keysHint}npm run ops -- replace demo-awaiting-repair ` +
+        'handwritten-note.txt handwritten-note.pdf',
+    );
     if (exitWhenSettled) {
       await stopAll();
       return;
