@@ -73,7 +73,7 @@ export default tseslint.config(
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
     files: ['**/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', process: 'readonly' } },
   },
   prettier,
 );

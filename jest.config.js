@@ -10,5 +10,6 @@ module.exports = {
   // Files start their own servers; two at a time keeps a 2-core machine responsive.
   maxWorkers: 2,
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+  reporters: ['default', '<rootDir>/test/helpers/closing-line-reporter.js'],
   setupFiles: ['<rootDir>/test/helpers/quiet-runtime.ts'],
 };
