@@ -284,6 +284,13 @@ describe('badgeOrder', () => {
     const cause = (failure as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause.type).toBe('INVALID_INPUT');
     expect(cause.message).toMatch(/badge: /);
+    expect((await handle.describe()).typedSearchAttributes.get(BadgeOrderStatus)).toBe('Failed');
+
+    // A failed order may be started again with the same orderRef: a new run, not an attachment.
+    const again = await stack.orders.startOrder({ orderRef: 'direct-invalid', vehicle, badge, documents: [] });
+    expect(again.attached).toBe(false);
+    expect(again.runId).not.toBe(handle.firstExecutionRunId);
+    expect((await again.handle.result()).orderRef).toBe('direct-invalid');
   });
 
   it('keeps the password, access tokens, vehicle and badge data out of workflow history', async () => {
