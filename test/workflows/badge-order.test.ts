@@ -287,7 +287,12 @@ describe('badgeOrder', () => {
     expect((await handle.describe()).typedSearchAttributes.get(BadgeOrderStatus)).toBe('Failed');
 
     // A failed order may be started again with the same orderRef: a new run, not an attachment.
-    const again = await stack.orders.startOrder({ orderRef: 'direct-invalid', vehicle, badge, documents: [] });
+    const again = await stack.orders.startOrder({
+      orderRef: 'direct-invalid',
+      vehicle,
+      badge,
+      documents: [],
+    });
     expect(again.attached).toBe(false);
     expect(again.runId).not.toBe(handle.firstExecutionRunId);
     expect((await again.handle.result()).orderRef).toBe('direct-invalid');
