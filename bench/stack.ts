@@ -11,7 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { BadgeOrdersClient } from '../src/client/badge-orders-client';
-import { createDataConverter, FAILURE_CONVERTER_PATH } from '../src/codec/data-converter';
+import { createDataConverter } from '../src/codec/data-converter';
+import { buildServiceBundle } from '../src/workflow-bundle';
 import { generatePayloadKeyEntry, parsePayloadKeys } from '../src/codec/key-ring';
 import { startDevServer, type DevServer } from '../src/dev/dev-server';
 import { DEMO_USER, startSandbox, type RunningSandbox } from '../src/sandbox';
@@ -98,11 +99,8 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     options.log('starting the Temporal dev server and building the workflow bundles');
     const [server, badgeBundle, floorBundle] = await Promise.all([
       startDevServer({ log: options.log }),
-      bundleWorkflowCode({
-        workflowsPath: require.resolve('../src/workflows'),
-        failureConverterPath: FAILURE_CONVERTER_PATH,
-        logger: silentBundlerLogger,
-      }),
+      // Exactly the production bundle: workflows, metrics interceptors and the failure converter.
+      buildServiceBundle(),
       bundleWorkflowCode({
         workflowsPath: require.resolve('./floor/workflows'),
         logger: silentBundlerLogger,
