@@ -1,81 +1,14 @@
 /**
- * Child processes of the benchmarks: a TypeScript entry run with `node --import tsx`, tied to this process
- * (Linux kills it if the bench dies, even by SIGKILL), with the tail of its output kept for error messages.
+ * Child processes of the benchmarks: started with the dev tooling's `startTsProcess` (tied to this process,
+ * output kept), and a readiness check that waits until worker processes poll their task queue.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import type { ChildProcessHandle } from '../src/dev/child-process';
 
-/** The project root (bench/ lives directly below it). */
-export const PROJECT_ROOT = resolve(__dirname, '..');
-
-const SETPRIV = '/usr/bin/setpriv';
-
+export { PROJECT_ROOT, startTsProcess } from '../src/dev/child-process';
 /** A child process started by the bench. */
-export interface BenchProcess {
-  readonly name: string;
-  readonly pid: number;
-  readonly child: ChildProcess;
-  /** Resolves once the process has exited. */
-  readonly exited: Promise<void>;
-  /** Whether it still runs. */
-  running(): boolean;
-  /** The last few kB it printed. */
-  output(): string;
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. Safe to call twice. */
-  stop(graceMs?: number): Promise<void>;
-}
-
-/** Starts `node [nodeFlags] --import tsx <script>` from the project root with exactly `env` (plus PATH). */
-export function startTsProcess(
-  name: string,
-  script: string,
-  env: Record<string, string>,
-  nodeFlags: readonly string[] = [],
-): BenchProcess {
-  const nodeArgs = [...nodeFlags, '--import', 'tsx', resolve(PROJECT_ROOT, script)];
-  const [command, commandArgs] =
-    process.platform === 'linux' && existsSync(SETPRIV)
-      ? [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', process.execPath, ...nodeArgs]]
-      : [process.execPath, nodeArgs];
-  const child = spawn(command, commandArgs, {
-    cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', ...env },
-  });
-  if (child.pid === undefined) throw new Error(`could not start ${name}`);
-  const pid = child.pid;
-  let tail = '';
-  const keep = (chunk: Buffer): void => {
-    tail = (tail + chunk.toString('utf8')).slice(-8_000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
-  const running = (): boolean => child.exitCode === null && child.signalCode === null;
-  const killOnExit = (): void => {
-    if (running()) child.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
-  void exited.then(() => process.removeListener('exit', killOnExit));
-  return {
-    name,
-    pid,
-    child,
-    exited,
-    running,
-    output: () => tail,
-    async stop(graceMs = 10_000) {
-      if (!running()) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
+export type BenchProcess = ChildProcessHandle;
 
 const { TaskQueueType } = temporal.api.enums.v1;
 

@@ -214,8 +214,10 @@ export async function runDirectScenario(
   const serverBefore = stack.server.pid === null ? null : readProcCpu(stack.server.pid);
   const benchBefore = process.cpuUsage();
   const windowStart = monotonicMicros();
-  const child = startTsProcess('direct calls', 'bench/direct.ts', {
-    BENCH_DIRECT_OPTIONS: JSON.stringify(options),
+  const child = startTsProcess({
+    name: 'direct calls',
+    script: 'bench/direct.ts',
+    env: { BENCH_DIRECT_OPTIONS: JSON.stringify(options) },
   });
   try {
     await child.exited;

@@ -137,18 +137,20 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       cleanups.push(stop);
       for (let index = 0; index < count; index++) {
         processes.push(
-          startTsProcess(
-            `${kind} worker ${index + 1}`,
+          startTsProcess({
+            name: `${kind} worker ${index + 1}`,
             script,
-            {
+            env: {
               ...env,
               TEMPORAL_ADDRESS: server.address,
               TEMPORAL_NAMESPACE: server.namespace,
               TEMPORAL_TASK_QUEUE: taskQueue,
               WORKER_MAX_CONCURRENT_ACTIVITIES: String(options.maxConcurrentActivities),
             },
-            options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(options.profileDir, kind)}`] : [],
-          ),
+            nodeFlags: options.profileDir
+              ? ['--cpu-prof', `--cpu-prof-dir=${join(options.profileDir, kind)}`]
+              : [],
+          }),
         );
       }
       await waitUntilPolling(client, taskQueue, processes);

@@ -3,30 +3,18 @@
  * restarted on the same port), the sandbox platform in this process, and worker processes (`src/worker.ts`,
  * as `npm run worker` runs it) that the run kills with SIGKILL. `teardown()` stops everything it started.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { BadgeOrdersClient } from '../client/badge-orders-client';
+import { startTsProcess, workerProcessEnv, type ChildProcessHandle } from '../dev/child-process';
 import { startDevServer, type DevServer } from '../dev/dev-server';
 import { startSandbox, type RunningSandbox, type StartSandboxOptions } from '../sandbox';
 import { buildServiceBundle } from '../workflow-bundle';
 
-const PROJECT_ROOT = resolve(__dirname, '..', '..');
-
 /** A worker child process. */
-export interface ChaosWorker {
-  readonly pid: number | undefined;
-  /** Resolves with the exit code or signal once the process has exited. */
-  readonly exited: Promise<string>;
-  /** Whether the process is still running. */
-  running(): boolean;
-  /** Everything it printed so far. */
-  output(): string;
-  /** Sends the signal and waits for the exit. */
-  kill(signal: NodeJS.Signals): Promise<void>;
-}
+export type ChaosWorker = ChildProcessHandle;
 
 /** Options of {@link startChaosStack}. */
 export interface ChaosStackOptions {
@@ -104,45 +92,18 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Chaos
     const taskQueue = `badge-chaos-${Date.now().toString(36)}`;
 
     const startWorker = (): ChaosWorker => {
-      const child: ChildProcess = spawn(
-        process.execPath,
-        ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'worker.ts')],
-        {
-          cwd: PROJECT_ROOT,
-          stdio: ['ignore', 'pipe', 'pipe'],
-          env: {
-            PATH: process.env.PATH,
-            TEMPORAL_ADDRESS: temporal.server.address,
-            TEMPORAL_NAMESPACE: temporal.server.namespace,
-            TEMPORAL_TASK_QUEUE: taskQueue,
-            BADGE_BASE_URL: sandbox.baseUrl,
-            BADGE_USERNAME: options.user.username,
-            BADGE_PASSWORD: options.user.password,
-            DOCUMENTS_ROOT: documentsRoot,
-            WORKFLOW_BUNDLE_PATH: bundlePath,
-            LOG_LEVEL: 'warn',
-          },
-        },
-      );
-      let output = '';
-      child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      const exited = new Promise<string>((resolveExit) =>
-        child.once('exit', (code, signal) => resolveExit(signal ?? `exit code ${code ?? 'unknown'}`)),
-      );
-      const running = (): boolean => child.exitCode === null && child.signalCode === null;
-      const worker: ChaosWorker = {
-        pid: child.pid,
-        exited,
-        running,
-        output: () => output,
-        async kill(signal) {
-          if (running()) child.kill(signal);
-          await exited;
-        },
-      };
+      const worker = startTsProcess({
+        name: 'worker',
+        script: 'src/worker.ts',
+        env: workerProcessEnv({
+          temporal: { address: temporal.server.address, namespace: temporal.server.namespace, taskQueue },
+          platform: { baseUrl: sandbox.baseUrl, ...options.user },
+          documentsRoot,
+          workflowBundlePath: bundlePath,
+        }),
+      });
       workers.add(worker);
-      void exited.then(() => workers.delete(worker));
+      void worker.exited.then(() => workers.delete(worker));
       return worker;
     };
 

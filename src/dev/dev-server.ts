@@ -6,11 +6,11 @@
  * by `stop()`, when this process exits, and (on Linux) by the kernel if this process dies.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { BADGE_SEARCH_ATTRIBUTES } from '../contract';
+import { withParentDeathSignal } from './child-process';
 import { describeTemporalCli, resolveTemporalCli, type ResolvedTemporalCli } from './temporal-cli';
 
 export interface DevServerOptions {
@@ -76,16 +76,6 @@ function cliSearchAttributeArgs(): string[] {
     '--search-attribute',
     `${key.name}=${cliTypeNames[key.type]}`,
   ]);
-}
-
-const SETPRIV = '/usr/bin/setpriv';
-
-/** Wraps the command so Linux kills the server when its parent dies, even by SIGKILL. */
-function withParentDeathSignal(command: string, args: string[]): [string, string[]] {
-  if (process.platform === 'linux' && existsSync(SETPRIV)) {
-    return [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', command, ...args]];
-  }
-  return [command, args];
 }
 
 async function delay(ms: number): Promise<void> {

@@ -3,23 +3,21 @@
  * with files, and workers — in this process, or as real child processes that tests may SIGKILL.
  * Everything started here is stopped by `teardown()`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import pino from 'pino';
 import { BadgeOrdersClient } from '../../src/client/badge-orders-client';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { generatePayloadKeyEntry, parsePayloadKeys, type PayloadKeyRing } from '../../src/codec/key-ring';
 import { workerConfigSchema, type WorkerConfig } from '../../src/config';
+import { startTsProcess, workerProcessEnv, type ChildProcessHandle } from '../../src/dev/child-process';
 import type { DevServerOptions } from '../../src/dev/dev-server';
 import { DEMO_USER, startSandbox, type RunningSandbox, type StartSandboxOptions } from '../../src/sandbox';
 import { createBadgeOrderWorker } from '../../src/worker';
 import { buildServiceBundle } from '../../src/workflow-bundle';
 import { startTestTemporal, uniqueTaskQueue, type TestTemporal } from './temporal';
-
-const PROJECT_ROOT = resolve(__dirname, '..', '..');
 
 /** A worker running in this process. */
 export interface InProcessWorker {
@@ -27,15 +25,7 @@ export interface InProcessWorker {
 }
 
 /** A worker running as a child process (`src/worker.ts`, as `npm run worker` runs it). */
-export interface WorkerProcess {
-  readonly child: ChildProcess;
-  /** Resolves when the process has exited. */
-  readonly exited: Promise<void>;
-  /** Output so far (logs), for assertions and failure messages. */
-  output(): string;
-  /** Sends a signal and waits for the exit. */
-  kill(signal: NodeJS.Signals): Promise<void>;
-}
+export type WorkerProcess = ChildProcessHandle;
 
 export interface TestStackOptions {
   readonly sandbox?: StartSandboxOptions;
@@ -154,36 +144,25 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
         return { stop };
       },
       startWorkerProcess(env = {}) {
-        const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'worker.ts')], {
-          cwd: PROJECT_ROOT,
-          stdio: ['ignore', 'pipe', 'pipe'],
-          env: {
-            PATH: process.env.PATH,
-            TEMPORAL_ADDRESS: temporal.server.address,
-            TEMPORAL_NAMESPACE: temporal.server.namespace,
-            TEMPORAL_TASK_QUEUE: taskQueue,
-            BADGE_BASE_URL: sandbox.baseUrl,
-            BADGE_USERNAME: user.username,
-            BADGE_PASSWORD: user.password,
-            DOCUMENTS_ROOT: documentsRoot,
-            WORKFLOW_BUNDLE_PATH: bundlePath,
-            PAYLOAD_KEYS: payloadKeysEntry,
-            LOG_LEVEL: 'info',
-            ...env,
-          },
+        const worker = startTsProcess({
+          name: 'worker',
+          script: 'src/worker.ts',
+          env: workerProcessEnv(
+            {
+              temporal: { address: temporal.server.address, namespace: temporal.server.namespace, taskQueue },
+              platform: { baseUrl: sandbox.baseUrl, username: user.username, password: user.password },
+              documentsRoot,
+              workflowBundlePath: bundlePath,
+              payloadKeys: payloadKeysEntry,
+              logLevel: 'info',
+            },
+            env,
+          ),
         });
-        let output = '';
-        child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-        child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-        const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
-        const kill = async (signal: NodeJS.Signals): Promise<void> => {
-          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-          await exited;
-        };
-        const stop = (): Promise<void> => kill('SIGKILL');
+        const stop = (): Promise<void> => worker.kill('SIGKILL');
         workerStops.add(stop);
-        void exited.then(() => workerStops.delete(stop));
-        return { child, exited, output: () => output, kill };
+        void worker.exited.then(() => workerStops.delete(stop));
+        return worker;
       },
       async restartTemporal() {
         const dbFilename = options.temporal?.dbFilename;

@@ -1,0 +1,129 @@
+/**
+ * Child processes of the dev tooling — worker processes of tests, the chaos run and the benchmarks: a
+ * TypeScript entry run with `node --import tsx`, tied to this process (Linux kills it when this process dies,
+ * even by SIGKILL), with its output kept for assertions and error messages.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+/** The project root. */
+export const PROJECT_ROOT = resolve(__dirname, '..', '..');
+
+const SETPRIV = '/usr/bin/setpriv';
+/** Output kept per process: enough for a worker's warnings over a long chaos run. */
+const MAX_OUTPUT_CHARS = 4 * 1024 * 1024;
+
+/** Wraps a command so Linux kills it when its parent dies, even by SIGKILL (`setpriv` execs, same pid). */
+export function withParentDeathSignal(command: string, args: readonly string[]): [string, string[]] {
+  if (process.platform === 'linux' && existsSync(SETPRIV)) {
+    return [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', command, ...args]];
+  }
+  return [command, [...args]];
+}
+
+/** A running child process. */
+export interface ChildProcessHandle {
+  readonly name: string;
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** Resolves once the process has exited, with the signal or `exit code N`. */
+  readonly exited: Promise<string>;
+  /** Whether it still runs. */
+  running(): boolean;
+  /** What it printed so far (stdout and stderr). */
+  output(): string;
+  /** Sends `signal` and waits for the exit. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. Safe to call twice. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface StartTsProcessOptions {
+  /** For messages, e.g. `worker 2`. */
+  readonly name: string;
+  /** Entry file relative to the project root, e.g. `src/worker.ts`. */
+  readonly script: string;
+  /** The whole environment of the child (PATH is added). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Flags for node itself, e.g. `--cpu-prof`. */
+  readonly nodeFlags?: readonly string[];
+}
+
+/** Starts `node [nodeFlags] --import tsx <script>` from the project root with exactly `env` (plus PATH). */
+export function startTsProcess(options: StartTsProcessOptions): ChildProcessHandle {
+  const nodeArgs = [...(options.nodeFlags ?? []), '--import', 'tsx', resolve(PROJECT_ROOT, options.script)];
+  const [command, commandArgs] = withParentDeathSignal(process.execPath, nodeArgs);
+  const child = spawn(command, commandArgs, {
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+  });
+  if (child.pid === undefined) throw new Error(`could not start ${options.name}`);
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT_CHARS);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<string>((resolveExit) =>
+    child.once('exit', (code, signal) => resolveExit(signal ?? `exit code ${code ?? 'unknown'}`)),
+  );
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
+  const killOnExit = (): void => {
+    if (running()) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  void exited.then(() => process.removeListener('exit', killOnExit));
+  const kill = async (signal: NodeJS.Signals): Promise<void> => {
+    if (running()) child.kill(signal);
+    await exited;
+  };
+  return {
+    name: options.name,
+    pid: child.pid,
+    child,
+    exited,
+    running,
+    output: () => output,
+    kill,
+    async stop(graceMs = 10_000) {
+      if (!running()) return;
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await kill('SIGTERM');
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** What a badge worker process needs to know; becomes its environment (see `src/config.ts`). */
+export interface WorkerProcessSettings {
+  readonly temporal: { readonly address: string; readonly namespace: string; readonly taskQueue: string };
+  readonly platform: { readonly baseUrl: string; readonly username: string; readonly password: string };
+  readonly documentsRoot: string;
+  /** A bundle from `buildServiceBundle()`, so each process starts without bundling. */
+  readonly workflowBundlePath: string;
+  /** `PAYLOAD_KEYS` entry; unencrypted when absent. */
+  readonly payloadKeys?: string;
+  readonly logLevel?: string;
+}
+
+/** The environment of a badge worker process (`src/worker.ts`), plus `extra` variables. */
+export function workerProcessEnv(
+  settings: WorkerProcessSettings,
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string | undefined> {
+  return {
+    TEMPORAL_ADDRESS: settings.temporal.address,
+    TEMPORAL_NAMESPACE: settings.temporal.namespace,
+    TEMPORAL_TASK_QUEUE: settings.temporal.taskQueue,
+    BADGE_BASE_URL: settings.platform.baseUrl,
+    BADGE_USERNAME: settings.platform.username,
+    BADGE_PASSWORD: settings.platform.password,
+    DOCUMENTS_ROOT: settings.documentsRoot,
+    WORKFLOW_BUNDLE_PATH: settings.workflowBundlePath,
+    PAYLOAD_KEYS: settings.payloadKeys,
+    LOG_LEVEL: settings.logLevel ?? 'warn',
+    ...extra,
+  };
+}
