@@ -17,7 +17,7 @@ import { findFreePort, startDevServer } from '../src/dev/dev-server';
 import { createLogger, sdkLoggerFor } from '../src/logging';
 import { createOrderProgress } from '../src/progress/order-progress';
 import { DEMO_USER, startSandbox } from '../src/sandbox';
-import { webUiWorkflowLink } from '../src/starter';
+import { webUiWorkflowLink } from '../src/temporal/web-ui';
 import { connectClient } from '../src/temporal/connection';
 import { createBadgeOrderWorker } from '../src/worker';
 

@@ -5,17 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { BadgeOrdersClient } from './client/badge-orders-client';
-import { loadTemporalConfig, type TemporalConfig } from './config';
+import { loadTemporalConfig } from './config';
 import { InvalidOrderInputError, parseBadgeOrderInput } from './contract';
 import { connectClient } from './temporal/connection';
-
-/** Link to a workflow in the Temporal Web UI. */
-export function webUiWorkflowLink(
-  config: Pick<TemporalConfig, 'webUiUrl' | 'namespace'>,
-  workflowId: string,
-): string {
-  return `${config.webUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(config.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
-}
+import { webUiWorkflowLink } from './temporal/web-ui';
 
 /** Reads and parses an order file; JSON errors name the file. */
 export async function readOrderFile(path: string): Promise<unknown> {

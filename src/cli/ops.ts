@@ -3,7 +3,7 @@
  * replace a document, and trigger the nightly replay. Tables for people; `--json` prints one JSON document
  * for scripts. {@link runOps} takes its dependencies, so tests run it in-process against a dev server.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Option, type Command } from 'commander';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { BadgeOrdersClient } from '../client/badge-orders-client';
 import {
@@ -18,6 +18,8 @@ import {
 } from '../contract';
 import { triggerReplay } from '../ops/schedule';
 import { badgeOrdersQuery } from '../ops/visibility';
+import { webUiWorkflowLink } from '../temporal/web-ui';
+import { createCliProgram, runCliProgram, wantsJson } from './program';
 import { renderFields, renderTable } from './table';
 
 /** What the CLI talks to and writes to. */
@@ -82,12 +84,9 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
   const orders = new BadgeOrdersClient({ client: deps.client, taskQueue: deps.taskQueue });
   const namespace = deps.client.options.namespace;
   const workflowLink = (workflowId: string): string | null =>
-    deps.webUiUrl
-      ? `${deps.webUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`
-      : null;
+    deps.webUiUrl ? webUiWorkflowLink({ webUiUrl: deps.webUiUrl, namespace }, workflowId) : null;
   const print = (json: boolean, value: unknown, text: () => string): void =>
     deps.out(json ? JSON.stringify(value, null, 2) : text());
-  const jsonOf = (command: Command): boolean => Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
 
   /** Turns "no such workflow" into a message naming the order. */
   const forOrder = async <T>(orderRef: string, work: () => Promise<T>): Promise<T> => {
@@ -100,14 +99,12 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
     }
   };
 
-  const program = new Command('ops')
-    .description('Operate badge orders: find stuck ones, inspect, retry, replace documents, run the replay')
-    .option('--json', 'print JSON for scripts instead of tables')
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => deps.out(text.trimEnd()),
-      writeErr: (text) => deps.err(text.trimEnd()),
-    });
+  const program = createCliProgram({
+    name: 'ops',
+    description: 'Operate badge orders: find stuck ones, inspect, retry, replace documents, run the replay',
+    out: deps.out,
+    err: deps.err,
+  });
 
   program
     .command('list')
@@ -147,7 +144,7 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
           });
           if (listed.length >= options.limit) break;
         }
-        print(jsonOf(command), listed, () =>
+        print(wantsJson(command), listed, () =>
           listed.length === 0
             ? `No badge orders match: ${query}`
             : renderTable(
@@ -170,7 +167,7 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
     .argument('<orderRef>', 'the order reference')
     .action(async (orderRef: string, _options: unknown, command: Command) => {
       const view = await forOrder(orderRef, () => orders.status(orderRef));
-      print(jsonOf(command), view, () =>
+      print(wantsJson(command), view, () =>
         renderStatus(view, workflowLink(orders.getHandle(orderRef).workflowId)),
       );
     });
@@ -183,7 +180,7 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
       await forOrder(orderRef, () => orders.retryUploads(orderRef));
       const workflowId = orders.getHandle(orderRef).workflowId;
       print(
-        jsonOf(command),
+        wantsJson(command),
         { orderRef, workflowId, signal: 'retryUploads' },
         () => `Sent retryUploads to ${workflowId}; follow it with: ops status ${orderRef}`,
       );
@@ -211,7 +208,7 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
             ...(options.contentType ? { contentType: options.contentType } : {}),
           }),
         );
-        print(jsonOf(command), document, () => renderTable(DOCUMENT_COLUMNS, documentRows([document])));
+        print(wantsJson(command), document, () => renderTable(DOCUMENT_COLUMNS, documentRows([document])));
         if (document.status !== 'uploaded')
           throw new OpsError(`Document ${path} is ${document.status} after the replacement`);
       },
@@ -226,7 +223,7 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
         ? `${deps.webUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/schedules/${REPLAY_SCHEDULE_ID}`
         : null;
       print(
-        jsonOf(command),
+        wantsJson(command),
         { scheduleId: REPLAY_SCHEDULE_ID, triggered: true },
         () =>
           `Triggered Schedule ${REPLAY_SCHEDULE_ID} (skipped if a replay is still running)${link ? `: ${link}` : ''}`,
@@ -241,13 +238,5 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
  * command failed (the message goes to `err`), commander's code for usage errors.
  */
 export async function runOps(args: readonly string[], deps: OpsDependencies): Promise<number> {
-  const program = buildOpsProgram(deps);
-  try {
-    await program.parseAsync([...args], { from: 'user' });
-    return 0;
-  } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
-    deps.err(error instanceof Error ? error.message : String(error));
-    return 1;
-  }
+  return runCliProgram(buildOpsProgram(deps), args, deps);
 }

@@ -3,8 +3,9 @@
  * command line, as the Web UI's Schedules page does. {@link runScheduleCommand} takes its dependencies, so tests
  * run it in-process.
  */
-import { Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
+import { createCliProgram, runCliProgram, wantsJson } from '../cli/program';
 import { renderFields } from '../cli/table';
 import {
   applyReplaySchedule,
@@ -23,24 +24,21 @@ export interface ScheduleCommandDependencies {
 }
 
 /** Runs the command with `args` (without `node` and the script); returns the exit code. */
-export async function runScheduleCommand(
+export function runScheduleCommand(
   args: readonly string[],
   deps: ScheduleCommandDependencies,
 ): Promise<number> {
   const { client, settings } = deps;
   const scheduleId = settings.scheduleId;
-  const json = (command: Command): boolean => Boolean(command.optsWithGlobals<{ json?: boolean }>().json);
   const print = (command: Command, value: unknown, text: string): void =>
-    deps.out(json(command) ? JSON.stringify(value, null, 2) : text);
+    deps.out(wantsJson(command) ? JSON.stringify(value, null, 2) : text);
 
-  const program = new Command('schedule')
-    .description('Manage the nightly replay Schedule of failed document uploads')
-    .option('--json', 'print JSON for scripts')
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => deps.out(text.trimEnd()),
-      writeErr: (text) => deps.err(text.trimEnd()),
-    });
+  const program = createCliProgram({
+    name: 'schedule',
+    description: 'Manage the nightly replay Schedule of failed document uploads',
+    out: deps.out,
+    err: deps.err,
+  });
 
   program
     .command('apply')
@@ -102,12 +100,5 @@ export async function runScheduleCommand(
       );
     });
 
-  try {
-    await program.parseAsync([...args], { from: 'user' });
-    return 0;
-  } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
-    deps.err(error instanceof Error ? error.message : String(error));
-    return 1;
-  }
+  return runCliProgram(program, args, deps);
 }
