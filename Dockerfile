@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image for the worker (default command), the codec server and the sandbox:
-#   node dist/worker.js | node dist/codec/server-main.js | node dist/sandbox/main.js --host 0.0.0.0 --port 4010
+#   node dist/main/worker.js | node dist/codec/main.js | node dist/sandbox/main.js --host 0.0.0.0 --port 4010
 # Debian (glibc) because the Temporal SDK's native core-bridge ships glibc builds. The Node version is the one
 # the test suite runs on (package.json engines: >= 20.19).
 ARG NODE_IMAGE=node:20.20.2-bookworm-slim
@@ -12,9 +12,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY scripts/build-workflow-bundle.ts ./scripts/
+COPY tools/build-workflow-bundle.ts ./tools/
 RUN npm run build \
- && npx tsx scripts/build-workflow-bundle.ts --out dist/workflow-bundle.js
+ && npx tsx tools/build-workflow-bundle.ts --out dist/workflow-bundle.js
 
 # --- prod-deps: production dependencies only ------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS prod-deps
@@ -37,4 +37,4 @@ RUN mkdir -p /data/documents && chown node:node /data/documents
 USER node
 # Codec server and sandbox ports (the worker listens on none).
 EXPOSE 8888 4010
-CMD ["node", "dist/worker.js"]
+CMD ["node", "dist/main/worker.js"]

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { createPlatformClient, hasStock, type PlatformClient } from '../src/platform';
-import { runWithConcurrency } from '../src/workflows/concurrency';
+import { runWithConcurrency } from '../src/concurrency';
 import { runOrders, type PoolResult } from './pool';
 
 /** Options of {@link runDirect}. */

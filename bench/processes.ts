@@ -4,9 +4,9 @@
  */
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { ChildProcessHandle } from '../src/dev/child-process';
+import type { ChildProcessHandle } from '../tools/dev/child-process';
 
-export { PROJECT_ROOT, startTsProcess } from '../src/dev/child-process';
+export { PROJECT_ROOT, startTsProcess } from '../tools/dev/child-process';
 /** A child process started by the bench. */
 export type BenchProcess = ChildProcessHandle;
 

@@ -14,7 +14,7 @@ import { BadgeOrdersClient } from '../src/client/badge-orders-client';
 import { createDataConverter } from '../src/codec/data-converter';
 import { buildServiceBundle } from '../src/workflow-bundle';
 import { generatePayloadKeyEntry, parsePayloadKeys } from '../src/codec/key-ring';
-import { startDevServer, type DevServer } from '../src/dev/dev-server';
+import { startDevServer, type DevServer } from '../tools/dev/dev-server';
 import { DEMO_USER, startSandbox, type RunningSandbox } from '../src/sandbox';
 import { startTsProcess, waitUntilPolling, type BenchProcess } from './processes';
 
@@ -129,7 +129,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       env: Record<string, string>,
     ): Promise<WorkerSet> => {
       const taskQueue = `bench-${kind}-${randomUUID()}`;
-      const script = kind === 'badge' ? 'src/worker.ts' : 'bench/floor/worker.ts';
+      const script = kind === 'badge' ? 'src/main/worker.ts' : 'bench/floor/worker.ts';
       const processes: BenchProcess[] = [];
       const stop = async (): Promise<void> => {
         await Promise.all(processes.map((child) => child.stop()));

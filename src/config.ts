@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/envconfig';
 import { z } from 'zod';
 import { PayloadKeyRing, parsePayloadKeys } from './codec/key-ring';
 import { DEFAULT_TASK_QUEUE, formatIssues } from './contract';
@@ -48,25 +49,21 @@ const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
-/** How to reach Temporal: a local dev server by default, or a secured cluster / Temporal Cloud. */
+/**
+ * How to reach Temporal, read the way the Temporal CLI and SDKs read it (`@temporalio/envconfig`): a TOML
+ * profile (`TEMPORAL_CONFIG_FILE`, `TEMPORAL_PROFILE`) overlaid with the standard variables (`TEMPORAL_ADDRESS`,
+ * `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS_CLIENT_CERT_PATH`, …). Only what Temporal's own
+ * configuration has no name for is ours: the task queue, the Web UI address and the payload keys.
+ */
 export const temporalConfigSchema = z.object({
+  /** The connection profile (TLS files are read when connecting). @default none: plain text, no API key */
+  profile: z.custom<ClientConfigProfile>((value) => typeof value === 'object' && value !== null).default({}),
   /** gRPC address. @default 127.0.0.1:7233 */
   address: z.string().min(1).default('127.0.0.1:7233'),
   /** @default default */
   namespace: z.string().min(1).default('default'),
   /** @default badge-orders */
   taskQueue: z.string().min(1).default(DEFAULT_TASK_QUEUE),
-  /** Mutual TLS with a client certificate (self-hosted clusters, Temporal Cloud with mTLS). */
-  tls: z
-    .object({
-      clientCertPath: z.string().min(1),
-      clientKeyPath: z.string().min(1),
-      serverRootCaPath: z.string().min(1).optional(),
-      serverName: z.string().min(1).optional(),
-    })
-    .optional(),
-  /** API key (Temporal Cloud); implies TLS. */
-  apiKey: z.string().min(1).optional(),
   /** Base URL of the Web UI, for links printed to people. @default http://127.0.0.1:8233 */
   webUiUrl: z.string().url().default('http://127.0.0.1:8233'),
   /**
@@ -141,11 +138,6 @@ const ENV_NAMES: Record<string, string> = {
   'temporal.address': 'TEMPORAL_ADDRESS',
   'temporal.namespace': 'TEMPORAL_NAMESPACE',
   'temporal.taskQueue': 'TEMPORAL_TASK_QUEUE',
-  'temporal.tls.clientCertPath': 'TEMPORAL_TLS_CERT_PATH',
-  'temporal.tls.clientKeyPath': 'TEMPORAL_TLS_KEY_PATH',
-  'temporal.tls.serverRootCaPath': 'TEMPORAL_TLS_CA_PATH',
-  'temporal.tls.serverName': 'TEMPORAL_TLS_SERVER_NAME',
-  'temporal.apiKey': 'TEMPORAL_API_KEY',
   'temporal.webUiUrl': 'TEMPORAL_WEB_UI_URL',
   'temporal.codec.payloadKeys': 'PAYLOAD_KEYS',
   'platform.baseUrl': 'BADGE_BASE_URL',
@@ -163,23 +155,47 @@ const ENV_NAMES: Record<string, string> = {
   workflowBundlePath: 'WORKFLOW_BUNDLE_PATH',
 };
 
+/** Our variable names of earlier releases, and the standard names that replace them. */
+const RENAMED_TEMPORAL_VARIABLES: Readonly<Record<string, string>> = {
+  TEMPORAL_TLS_CERT_PATH: 'TEMPORAL_TLS_CLIENT_CERT_PATH',
+  TEMPORAL_TLS_KEY_PATH: 'TEMPORAL_TLS_CLIENT_KEY_PATH',
+  TEMPORAL_TLS_CA_PATH: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+};
+
+/** The connection profile as the Temporal CLI would build it from `env` (empty variables count as unset). */
+function temporalProfileFromEnv(env: Env): ClientConfigProfile {
+  const renamed = Object.keys(RENAMED_TEMPORAL_VARIABLES).filter((name) => env[name]);
+  if (renamed.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration: ${renamed
+        .map((name) => `${name}: is no longer read; use ${RENAMED_TEMPORAL_VARIABLES[name]}`)
+        .join('; ')}`,
+    );
+  }
+  const set = Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '',
+    ),
+  );
+  // Container secrets arrive as files; Temporal's own loader knows no `_FILE` form for the API key.
+  const apiKey = secretFrom(env, 'TEMPORAL_API_KEY');
+  if (apiKey !== undefined) set.TEMPORAL_API_KEY = apiKey;
+  try {
+    return loadClientConfigProfile({ overrideEnvVars: set });
+  } catch (error) {
+    throw new ConfigError(
+      `Invalid configuration: TEMPORAL_CONFIG_FILE / TEMPORAL_PROFILE: ${(error as Error).message}`,
+    );
+  }
+}
+
 function temporalFromEnv(env: Env): Record<string, unknown> {
-  const certPath = env.TEMPORAL_TLS_CERT_PATH;
-  const keyPath = env.TEMPORAL_TLS_KEY_PATH;
+  const profile = temporalProfileFromEnv(env);
   return {
-    address: env.TEMPORAL_ADDRESS || undefined,
-    namespace: env.TEMPORAL_NAMESPACE || undefined,
+    profile,
+    address: profile.address,
+    namespace: profile.namespace,
     taskQueue: env.TEMPORAL_TASK_QUEUE || undefined,
-    tls:
-      certPath || keyPath
-        ? {
-            clientCertPath: certPath,
-            clientKeyPath: keyPath,
-            serverRootCaPath: env.TEMPORAL_TLS_CA_PATH || undefined,
-            serverName: env.TEMPORAL_TLS_SERVER_NAME || undefined,
-          }
-        : undefined,
-    apiKey: secretFrom(env, 'TEMPORAL_API_KEY'),
     webUiUrl: env.TEMPORAL_WEB_UI_URL || undefined,
     codec: { payloadKeys: secretFrom(env, 'PAYLOAD_KEYS') },
   };

@@ -9,7 +9,7 @@ import {
   platformCallOptions,
   uploadOptions,
 } from '../../src/workflows/activity-options';
-import { runWithConcurrency } from '../../src/workflows/concurrency';
+import { runWithConcurrency } from '../../src/concurrency';
 import type { FloorActivities } from './activities';
 
 /** Input of {@link floorOrder}: what shapes the run, as in a badge order input. */

@@ -6,8 +6,8 @@ import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { BadgeOrderStatus, retryUploadsSignal, type ReplayErrorSample } from '../contract';
-import { badgeOrdersQuery, listRunPage, type ListedRun, type RunPage } from '../ops/visibility';
-import { runWithConcurrency } from '../workflows/concurrency';
+import { badgeOrdersQuery, listRunPage, type ListedRun, type RunPage } from '../temporal/visibility';
+import { runWithConcurrency } from '../concurrency';
 
 /** What the replay activities need; built once per worker process. */
 export interface ReplayActivityDependencies {

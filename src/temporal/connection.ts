@@ -1,40 +1,29 @@
 /**
- * Connections to Temporal from configuration: plain for a local dev server, mTLS or an API key for a secured
- * cluster or Temporal Cloud. Used by the worker (NativeConnection) and by clients (Connection).
+ * Client connections to Temporal from configuration: plain for a local dev server, mTLS or an API key for a
+ * secured cluster or Temporal Cloud, as the connection profile says. Loads no native worker code, so backend
+ * code can use it; the worker's own connection is in `worker-connection.ts`.
  */
-import { readFileSync } from 'node:fs';
+import { toClientOptions } from '@temporalio/envconfig';
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
-import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import { createDataConverter } from '../codec/data-converter';
 import type { TemporalConfig } from '../config';
 
-type SharedOptions = Pick<ConnectionOptions, 'address' | 'tls' | 'apiKey'>;
+/** The options both connection kinds share. */
+export type SharedConnectionOptions = Pick<ConnectionOptions, 'address' | 'tls' | 'apiKey' | 'metadata'>;
 
-/** Connection options from configuration (exported for tests: certificate files are read here). */
-export function connectionOptions(config: TemporalConfig): SharedOptions {
-  const tls = config.tls
-    ? {
-        serverNameOverride: config.tls.serverName,
-        serverRootCACertificate: config.tls.serverRootCaPath
-          ? readFileSync(config.tls.serverRootCaPath)
-          : undefined,
-        clientCertPair: {
-          crt: readFileSync(config.tls.clientCertPath),
-          key: readFileSync(config.tls.clientKeyPath),
-        },
-      }
-    : undefined;
+/** Connection options from configuration (certificate files are read here, so errors name the file). */
+export function connectionOptions(config: TemporalConfig): SharedConnectionOptions {
+  const { connectionOptions: options } = toClientOptions({
+    ...config.profile,
+    address: config.address,
+    namespace: config.namespace,
+  });
   return {
     address: config.address,
-    // An API key is only ever sent over TLS.
-    tls: tls ?? (config.apiKey ? true : undefined),
-    apiKey: config.apiKey,
+    tls: options.tls,
+    apiKey: options.apiKey,
+    metadata: options.metadata,
   };
-}
-
-/** Connects a worker to Temporal. */
-export async function connectWorker(config: TemporalConfig): Promise<NativeConnection> {
-  return NativeConnection.connect(connectionOptions(config) as NativeConnectionOptions);
 }
 
 /**

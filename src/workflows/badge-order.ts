@@ -46,7 +46,7 @@ import {
 } from './activity-options';
 import { describeFailure, failureType, activityAttempts } from './failures';
 import { DocumentTracker, type UploadJob } from './document-tracker';
-import { runWithConcurrency } from './concurrency';
+import { runWithConcurrency } from '../concurrency';
 
 type Activities = ReturnType<typeof createActivities>;
 

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { InvalidOrderInputError, WORKFLOW_TYPES, badgeOrderWorkflowId } from '../../src/contract';
-import { readOrderFile } from '../../src/starter';
+import { readOrderFile } from '../../src/main/starter';
 import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 

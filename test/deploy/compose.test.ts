@@ -12,7 +12,8 @@ import { generatePayloadKeyEntry } from '../../src/codec/key-ring';
 import { loadCodecServerConfig, loadWorkerConfig } from '../../src/config';
 import { BADGE_SEARCH_ATTRIBUTES } from '../../src/contract';
 import { DEMO_USER } from '../../src/sandbox';
-import { createBadgeOrderWorker } from '../../src/worker';
+import { connectionOptions } from '../../src/temporal/connection';
+import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import {
   ComposeInterpolationError,
@@ -77,9 +78,8 @@ describe('docker-compose.yml', () => {
       address: 'temporal:7233',
       namespace: 'badge-orders',
       taskQueue: 'badge-orders',
-      apiKey: undefined,
-      tls: undefined,
     });
+    expect(connectionOptions(config.temporal)).toMatchObject({ tls: undefined, apiKey: undefined });
     expect(config.platform).toMatchObject({
       baseUrl: 'http://sandbox:4010',
       username: 'demo',
@@ -203,13 +203,13 @@ describe('docker-compose.yml', () => {
     expect(service('temporal-ui').environment.TEMPORAL_CODEC_ENDPOINT).toBe('http://localhost:8888');
     expect(service('codec-server').command).toEqual(['node', 'dist/codec/main.js']);
     expect(service('sandbox').profiles).toEqual(['sandbox']);
-    expect(service('worker').command).toEqual(['node', 'dist/worker.js']);
+    expect(service('worker').command).toEqual(['node', 'dist/main/worker.js']);
     expect(service('sandbox').command?.slice(0, 2)).toEqual(['node', 'dist/sandbox/main.js']);
   });
 
   it('uses the bundle path the Dockerfile builds', () => {
     const dockerfile = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
-    expect(dockerfile).toContain('scripts/build-workflow-bundle.ts --out dist/workflow-bundle.js');
+    expect(dockerfile).toContain('tools/build-workflow-bundle.ts --out dist/workflow-bundle.js');
     expect(dockerfile).toMatch(/^WORKDIR \/app$/m);
     expect(dockerfile).toContain(
       `WORKFLOW_BUNDLE_PATH=${service('worker').environment.WORKFLOW_BUNDLE_PATH}`,
@@ -218,7 +218,7 @@ describe('docker-compose.yml', () => {
   });
 });
 
-describe('scripts/build-workflow-bundle.ts', () => {
+describe('tools/build-workflow-bundle.ts', () => {
   let stack: TestStack;
   let scratch: string;
 
@@ -237,7 +237,7 @@ describe('scripts/build-workflow-bundle.ts', () => {
     const output = await run(process.execPath, [
       '--import',
       'tsx',
-      'scripts/build-workflow-bundle.ts',
+      'tools/build-workflow-bundle.ts',
       '--out',
       bundlePath,
     ]);

@@ -13,7 +13,7 @@ import {
   type BadgeOrderInput,
 } from '../../src/contract';
 import { ENCRYPTED_ENCODING } from '../../src/codec/encryption-codec';
-import { applyReplaySchedule } from '../../src/ops/schedule';
+import { applyReplaySchedule } from '../../src/temporal/schedule';
 import type { InProcessWorker } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 import { launchBrowser, type E2eBrowser } from './browser';

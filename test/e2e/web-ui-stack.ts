@@ -4,7 +4,7 @@
  * runs it, including the codec server's no-credentials loopback mode (the dev UI sends none).
  */
 import { startCodecServer, type RunningCodecServer } from '../../src/codec/codec-server';
-import { findFreePort } from '../../src/dev/dev-server';
+import { findFreePort } from '../../tools/dev/dev-server';
 import { startTestStack, type TestStack, type TestStackOptions } from '../helpers/stack';
 
 /** A test stack with a Web UI that decodes payloads through {@link WebUiStack.codec}. */

@@ -1,6 +1,6 @@
 /** Reading workflow histories as text, with every payload decoded, to search them for secrets. */
 import type { Client } from '@temporalio/client';
-import { textOf } from '../../src/chaos/secrets';
+import { textOf } from '../../tools/chaos/secrets';
 
 /** Every string and decoded payload of a history, one per line. */
 export const historyText = textOf;

@@ -12,10 +12,10 @@ import { BadgeOrdersClient } from '../../src/client/badge-orders-client';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { generatePayloadKeyEntry, parsePayloadKeys, type PayloadKeyRing } from '../../src/codec/key-ring';
 import { workerConfigSchema, type WorkerConfig } from '../../src/config';
-import { startTsProcess, workerProcessEnv, type ChildProcessHandle } from '../../src/dev/child-process';
-import type { DevServerOptions } from '../../src/dev/dev-server';
+import { startTsProcess, workerProcessEnv, type ChildProcessHandle } from '../../tools/dev/child-process';
+import type { DevServerOptions } from '../../tools/dev/dev-server';
 import { DEMO_USER, startSandbox, type RunningSandbox, type StartSandboxOptions } from '../../src/sandbox';
-import { createBadgeOrderWorker } from '../../src/worker';
+import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { buildServiceBundle } from '../../src/workflow-bundle';
 import { startTestTemporal, uniqueTaskQueue, type TestTemporal } from './temporal';
 
@@ -24,7 +24,7 @@ export interface InProcessWorker {
   stop(): Promise<void>;
 }
 
-/** A worker running as a child process (`src/worker.ts`, as `npm run worker` runs it). */
+/** A worker running as a child process (`src/main/worker.ts`, as `npm run worker` runs it). */
 export type WorkerProcess = ChildProcessHandle;
 
 export interface TestStackOptions {
@@ -146,7 +146,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       startWorkerProcess(env = {}) {
         const worker = startTsProcess({
           name: 'worker',
-          script: 'src/worker.ts',
+          script: 'src/main/worker.ts',
           env: workerProcessEnv(
             {
               temporal: { address: temporal.server.address, namespace: temporal.server.namespace, taskQueue },

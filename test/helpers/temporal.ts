@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { startDevServer, type DevServer, type DevServerOptions } from '../../src/dev/dev-server';
+import { startDevServer, type DevServer, type DevServerOptions } from '../../tools/dev/dev-server';
 
 /** A dev server and a client connected to it. */
 export interface TestTemporal {

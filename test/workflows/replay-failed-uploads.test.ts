@@ -10,8 +10,8 @@ import {
   describeReplaySchedule,
   replayScheduleHandle,
   triggerReplay,
-} from '../../src/ops/schedule';
-import { badgeOrdersQuery, listRunPage } from '../../src/ops/visibility';
+} from '../../src/temporal/schedule';
+import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
 import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 

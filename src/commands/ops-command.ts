@@ -1,0 +1,242 @@
+/**
+ * The operator CLI (`npm run ops -- <command>`): list orders by status, show one order, retry its uploads,
+ * replace a document, and trigger the nightly replay. Tables for people; `--json` prints one JSON document
+ * for scripts. {@link runOps} takes its dependencies, so tests run it in-process against a dev server.
+ */
+import { Option, type Command } from 'commander';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { BadgeOrdersClient } from '../client/badge-orders-client';
+import {
+  BADGE_ORDER_STATUSES,
+  BadgeOrderId,
+  BadgeOrderRef,
+  BadgeOrderStatus,
+  REPLAY_SCHEDULE_ID,
+  type BadgeOrderStatusValue,
+  type BadgeOrderStatusView,
+  type DocumentState,
+} from '../contract';
+import { triggerReplay } from '../temporal/schedule';
+import { badgeOrdersQuery } from '../temporal/visibility';
+import { webUiWorkflowLink } from '../temporal/web-ui';
+import { createCliProgram, runCliProgram, wantsJson } from './program';
+import { renderFields, renderTable } from './table';
+
+/** What the CLI talks to and writes to. */
+export interface OpsDependencies {
+  readonly client: Client;
+  /** Task queue of the badge order workers. */
+  readonly taskQueue: string;
+  /** Web UI base URL, for links. */
+  readonly webUiUrl?: string;
+  /** Standard output (one call per result). */
+  readonly out: (text: string) => void;
+  /** Standard error. */
+  readonly err: (text: string) => void;
+}
+
+/** One order as `list` prints it. */
+export interface ListedOrder {
+  readonly orderRef: string | null;
+  readonly status: string | null;
+  readonly orderId: string | null;
+  readonly workflowId: string;
+  readonly runId: string;
+  readonly execution: string;
+  readonly startedAt: string;
+  readonly closedAt: string | null;
+}
+
+/** An error for the operator: printed without a stack trace, exit code 1. */
+class OpsError extends Error {
+  override readonly name = 'OpsError';
+}
+
+function documentRows(documents: readonly DocumentState[]): (string | number | null)[][] {
+  return documents.map((document) => [
+    document.path,
+    document.status,
+    document.attempts,
+    document.sourcePath === document.path ? null : document.sourcePath,
+    document.lastError,
+  ]);
+}
+
+const DOCUMENT_COLUMNS = ['path', 'status', 'attempts', 'replaced by', 'last error'] as const;
+
+function renderStatus(view: BadgeOrderStatusView, link: string | null): string {
+  const summary = renderFields([
+    ['order', view.orderRef],
+    ['phase', view.phase],
+    ['status', view.searchStatus],
+    ['platform order id', view.orderId],
+    ['stock fallback', view.stockFallbackReason ?? 'no'],
+    ['repair deadline', view.repairDeadline],
+    ['failure', view.failure],
+    ...(link ? ([['web ui', link]] as const) : []),
+  ]);
+  if (view.documents.length === 0) return `${summary}\n\n(no documents)`;
+  return `${summary}\n\n${renderTable(DOCUMENT_COLUMNS, documentRows(view.documents))}`;
+}
+
+/** Builds the commander program; exported for `--help` tests and documentation. */
+export function buildOpsProgram(deps: OpsDependencies): Command {
+  const orders = new BadgeOrdersClient({ client: deps.client, taskQueue: deps.taskQueue });
+  const namespace = deps.client.options.namespace;
+  const workflowLink = (workflowId: string): string | null =>
+    deps.webUiUrl ? webUiWorkflowLink({ webUiUrl: deps.webUiUrl, namespace }, workflowId) : null;
+  const print = (json: boolean, value: unknown, text: () => string): void =>
+    deps.out(json ? JSON.stringify(value, null, 2) : text());
+
+  /** Turns "no such workflow" into a message naming the order. */
+  const forOrder = async <T>(orderRef: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError)
+        throw new OpsError(`No order ${orderRef} (workflow not found)`);
+      throw error;
+    }
+  };
+
+  const program = createCliProgram({
+    name: 'ops',
+    description: 'Operate badge orders: find stuck ones, inspect, retry, replace documents, run the replay',
+    out: deps.out,
+    err: deps.err,
+  });
+
+  program
+    .command('list')
+    .description('list badge orders, newest first, optionally by BadgeOrderStatus')
+    .addOption(new Option('--status <status>', 'only orders with this status').choices(BADGE_ORDER_STATUSES))
+    .option('--open', 'only orders whose workflow is still running')
+    .option(
+      '--limit <n>',
+      'at most this many orders',
+      (value) => {
+        const limit = Number(value);
+        if (!Number.isInteger(limit) || limit < 1) throw new OpsError('--limit must be a positive integer');
+        return limit;
+      },
+      50,
+    )
+    .action(
+      async (
+        options: { status?: BadgeOrderStatusValue; open?: boolean; limit: number },
+        command: Command,
+      ) => {
+        const query = badgeOrdersQuery({ status: options.status, openOnly: options.open });
+        const listed: ListedOrder[] = [];
+        for await (const info of deps.client.workflow.list({
+          query,
+          pageSize: Math.min(options.limit, 100),
+        })) {
+          listed.push({
+            orderRef: info.typedSearchAttributes.get(BadgeOrderRef) ?? null,
+            status: info.typedSearchAttributes.get(BadgeOrderStatus) ?? null,
+            orderId: info.typedSearchAttributes.get(BadgeOrderId) ?? null,
+            workflowId: info.workflowId,
+            runId: info.runId,
+            execution: info.status.name,
+            startedAt: info.startTime.toISOString(),
+            closedAt: info.closeTime?.toISOString() ?? null,
+          });
+          if (listed.length >= options.limit) break;
+        }
+        print(wantsJson(command), listed, () =>
+          listed.length === 0
+            ? `No badge orders match: ${query}`
+            : renderTable(
+                ['order ref', 'status', 'order id', 'workflow', 'started'],
+                listed.map((order) => [
+                  order.orderRef,
+                  order.status,
+                  order.orderId,
+                  order.execution,
+                  order.startedAt,
+                ]),
+              ),
+        );
+      },
+    );
+
+  program
+    .command('status')
+    .description("show one order's phase and documents (the status query)")
+    .argument('<orderRef>', 'the order reference')
+    .action(async (orderRef: string, _options: unknown, command: Command) => {
+      const view = await forOrder(orderRef, () => orders.status(orderRef));
+      print(wantsJson(command), view, () =>
+        renderStatus(view, workflowLink(orders.getHandle(orderRef).workflowId)),
+      );
+    });
+
+  program
+    .command('retry')
+    .description('retry every failed document of an order now (the retryUploads signal)')
+    .argument('<orderRef>', 'the order reference')
+    .action(async (orderRef: string, _options: unknown, command: Command) => {
+      await forOrder(orderRef, () => orders.retryUploads(orderRef));
+      const workflowId = orders.getHandle(orderRef).workflowId;
+      print(
+        wantsJson(command),
+        { orderRef, workflowId, signal: 'retryUploads' },
+        () => `Sent retryUploads to ${workflowId}; follow it with: ops status ${orderRef}`,
+      );
+    });
+
+  program
+    .command('replace')
+    .description("replace a failed document's file and upload it (the replaceDocument update)")
+    .argument('<orderRef>', 'the order reference')
+    .argument('<path>', 'the document as named in the order')
+    .argument('<newPath>', 'the new file, relative to DOCUMENTS_ROOT on the workers')
+    .option('--content-type <type>', 'MIME type of the new file (derived from its name when absent)')
+    .action(
+      async (
+        orderRef: string,
+        path: string,
+        newPath: string,
+        options: { contentType?: string },
+        command: Command,
+      ) => {
+        const document = await forOrder(orderRef, () =>
+          orders.replaceDocument(orderRef, {
+            path,
+            newPath,
+            ...(options.contentType ? { contentType: options.contentType } : {}),
+          }),
+        );
+        print(wantsJson(command), document, () => renderTable(DOCUMENT_COLUMNS, documentRows([document])));
+        if (document.status !== 'uploaded')
+          throw new OpsError(`Document ${path} is ${document.status} after the replacement`);
+      },
+    );
+
+  program
+    .command('replay-now')
+    .description(`trigger the nightly replay of failed uploads now (Schedule ${REPLAY_SCHEDULE_ID})`)
+    .action(async (_options: unknown, command: Command) => {
+      await triggerReplay(deps.client);
+      const link = deps.webUiUrl
+        ? `${deps.webUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/schedules/${REPLAY_SCHEDULE_ID}`
+        : null;
+      print(
+        wantsJson(command),
+        { scheduleId: REPLAY_SCHEDULE_ID, triggered: true },
+        () =>
+          `Triggered Schedule ${REPLAY_SCHEDULE_ID} (skipped if a replay is still running)${link ? `: ${link}` : ''}`,
+      );
+    });
+
+  return program;
+}
+
+/**
+ * Runs the CLI with `args` (without `node` and the script) and returns the exit code: 0 on success, 1 when a
+ * command failed (the message goes to `err`), commander's code for usage errors.
+ */
+export async function runOps(args: readonly string[], deps: OpsDependencies): Promise<number> {
+  return runCliProgram(buildOpsProgram(deps), args, deps);
+}

@@ -1,0 +1,34 @@
+/** Entry point of `npm run schedule -- <command>`: configuration from the environment, then the command. */
+import { ConfigError, loadReplayScheduleConfig } from '../config';
+import { lazyClient } from '../temporal/connection';
+import { runScheduleCommand } from '../commands/schedule-command';
+
+async function main(): Promise<number> {
+  const config = loadReplayScheduleConfig();
+  const client = lazyClient(config.temporal);
+  try {
+    return await runScheduleCommand(process.argv.slice(2), {
+      client,
+      settings: {
+        taskQueue: config.temporal.taskQueue,
+        time: config.time,
+        timezone: config.timezone,
+        maxConcurrentSignals: config.maxConcurrentSignals,
+      },
+      out: (text) => process.stdout.write(`${text}\n`),
+      err: (text) => process.stderr.write(`${text}\n`),
+    });
+  } finally {
+    await client.connection.close();
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof ConfigError || error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,92 @@
+/**
+ * Builds a badge order worker from configuration: connections, platform client, document access, activities,
+ * the workflow bundle and the payload codec. The process entry point is `src/main/worker.ts`.
+ */
+import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { createActivities } from '../activities';
+import { createDocumentsRoot } from '../activities/documents-root';
+import { createReplayActivities } from '../activities/replay';
+import { createDataConverter } from '../codec/data-converter';
+import type { WorkerConfig } from '../config';
+import { createPlatformClient } from '../platform';
+import { createServiceMetrics } from '../metrics';
+import { connectClient } from '../temporal/connection';
+import { connectWorker } from '../temporal/worker-connection';
+import { ensureSearchAttributes } from '../temporal/search-attributes';
+import { serviceBundleOptions } from '../workflow-bundle';
+
+/** A worker ready to run, with the connections it owns (close both after `run()`). */
+export interface BadgeOrderWorker {
+  readonly worker: Worker;
+  readonly connection: NativeConnection;
+  /** The client the nightly replay's activities list and signal orders with. */
+  readonly client: Client;
+}
+
+/** A prebuilt bundle (from tests or the container image) when there is one; else bundle the sources now. */
+function workflowSource(config: WorkerConfig, overrides: Partial<WorkerOptions>): Partial<WorkerOptions> {
+  if (overrides.workflowBundle) return {};
+  if (config.workflowBundlePath) return { workflowBundle: { codePath: config.workflowBundlePath } };
+  const bundle = serviceBundleOptions();
+  return {
+    workflowsPath: bundle.workflowsPath,
+    interceptors: { workflowModules: bundle.workflowInterceptorModules },
+  };
+}
+
+/** Builds the worker from configuration; `overrides` lets tests pass a prebuilt workflow bundle. */
+export async function createBadgeOrderWorker(
+  config: WorkerConfig,
+  logger: Logger,
+  overrides: Partial<WorkerOptions> = {},
+): Promise<BadgeOrderWorker> {
+  const connection = await connectWorker(config.temporal);
+  let client: Client | undefined;
+  try {
+    client = await connectClient(config.temporal);
+    const { payloadKeys } = config.temporal.codec;
+    if (payloadKeys.encrypts) {
+      logger.info(
+        { encryptKeyId: payloadKeys.encryptKeyId, keyIds: payloadKeys.ids },
+        'payload encryption on',
+      );
+    } else {
+      logger.warn(
+        'PAYLOAD_KEYS is not set: workflow payloads (vehicle and badge data) are stored unencrypted in Temporal',
+      );
+    }
+    if (config.ensureSearchAttributes) {
+      const result = await ensureSearchAttributes(connection, config.temporal.namespace);
+      logger.info(result, 'search attributes checked');
+    }
+    const platform = createPlatformClient({
+      baseUrl: config.platform.baseUrl,
+      credentials: { username: config.platform.username, password: config.platform.password },
+      timeouts: { requestMs: config.platform.requestTimeoutMs, uploadMs: config.platform.uploadTimeoutMs },
+      logger: logger.child({ component: 'platform' }),
+      onRequest: createServiceMetrics(Runtime.instance().metricMeter).onPlatformRequest,
+    });
+    const documentsRoot = createDocumentsRoot({
+      root: config.documentsRoot,
+      maxBytes: config.maxDocumentBytes,
+    });
+    const worker = await Worker.create({
+      connection,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      activities: { ...createActivities({ platform, documentsRoot }), ...createReplayActivities({ client }) },
+      ...workflowSource(config, overrides),
+      maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities,
+      // A prebuilt bundle must come from serviceBundleOptions() (same failure converter and interceptors).
+      dataConverter: createDataConverter(payloadKeys),
+      ...overrides,
+    });
+    return { worker, connection, client };
+  } catch (error) {
+    await client?.connection.close();
+    await connection.close();
+    throw error;
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * The operator CLI, run in-process against a real dev server, the real sandbox and a real worker: each command
+ * does what it says, tables for people and JSON for scripts.
+ */
+import { REPLAY_SCHEDULE_ID, type BadgeOrderStatusView, type DocumentState } from '../../src/contract';
+import { runOps } from '../../src/commands/ops-command';
+import { describeReplaySchedule, replayScheduleHandle } from '../../src/temporal/schedule';
+import { runScheduleCommand } from '../../src/commands/schedule-command';
+import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
+import type { ListedOrder } from '../../src/commands/ops-command';
+import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { waitFor } from '../helpers/wait';
+
+const vehicle = { licensePlate: 'B-OP 1' };
+const badge = { type: 'green' };
+const DEFAULT_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
+
+describe('ops CLI', () => {
+  let stack: TestStack;
+  let worker: InProcessWorker;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    worker = await stack.startWorker();
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await stack?.teardown();
+  });
+
+  /** Runs the CLI and returns its exit code and output. */
+  async function ops(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runOps(args, {
+      client: stack.temporal.client,
+      taskQueue: stack.taskQueue,
+      webUiUrl: 'http://127.0.0.1:8233',
+      out: (text) => out.push(text),
+      err: (text) => err.push(text),
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+
+  async function json<T>(...args: string[]): Promise<T> {
+    const result = await ops('--json', ...args);
+    expect(result).toMatchObject({ code: 0, err: '' });
+    return JSON.parse(result.out) as T;
+  }
+
+  async function awaitingRepair(orderRef: string): Promise<void> {
+    stack.writeDocument(`${orderRef}/scan.gif`, `GIF89a ${orderRef}`);
+    await stack.orders.startOrder({
+      orderRef,
+      vehicle,
+      badge,
+      documents: [{ path: `${orderRef}/scan.gif` }],
+    });
+    await waitFor(
+      () => stack.orders.status(orderRef),
+      (status) => status.phase === 'awaiting-repair',
+    );
+  }
+
+  it('lists orders by status, as a table and as JSON', async () => {
+    await awaitingRepair('cli-list-stuck');
+    stack.writeDocument('cli-list-done/form.pdf', '%PDF done');
+    const done = await stack.orders.startOrder({
+      orderRef: 'cli-list-done',
+      vehicle,
+      badge,
+      documents: [{ path: 'cli-list-done/form.pdf' }],
+    });
+    await done.handle.result();
+    // Visibility is eventually consistent: wait until it shows both orders with their final status.
+    await waitFor(
+      () => json<ListedOrder[]>('list'),
+      (orders) =>
+        orders.some((order) => order.orderRef === 'cli-list-stuck' && order.status === 'AwaitingRepair') &&
+        orders.some((order) => order.orderRef === 'cli-list-done' && order.status === 'Completed'),
+    );
+
+    const stuck = await json<ListedOrder[]>('list', '--status', 'AwaitingRepair');
+    expect(stuck.map((order) => order.orderRef)).toContain('cli-list-stuck');
+    expect(stuck.every((order) => order.status === 'AwaitingRepair')).toBe(true);
+    expect(stuck.find((order) => order.orderRef === 'cli-list-stuck')).toMatchObject({
+      workflowId: 'badge-order-cli-list-stuck',
+      execution: 'RUNNING',
+    });
+
+    const table = await ops('list', '--status', 'Completed');
+    expect(table.code).toBe(0);
+    const [header, ...rows] = table.out.split('\n');
+    expect(header).toMatch(/^ORDER REF\s+STATUS\s+ORDER ID\s+WORKFLOW\s+STARTED$/);
+    expect(rows.some((row) => /^cli-list-done\s+Completed\s+\d+\s+COMPLETED/.test(row))).toBe(true);
+    expect(table.out).not.toContain('cli-list-stuck');
+
+    const invalid = await ops('list', '--status', 'Stuck');
+    expect(invalid.code).not.toBe(0);
+    expect(invalid.err).toMatch(/Allowed choices are Running, AwaitingRepair/);
+  });
+
+  it("shows an order's status, and names an unknown order", async () => {
+    await awaitingRepair('cli-status');
+    const view = await json<BadgeOrderStatusView>('status', 'cli-status');
+    expect(view).toMatchObject({
+      orderRef: 'cli-status',
+      phase: 'awaiting-repair',
+      searchStatus: 'AwaitingRepair',
+    });
+    expect(view.documents[0]).toMatchObject({ path: 'cli-status/scan.gif', status: 'failed' });
+
+    const table = await ops('status', 'cli-status');
+    expect(table.code).toBe(0);
+    expect(table.out).toMatch(/phase:\s+awaiting-repair/);
+    expect(table.out).toMatch(/cli-status\/scan\.gif\s+failed\s+1\s+-\s+VALIDATION/);
+    expect(table.out).toContain('http://127.0.0.1:8233/namespaces/default/workflows/badge-order-cli-status');
+
+    const unknown = await ops('status', 'no-such-order');
+    expect(unknown).toMatchObject({ code: 1, err: 'No order no-such-order (workflow not found)' });
+  });
+
+  it('retries the failed uploads of an order once the platform accepts them', async () => {
+    await awaitingRepair('cli-retry');
+    await stack.sandbox.control.setRules({ acceptedContentTypes: [...DEFAULT_TYPES, 'image/gif'] });
+    try {
+      const sent = await ops('retry', 'cli-retry');
+      expect(sent).toMatchObject({ code: 0, err: '' });
+      expect(sent.out).toContain('Sent retryUploads to badge-order-cli-retry');
+      const result = await stack.orders.getHandle('cli-retry').result();
+      expect(result.documents[0]?.status).toBe('uploaded');
+      const stored = (await stack.sandbox.control.state()).documents.filter(
+        (document) => document.document_type_id === result.orderId,
+      );
+      expect(stored).toHaveLength(1);
+    } finally {
+      await stack.sandbox.control.setRules({ acceptedContentTypes: DEFAULT_TYPES });
+    }
+  });
+
+  it('replaces a failed document and reports its new state; a refused replacement exits with 1', async () => {
+    await awaitingRepair('cli-replace');
+    stack.writeDocument('cli-replace/scan.png', Buffer.from('PNG replacement'));
+    const refused = await ops('replace', 'cli-replace', 'cli-replace/other.gif', 'cli-replace/scan.png');
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/no document cli-replace\/other\.gif/);
+
+    const document = await json<DocumentState>(
+      'replace',
+      'cli-replace',
+      'cli-replace/scan.gif',
+      'cli-replace/scan.png',
+      '--content-type',
+      'image/png',
+    );
+    expect(document).toMatchObject({ status: 'uploaded', sourcePath: 'cli-replace/scan.png' });
+    const result = await stack.orders.getHandle('cli-replace').result();
+    const stored = (await stack.sandbox.control.state()).documents.find(
+      (item) => item.document_type_id === result.orderId,
+    );
+    expect(stored).toMatchObject({ content_type: 'image/png' });
+  });
+
+  it('triggers the nightly replay now, which signals the orders awaiting repair', async () => {
+    await awaitingRepair('cli-replay');
+    await waitFor(
+      () =>
+        listRunPage(stack.temporal.client, {
+          query: badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true }),
+          pageSize: 100,
+        }),
+      (page) => page.runs.some((run) => run.workflowId === 'badge-order-cli-replay'),
+    );
+    const schedule = await runSchedule('apply');
+    expect(schedule.code).toBe(0);
+    expect(schedule.out).toMatch(/Schedule (created|updated): every day at 02:00 Europe\/Berlin/);
+    await stack.sandbox.control.setRules({ acceptedContentTypes: [...DEFAULT_TYPES, 'image/gif'] });
+    try {
+      const triggered = await ops('replay-now');
+      expect(triggered.code).toBe(0);
+      expect(triggered.out).toContain(`Triggered Schedule ${REPLAY_SCHEDULE_ID}`);
+      const summary = await waitFor(
+        () => describeReplaySchedule(stack.temporal.client),
+        (described) => described.recentRuns.length === 1,
+      );
+      expect(summary.actionCount).toBe(1);
+      const result = await stack.orders.getHandle('cli-replay').result();
+      expect(result.documents[0]?.status).toBe('uploaded');
+
+      const paused = await runSchedule('pause', '--note', 'platform maintenance');
+      expect(paused.out).toBe('Schedule paused: platform maintenance');
+      const described = await runSchedule('--json', 'describe');
+      expect(JSON.parse(described.out)).toMatchObject({ paused: true, note: 'platform maintenance' });
+      expect((await runSchedule('unpause')).code).toBe(0);
+      expect((await describeReplaySchedule(stack.temporal.client)).paused).toBe(false);
+    } finally {
+      await stack.sandbox.control.setRules({ acceptedContentTypes: DEFAULT_TYPES });
+      await replayScheduleHandle(stack.temporal.client).delete();
+    }
+  });
+
+  async function runSchedule(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runScheduleCommand(args, {
+      client: stack.temporal.client,
+      settings: {
+        taskQueue: stack.taskQueue,
+        time: { hour: 2, minute: 0 },
+        timezone: 'Europe/Berlin',
+        maxConcurrentSignals: 5,
+      },
+      out: (text) => out.push(text),
+      err: (text) => err.push(text),
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+
+  it('schedule apply needs no Schedule to exist and is repeatable', async () => {
+    const first = await runSchedule('--json', 'apply');
+    const second = await runSchedule('--json', 'apply');
+    try {
+      expect(JSON.parse(first.out)).toMatchObject({ result: 'created', time: '02:00' });
+      expect(JSON.parse(second.out)).toMatchObject({ result: 'updated' });
+    } finally {
+      await replayScheduleHandle(stack.temporal.client).delete();
+    }
+  });
+});

@@ -1,0 +1,236 @@
+/**
+ * Starts a Temporal dev server (`temporal server start-dev`) for tests, the demo and local runs.
+ *
+ * We start the binary ourselves instead of the SDK's `createLocal`, which gives up after 5 s — too short for a
+ * cold start on a 2-core machine — and then poll until the server answers. The process is always stopped:
+ * by `stop()`, when this process exits, and (on Linux) by the kernel if this process dies.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { BADGE_SEARCH_ATTRIBUTES } from '../../src/contract';
+import { withParentDeathSignal } from './child-process';
+import { describeTemporalCli, resolveTemporalCli, type ResolvedTemporalCli } from './temporal-cli';
+
+export interface DevServerOptions {
+  /** The CLI to run. @default resolved with {@link resolveTemporalCli} */
+  readonly cli?: ResolvedTemporalCli;
+  /** IP to bind. @default 127.0.0.1 */
+  readonly ip?: string;
+  /** gRPC port; 0 picks a free one. @default 0 */
+  readonly port?: number;
+  /** Web UI port; 0 picks a free one, `null` runs headless. @default null */
+  readonly uiPort?: number | null;
+  /** SQLite file for persistence across restarts; in memory when absent. */
+  readonly dbFilename?: string;
+  /** Namespace created at start. @default default */
+  readonly namespace?: string;
+  /** Remote codec endpoint the Web UI uses to decode payloads. */
+  readonly uiCodecEndpoint?: string;
+  /** How long to wait for the server to answer. @default 90 s */
+  readonly startTimeoutMs?: number;
+  /** Server log level. @default warn */
+  readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** Progress messages. */
+  readonly log?: (message: string) => void;
+}
+
+/** A running dev server. */
+export interface DevServer {
+  /** gRPC address, `host:port`. */
+  readonly address: string;
+  readonly namespace: string;
+  /** Web UI base URL, or null when headless. */
+  readonly uiUrl: string | null;
+  /** OS process id, or null when the SDK runs the server. */
+  readonly pid: number | null;
+  /** Stops the server and waits until it has exited. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Thrown when the dev server does not come up; carries the end of its output. */
+export class DevServerStartError extends Error {
+  override readonly name = 'DevServerStartError';
+}
+
+/** Finds a free TCP port on the loopback interface. */
+export async function findFreePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') resolvePort(address.port);
+        else reject(new Error('could not determine a free port'));
+      });
+    });
+  });
+}
+
+function cliSearchAttributeArgs(): string[] {
+  const cliTypeNames: Record<string, string> = { KEYWORD: 'Keyword', TEXT: 'Text', INT: 'Int', BOOL: 'Bool' };
+  return BADGE_SEARCH_ATTRIBUTES.flatMap((key) => [
+    '--search-attribute',
+    `${key.name}=${cliTypeNames[key.type]}`,
+  ]);
+}
+
+async function delay(ms: number): Promise<void> {
+  await new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
+}
+
+/** Polls until the frontend answers for the namespace (and the UI, when enabled). */
+async function waitUntilServing(options: {
+  readonly address: string;
+  readonly namespace: string;
+  readonly uiUrl: string | null;
+  readonly deadline: number;
+  readonly exited: () => string | null;
+}): Promise<void> {
+  let lastError = 'no answer yet';
+  while (Date.now() < options.deadline) {
+    const exitReason = options.exited();
+    if (exitReason) throw new DevServerStartError(exitReason);
+    try {
+      const connection = await Connection.connect({ address: options.address, connectTimeout: 1_000 });
+      try {
+        await connection.workflowService.describeNamespace({ namespace: options.namespace });
+      } finally {
+        await connection.close();
+      }
+      if (options.uiUrl) {
+        const response = await fetch(options.uiUrl, { signal: AbortSignal.timeout(1_000) });
+        if (!response.ok) throw new Error(`Web UI answered ${response.status}`);
+      }
+      return;
+    } catch (error) {
+      lastError = error instanceof Error ? error.message : String(error);
+    }
+    // Polling interval between readiness probes, not synchronisation on a guess.
+    await delay(200);
+  }
+  throw new DevServerStartError(`the dev server did not answer in time (last error: ${lastError})`);
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function startWithSdk(options: DevServerOptions, namespace: string, ip: string): Promise<DevServer> {
+  const uiPort = options.uiPort === null || options.uiPort === undefined ? undefined : options.uiPort;
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      ip,
+      namespace,
+      port: options.port || undefined,
+      ui: uiPort !== undefined,
+      uiPort: uiPort || undefined,
+      dbFilename: options.dbFilename,
+      searchAttributes: [...BADGE_SEARCH_ATTRIBUTES],
+      extraArgs: options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : [],
+    },
+  });
+  const address = env.address;
+  let stopped = false;
+  return {
+    address,
+    namespace,
+    uiUrl: uiPort ? `http://${ip}:${uiPort}` : null,
+    pid: null,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await env.teardown();
+    },
+  };
+}
+
+/** Starts a dev server and resolves once it answers. */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const log = options.log ?? (() => undefined);
+  const ip = options.ip ?? '127.0.0.1';
+  const namespace = options.namespace ?? 'default';
+  const cli = options.cli ?? (await resolveTemporalCli({ log }));
+  log(`Using ${describeTemporalCli(cli)}`);
+  if (cli.kind === 'sdk-download') return startWithSdk(options, namespace, ip);
+
+  const port = options.port || (await findFreePort(ip));
+  const uiPort =
+    options.uiPort === null || options.uiPort === undefined
+      ? null
+      : options.uiPort || (await findFreePort(ip));
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--namespace',
+    namespace,
+    '--log-level',
+    options.logLevel ?? 'warn',
+    ...cliSearchAttributeArgs(),
+    ...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort), '--ui-disable-news-fetch']),
+    ...(options.dbFilename ? ['--db-filename', options.dbFilename] : []),
+    ...(options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
+  ];
+  const [command, commandArgs] = withParentDeathSignal(cli.path, args);
+  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keepTail = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-4_000);
+  };
+  child.stdout?.on('data', keepTail);
+  child.stderr?.on('data', keepTail);
+  let spawnError: Error | null = null;
+  child.on('error', (error) => {
+    spawnError = error;
+  });
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+
+  const address = `${ip}:${port}`;
+  const uiUrl = uiPort === null ? null : `http://${ip}:${uiPort}`;
+  try {
+    await waitUntilServing({
+      address,
+      namespace,
+      uiUrl,
+      deadline: Date.now() + (options.startTimeoutMs ?? 90_000),
+      exited: () => {
+        if (spawnError) return `could not start ${cli.path}: ${String(spawnError)}`;
+        if (child.exitCode === null && child.signalCode === null) return null;
+        return `the dev server exited (${child.exitCode ?? child.signalCode}): ${output.trim()}`;
+      },
+    });
+  } catch (error) {
+    process.removeListener('exit', killOnExit);
+    await stopChild(child);
+    if (error instanceof DevServerStartError && !error.message.includes(output.trim())) {
+      error.message += output.trim() ? `\n--- dev server output ---\n${output.trim()}` : '';
+    }
+    throw error;
+  }
+  log(`Temporal dev server at ${address}${uiUrl ? `, Web UI at ${uiUrl}` : ''}`);
+  return {
+    address,
+    namespace,
+    uiUrl,
+    pid: child.pid ?? null,
+    async stop() {
+      process.removeListener('exit', killOnExit);
+      await stopChild(child);
+    },
+  };
+}
