@@ -38,6 +38,7 @@ export const BADGE_SEARCH_ATTRIBUTES = [BadgeOrderRef, BadgeOrderId, BadgeOrderS
 export const BADGE_ORDER_STATUSES = [
   'Running',
   'AwaitingRepair',
+  'AwaitingReconciliation',
   'Completed',
   'Failed',
   'Cancelled',
@@ -110,6 +111,8 @@ export const badgeOrderOptionsSchema = z.object({
   platformRetryWindowMs: durationMsSchema.optional(),
   /** How long an order waits in AwaitingRepair before it ends as Failed. @default 7 days */
   repairWindowMs: durationMsSchema.optional(),
+  /** How long an order waits in AwaitingReconciliation before it ends as Failed. @default 7 days */
+  reconciliationWindowMs: durationMsSchema.optional(),
 });
 
 /** Input of the `badgeOrder` workflow. */
@@ -174,11 +177,13 @@ export function parseBadgeOrderInput(input: unknown): ValidBadgeOrderInput {
   return parsed.data;
 }
 
-/** Links to an uploaded document, as the platform returned them. */
+/**
+ * Links to an uploaded document, as the platform returned them. The signed download link is a credential and
+ * is never kept: fetch it from the platform by the document id when needed.
+ */
 export interface DocumentLinks {
   readonly original: string | null;
   readonly thumbnail: string | null;
-  readonly download: string | null;
 }
 
 /** Result of a completed `badgeOrder` workflow. */
@@ -192,7 +197,11 @@ export interface BadgeOrderResult {
   readonly documents: readonly {
     readonly path: string;
     readonly status: 'uploaded';
+    /** The platform's id of the stored document, when its answer named one. */
+    readonly documentId: string | null;
     readonly links: DocumentLinks;
+    /** An attempt that may have stored the document failed before this one: the platform may hold a copy. */
+    readonly possibleDuplicate: boolean;
   }[];
 }
 
@@ -204,10 +213,12 @@ export type BadgeOrderPhase =
   | 'authenticating'
   | 'checking-stock'
   | 'creating-order'
+  | 'awaiting-reconciliation'
   | 'uploading'
   | 'awaiting-repair'
   | 'completed'
-  | 'failed';
+  | 'failed'
+  | 'cancelled';
 
 /** One document's state in the `status` query. */
 export interface DocumentState {
@@ -215,9 +226,31 @@ export interface DocumentState {
   readonly status: DocumentStatus;
   readonly attempts: number;
   readonly lastError: string | null;
+  /** The platform's id of the stored document, when its answer named one. */
+  readonly documentId: string | null;
   readonly links: DocumentLinks | null;
+  /**
+   * An earlier attempt may have stored this document (it failed after the file was sent): the platform may
+   * hold a copy besides the one linked here.
+   */
+  readonly possibleDuplicate: boolean;
   /** The file currently used for this document: `path`, or the replacement given by `replaceDocument`. */
   readonly sourcePath: string;
+}
+
+/**
+ * Why an order waits in `AwaitingReconciliation`: its creation was sent, and whether the platform created it
+ * cannot be known from here (a timeout, a 5xx, an answer without an id, a worker that died mid-call).
+ */
+export interface ReconciliationView {
+  /** What happened to the last creation attempt. */
+  readonly reason: string;
+  /** The `Idempotency-Key` the creation was sent with: ask the platform about this key. */
+  readonly idempotencyKey: string;
+  /** The stock the creation was sent with, or null. */
+  readonly stockId: string | number | null;
+  /** ISO time the order started waiting. */
+  readonly since: string;
 }
 
 /** Answer of the `status` query. */
@@ -231,6 +264,10 @@ export interface BadgeOrderStatusView {
   readonly documents: readonly DocumentState[];
   /** ISO time after which an order awaiting repair ends as `Failed`. */
   readonly repairDeadline: string | null;
+  /** Set while the order awaits reconciliation: what is unknown, and what to check. */
+  readonly reconciliation: ReconciliationView | null;
+  /** ISO time after which an order awaiting reconciliation ends as `Failed`. */
+  readonly reconciliationDeadline: string | null;
   readonly failure: string | null;
 }
 
@@ -250,12 +287,36 @@ export const replaceDocumentInputSchema = z.object({
   contentType: documentInputSchema.shape.contentType,
 });
 
+/**
+ * Argument of the `reconcileOrder` update: the operator's answer after checking the platform.
+ * `{ orderId }`: the order was created with this id, continue with the uploads. `{ notCreated: true }`: the
+ * platform holds no such order, create it now.
+ */
+export type ReconcileOrderInput = { readonly orderId: number } | { readonly notCreated: true };
+
+/** Validation of {@link ReconcileOrderInput}. */
+export const reconcileOrderInputSchema = z.union(
+  [
+    z.strictObject({
+      orderId: z
+        .number({ error: 'must be a number' })
+        .int('must be an integer')
+        .positive('must be positive')
+        .max(Number.MAX_SAFE_INTEGER, 'is too large'),
+    }),
+    z.strictObject({ notCreated: z.literal(true, { error: 'must be true' }) }),
+  ],
+  { error: 'must be { "orderId": <number> } or { "notCreated": true }' },
+);
+
 /** Query: the order's phase and each document's state. */
 export const statusQuery = defineQuery<BadgeOrderStatusView>('status');
 /** Signal: retry every failed document now. */
 export const retryUploadsSignal = defineSignal('retryUploads');
 /** Update: swap a failed document's file, retry it and return its new state. */
 export const replaceDocumentUpdate = defineUpdate<DocumentState, [ReplaceDocumentInput]>('replaceDocument');
+/** Update: resolve an order awaiting reconciliation; returns the order's status after the answer is taken. */
+export const reconcileOrderUpdate = defineUpdate<BadgeOrderStatusView, [ReconcileOrderInput]>('reconcileOrder');
 
 /** Id of the Temporal Schedule that starts {@link WORKFLOW_TYPES.replayFailedUploads} every night. */
 export const REPLAY_SCHEDULE_ID = 'badge-nightly-upload-replay';

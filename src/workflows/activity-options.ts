@@ -12,6 +12,7 @@ export const DEFAULT_ORDER_OPTIONS = {
   uploadHeartbeatTimeoutMs: 60 * 1000,
   platformRetryWindowMs: 24 * 60 * 60 * 1000,
   repairWindowMs: 7 * 24 * 60 * 60 * 1000,
+  reconciliationWindowMs: 7 * 24 * 60 * 60 * 1000,
 } as const;
 
 /** Backoff for platform calls: quick first retries, then at most a minute apart. 429 overrides the delay. */
@@ -23,8 +24,8 @@ export const PLATFORM_RETRY_POLICY: RetryPolicy = {
 };
 
 /**
- * Authentication, stock lookup and order creation: small JSON calls. The attempt timeout sits just above the
- * client's 30 s request timeout, so a call lost with a crashed worker is retried soon.
+ * Authentication and stock lookup: small JSON calls that change nothing on the platform. The attempt timeout
+ * sits above the client's total deadline of a call, so a call lost with a crashed worker is retried soon.
  */
 export function platformCallOptions(retryWindowMs: number): ActivityOptions {
   return {
@@ -32,6 +33,21 @@ export function platformCallOptions(retryWindowMs: number): ActivityOptions {
     scheduleToCloseTimeout: retryWindowMs,
     retry: PLATFORM_RETRY_POLICY,
   };
+}
+
+/**
+ * Order creation: one attempt per activity. The workflow sees every failed attempt, because what follows
+ * depends on whether the attempt may have created the order (see `placeOrder`).
+ */
+export const CREATE_ORDER_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '35 seconds',
+  retry: { maximumAttempts: 1 },
+};
+
+/** Delay before creation attempt `attempt + 1` after a failure that did not create the order. */
+export function creationBackoffMs(attempt: number, requestedMs: number | undefined): number {
+  const backoff = Math.min(1000 * 2 ** Math.min(attempt - 1, 20), 60_000);
+  return Math.max(backoff, Math.min(requestedMs ?? 0, 10 * 60_000));
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The state of an order's documents inside the workflow: what is pending, uploading, uploaded or failed,
- * which file each document currently uses, and the idempotency key of its next upload.
+ * which file each document currently uses, the idempotency key of its next upload, and whether an earlier
+ * attempt may have stored a copy already.
  */
 import type { DocumentInput, DocumentLinks, DocumentState, DocumentStatus } from '../contract';
 
@@ -13,7 +14,11 @@ interface TrackedDocument {
   status: DocumentStatus;
   attempts: number;
   lastError: string | null;
+  documentId: string | null;
   links: DocumentLinks | null;
+  /** A failed attempt may have stored the file (it failed after the file was sent). */
+  mayHaveBeenStored: boolean;
+  possibleDuplicate: boolean;
   /** Bumped by each replacement, so a new file gets a new idempotency key. */
   revision: number;
 }
@@ -26,6 +31,24 @@ export interface UploadJob {
   readonly filename: string | undefined;
   readonly idempotencyKey: string;
   readonly index: number;
+}
+
+/** What a successful upload reports. */
+export interface UploadOutcome {
+  readonly documentId: string | null;
+  readonly links: DocumentLinks;
+  /** Activity attempts it took. */
+  readonly attempts: number;
+  /** An attempt of this upload may have stored a copy before the one that succeeded. */
+  readonly possibleDuplicate: boolean;
+}
+
+/** What a failed upload reports. */
+export interface UploadFailure {
+  readonly error: string;
+  readonly attempts: number;
+  /** The last attempt failed after the file was sent, so the platform may hold it. */
+  readonly mayHaveBeenStored: boolean;
 }
 
 /** Tracks every document of one order. */
@@ -45,7 +68,10 @@ export class DocumentTracker {
       status: 'pending',
       attempts: 0,
       lastError: null,
+      documentId: null,
       links: null,
+      mayHaveBeenStored: false,
+      possibleDuplicate: false,
       revision: 0,
     }));
   }
@@ -62,6 +88,10 @@ export class DocumentTracker {
         index: document.index,
         idempotencyKey: `${this.workflowId}:doc:${document.index}${document.revision > 0 ? `:r${document.revision}` : ''}`,
       }));
+  }
+
+  get count(): number {
+    return this.documents.length;
   }
 
   hasPending(): boolean {
@@ -84,19 +114,28 @@ export class DocumentTracker {
     this.get(path).status = 'uploading';
   }
 
-  markUploaded(path: string, links: DocumentLinks, attempts: number): void {
+  markUploaded(path: string, outcome: UploadOutcome): void {
     const document = this.get(path);
     Object.assign(document, {
       status: 'uploaded',
-      links,
+      documentId: outcome.documentId,
+      links: outcome.links,
       lastError: null,
-      attempts: document.attempts + attempts,
+      attempts: document.attempts + outcome.attempts,
+      // A copy may exist when this upload's own attempts say so, or when an earlier round failed after
+      // sending the same file under the same key (a platform that ignores keys stores it twice).
+      possibleDuplicate: outcome.possibleDuplicate || document.mayHaveBeenStored,
     });
   }
 
-  markFailed(path: string, error: string, attempts: number): void {
+  markFailed(path: string, failure: UploadFailure): void {
     const document = this.get(path);
-    Object.assign(document, { status: 'failed', lastError: error, attempts: document.attempts + attempts });
+    Object.assign(document, {
+      status: 'failed',
+      lastError: failure.error,
+      attempts: document.attempts + failure.attempts,
+      mayHaveBeenStored: document.mayHaveBeenStored || failure.mayHaveBeenStored,
+    });
   }
 
   /** Puts every failed document back in the queue; returns how many. */
@@ -114,6 +153,8 @@ export class DocumentTracker {
     // The platform sees the new file under its own name, not the name given for the old one.
     document.filename = undefined;
     document.revision += 1;
+    // A copy of the old file is not a copy of the new one.
+    document.mayHaveBeenStored = false;
     document.status = 'pending';
   }
 
@@ -124,7 +165,9 @@ export class DocumentTracker {
       status: document.status,
       attempts: document.attempts,
       lastError: document.lastError,
+      documentId: document.documentId,
       links: document.links,
+      possibleDuplicate: document.possibleDuplicate,
       sourcePath: document.sourcePath,
     }));
   }

@@ -40,3 +40,33 @@ export function activityAttempts(error: unknown): number {
   }
   return 1;
 }
+
+/** Whether a failed platform call may have taken effect; see `CallOutcome` of the platform client. */
+export type AttemptOutcome = 'not-sent' | 'rejected' | 'maybe-applied';
+
+/** The details an activity attaches to its failures (see `toApplicationFailure`). */
+function failureDetails(error: unknown): Record<string, unknown> | undefined {
+  const details = applicationCause(error)?.details?.[0];
+  return details && typeof details === 'object' ? (details as Record<string, unknown>) : undefined;
+}
+
+/**
+ * What a failed activity attempt says about its platform call. A timeout (a worker that died or hung
+ * mid-call) and any failure without our details count as "may have taken effect": we cannot know.
+ */
+export function attemptOutcome(error: unknown): AttemptOutcome {
+  if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure) return 'maybe-applied';
+  const outcome = failureDetails(error)?.outcome;
+  return outcome === 'not-sent' || outcome === 'rejected' ? outcome : 'maybe-applied';
+}
+
+/** The delay the platform asked for (429 `Retry-After`), when it did. */
+export function requestedRetryDelayMs(error: unknown): number | undefined {
+  const delay = failureDetails(error)?.retryAfterMs;
+  return typeof delay === 'number' && Number.isFinite(delay) && delay >= 0 ? delay : undefined;
+}
+
+/** Whether the failure's type is one that no retry can fix. */
+export function isFinalFailure(error: unknown): boolean {
+  return applicationCause(error)?.nonRetryable === true;
+}

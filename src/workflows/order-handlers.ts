@@ -1,0 +1,104 @@
+/**
+ * The messages an order answers: the `status` query, the `retryUploads` signal and the `replaceDocument` and
+ * `reconcileOrder` updates. Validators refuse what cannot apply now, so a refused update leaves no trace in
+ * history.
+ */
+import {
+  ApplicationFailure,
+  condition,
+  isCancellation,
+  log,
+  setHandler,
+} from '@temporalio/workflow';
+import {
+  formatIssues,
+  reconcileOrderInputSchema,
+  reconcileOrderUpdate,
+  replaceDocumentInputSchema,
+  replaceDocumentUpdate,
+  retryUploadsSignal,
+  statusQuery,
+  type DocumentState,
+  type ReconcileOrderInput,
+  type ReplaceDocumentInput,
+} from '../contract';
+import { SERVICE_FAILURE_TYPES } from '../failure-types';
+import { describeFailure } from './failures';
+import type { OrderState } from './order-state';
+import type { OrderSteps } from './steps';
+
+/** Registers every handler of a badge order on its state. */
+export function registerOrderHandlers(state: OrderState, steps: OrderSteps): void {
+  setHandler(statusQuery, () => state.view());
+
+  setHandler(retryUploadsSignal, () => {
+    const count = state.documents.retryFailed();
+    log.info('retryUploads received', { documentsQueued: count });
+  });
+
+  setHandler(
+    reconcileOrderUpdate,
+    (answer: ReconcileOrderInput) => {
+      state.answerReconciliation(answer);
+      log.info('reconcileOrder received', { answer });
+      return state.view();
+    },
+    {
+      validator: (answer: ReconcileOrderInput): void => {
+        const parsed = reconcileOrderInputSchema.safeParse(answer);
+        if (!parsed.success) {
+          throw new Error(`Invalid reconcileOrder input: ${formatIssues(parsed.error).join('; ')}`);
+        }
+        const refusal = state.reconcilable();
+        if (refusal !== null) throw new Error(`reconcileOrder refused: ${refusal}`);
+      },
+    },
+  );
+
+  setHandler(
+    replaceDocumentUpdate,
+    async (replacement: ReplaceDocumentInput): Promise<DocumentState> => {
+      // The file must exist under DOCUMENTS_ROOT; only an activity can look at the disk.
+      try {
+        await steps.inspector.inspectDocument({ path: replacement.newPath });
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        throw ApplicationFailure.create({
+          type: SERVICE_FAILURE_TYPES.invalidDocument,
+          message: `newPath: ${describeFailure(error)}`,
+          nonRetryable: true,
+        });
+      }
+      const current = state.documents.find(replacement.path);
+      if (current?.status !== 'failed') {
+        throw ApplicationFailure.create({
+          type: SERVICE_FAILURE_TYPES.invalidInput,
+          message: `Document ${replacement.path} is ${current?.status ?? 'unknown'} now; only a failed one can be replaced`,
+          nonRetryable: true,
+        });
+      }
+      state.documents.replace(replacement.path, replacement.newPath, replacement.contentType);
+      await condition(() => {
+        const status = state.documents.find(replacement.path)?.status;
+        return status === 'uploaded' || status === 'failed';
+      });
+      const updated = state.documents.find(replacement.path);
+      if (!updated) throw new Error(`document ${replacement.path} vanished`);
+      return updated;
+    },
+    {
+      validator: (replacement: ReplaceDocumentInput): void => {
+        const parsed = replaceDocumentInputSchema.safeParse(replacement);
+        if (!parsed.success)
+          throw new Error(`Invalid replaceDocument input: ${formatIssues(parsed.error).join('; ')}`);
+        const document = state.documents.find(replacement.path);
+        if (!document) throw new Error(`path: no document ${replacement.path} in this order`);
+        if (document.status !== 'failed') {
+          throw new Error(
+            `path: document ${replacement.path} is ${document.status}; only a failed one can be replaced`,
+          );
+        }
+      },
+    },
+  );
+}

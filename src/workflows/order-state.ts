@@ -1,0 +1,140 @@
+/**
+ * The one state object of a badge order run: where the order stands, what the platform has told us, and
+ * what the `status` query shows. Plain data and transitions, free of Temporal calls, so that its rules are
+ * unit-tested without a server; the workflow publishes each status change (search attribute, details).
+ */
+import type {
+  BadgeOrderPhase,
+  BadgeOrderStatusValue,
+  BadgeOrderStatusView,
+  ReconcileOrderInput,
+  ReconciliationView,
+  ValidBadgeOrderInput,
+} from '../contract';
+import { DocumentTracker } from './document-tracker';
+
+/** Called whenever the `BadgeOrderStatus` value changes, so the workflow can publish it. */
+export type StatusListener = (status: BadgeOrderStatusValue) => void;
+
+/** A pending reconciliation: what we asked the platform, and the operator's answer once given. */
+interface Reconciliation {
+  readonly view: ReconciliationView;
+  readonly deadline: number;
+  answer: ReconcileOrderInput | null;
+}
+
+/** Where a badge order stands; see the module comment. */
+export class OrderState {
+  phase: BadgeOrderPhase = 'authenticating';
+  orderId: number | null = null;
+  /** The stock the order is placed with; null once ordering without one. */
+  stockId: string | number | null;
+  stockFallbackReason: string | null = null;
+  repairDeadline: number | null = null;
+  failure: string | null = null;
+  readonly documents: DocumentTracker;
+  private searchStatus: BadgeOrderStatusValue = 'Running';
+  private reconciliation: Reconciliation | null = null;
+
+  constructor(
+    readonly input: ValidBadgeOrderInput,
+    workflowId: string,
+    private readonly onStatus: StatusListener,
+  ) {
+    this.stockId = input.stockId ?? null;
+    this.documents = new DocumentTracker(input.documents, workflowId);
+  }
+
+  get status(): BadgeOrderStatusValue {
+    return this.searchStatus;
+  }
+
+  /** Sets the status and tells the listener when it changed. */
+  setStatus(status: BadgeOrderStatusValue): void {
+    if (status === this.searchStatus) return;
+    this.searchStatus = status;
+    this.onStatus(status);
+  }
+
+  /** Orders without the requested stock from now on, and says why. */
+  fallBackFromStock(reason: string): void {
+    this.stockFallbackReason = reason;
+    this.stockId = null;
+  }
+
+  /** The order exists on the platform with this id. */
+  orderCreated(orderId: number): void {
+    this.orderId = orderId;
+    this.reconciliation = null;
+  }
+
+  /** Creation was sent but its outcome is unknown: wait for an operator's answer until `deadline`. */
+  awaitReconciliation(view: ReconciliationView, deadline: number): void {
+    this.reconciliation = { view, deadline, answer: null };
+    this.phase = 'awaiting-reconciliation';
+    this.setStatus('AwaitingReconciliation');
+  }
+
+  /** Whether `reconcileOrder` may be sent now; the reason when not. */
+  reconcilable(): string | null {
+    if (this.reconciliation === null) {
+      return `the order is ${this.phase}, not awaiting reconciliation`;
+    }
+    if (this.reconciliation.answer !== null) return 'an answer was already given';
+    return null;
+  }
+
+  /** Takes the operator's answer to the pending reconciliation. */
+  answerReconciliation(answer: ReconcileOrderInput): void {
+    if (this.reconciliation === null) throw new Error('no reconciliation is pending');
+    this.reconciliation.answer = answer;
+  }
+
+  /** The operator's answer, once given. */
+  get reconciliationAnswer(): ReconcileOrderInput | null {
+    return this.reconciliation?.answer ?? null;
+  }
+
+  /** The pending reconciliation's deadline (epoch ms), or null. */
+  get reconciliationDeadline(): number | null {
+    return this.reconciliation?.deadline ?? null;
+  }
+
+  /** Leaves reconciliation after a "not created" answer: creation starts again. */
+  resumeCreating(): void {
+    this.reconciliation = null;
+    this.phase = 'creating-order';
+    this.setStatus('Running');
+  }
+
+  /** The run ended with a failure (or a cancellation). */
+  ended(status: 'Failed' | 'Cancelled', failure: string): void {
+    this.phase = status === 'Cancelled' ? 'cancelled' : 'failed';
+    this.failure = failure;
+    this.setStatus(status);
+  }
+
+  /** Answer of the `status` query. */
+  view(): BadgeOrderStatusView {
+    return {
+      orderRef: this.input.orderRef,
+      phase: this.phase,
+      searchStatus: this.searchStatus,
+      orderId: this.orderId,
+      stockFallback: this.stockFallbackReason !== null,
+      stockFallbackReason: this.stockFallbackReason,
+      documents: this.documents.view(),
+      repairDeadline: isoOrNull(this.repairDeadline),
+      reconciliation: this.reconciliation?.view ?? null,
+      reconciliationDeadline: isoOrNull(this.reconciliation?.deadline ?? null),
+      failure: this.failure,
+    };
+  }
+}
+
+/** An ISO time, or null; a time past what `Date` can show is shown as null rather than throwing. */
+function isoOrNull(epochMs: number | null): string | null {
+  if (epochMs === null) return null;
+  const date = new Date(epochMs);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}

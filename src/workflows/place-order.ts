@@ -1,0 +1,157 @@
+/**
+ * Placing the order on the platform exactly once. A creation attempt either created the order (its id
+ * comes back), was not sent or was rejected (safe to decide), or may have created it without our knowing
+ * (a timeout, a 5xx, an answer without an id, a worker that died mid-call). Only a platform known to honour
+ * `Idempotency-Key` is asked again after the last kind; otherwise the order waits for an operator's
+ * `reconcileOrder`, because an order costs the customer money and must never be placed twice.
+ */
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  log,
+  setCurrentDetails,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { PLATFORM_FAILURE_TYPES, SERVICE_FAILURE_TYPES } from '../failure-types';
+import { creationBackoffMs } from './activity-options';
+import {
+  attemptOutcome,
+  describeFailure,
+  failureType,
+  isFinalFailure,
+  requestedRetryDelayMs,
+} from './failures';
+import type { OrderState } from './order-state';
+import type { OrderSteps } from './steps';
+
+/** What placing the order needs besides the state. */
+export interface PlaceOrderSettings {
+  readonly steps: OrderSteps;
+  /** Whether the platform is known to honour `Idempotency-Key` (worker configuration). */
+  readonly keysHonoured: boolean;
+  /** How long attempts that were not sent are retried. */
+  readonly retryWindowMs: number;
+  /** How long an order waits for an operator to reconcile it. */
+  readonly reconciliationWindowMs: number;
+}
+
+/** Creates the order (falling back to no stock on 404) and returns its id; see the module comment. */
+export async function placeOrder(state: OrderState, settings: PlaceOrderSettings): Promise<number> {
+  state.phase = 'creating-order';
+  const started = Date.now();
+  for (let attempt = 1; ; attempt += 1) {
+    const stockId = state.stockId;
+    const idempotencyKey = creationKey(stockId !== null);
+    const summary =
+      stockId === null ? 'Create order without stock' : `Create order with stock ${String(stockId)}`;
+    let error: unknown;
+    try {
+      const created = await createOnce(state, settings.steps.createOrder(summary), idempotencyKey);
+      state.orderCreated(created);
+      return created;
+    } catch (caught) {
+      if (isCancellation(caught)) throw caught;
+      error = caught;
+    }
+
+    if (failureType(error) === PLATFORM_FAILURE_TYPES.stockNotFound && stockId !== null) {
+      state.fallBackFromStock(`the platform answered 404 for stock ${String(stockId)}`);
+      attempt = 0;
+      continue;
+    }
+    const outcome = attemptOutcome(error);
+    const retryable = !isFinalFailure(error);
+    if (outcome === 'maybe-applied' && !(settings.keysHonoured && retryable)) {
+      const answer = await awaitReconciliation(state, settings, {
+        reason: describeFailure(error),
+        idempotencyKey,
+        stockId,
+      });
+      if ('orderId' in answer) {
+        state.orderCreated(answer.orderId);
+        return answer.orderId;
+      }
+      state.resumeCreating();
+      attempt = 0;
+      continue;
+    }
+    if (!retryable || Date.now() - started >= settings.retryWindowMs) {
+      throw ApplicationFailure.create({
+        type: SERVICE_FAILURE_TYPES.orderRejected,
+        message: `Order could not be created: ${describeFailure(error)}`,
+        nonRetryable: true,
+        cause: error instanceof Error ? error : undefined,
+      });
+    }
+    log.warn('order creation attempt failed; trying again with the same key', {
+      attempt,
+      outcome,
+      error: describeFailure(error),
+    });
+    await sleep(creationBackoffMs(attempt, requestedRetryDelayMs(error)));
+  }
+}
+
+/** The idempotency key of creation: one per run of this order ref, and one for ordering without stock. */
+function creationKey(withStock: boolean): string {
+  const { workflowId } = workflowInfo();
+  return withStock ? `${workflowId}:create` : `${workflowId}:create:without-stock`;
+}
+
+/**
+ * One creation attempt. It is not cancellable: a cancelled order still learns the id of an order that
+ * was created meanwhile, so nothing on the platform is left unaccounted for.
+ */
+async function createOnce(
+  state: OrderState,
+  activities: ReturnType<OrderSteps['createOrder']>,
+  idempotencyKey: string,
+): Promise<number> {
+  const stockId = state.stockId;
+  const result = await CancellationScope.nonCancellable(() =>
+    activities.createOrder({
+      vehicle: state.input.vehicle,
+      badge: state.input.badge,
+      idempotencyKey,
+      ...(stockId === null ? {} : { stockId }),
+    }),
+  );
+  return result.orderId;
+}
+
+/** Waits for `reconcileOrder`; past the deadline the order fails, saying what to check. */
+async function awaitReconciliation(
+  state: OrderState,
+  settings: PlaceOrderSettings,
+  unknown: { reason: string; idempotencyKey: string; stockId: string | number | null },
+): Promise<NonNullable<OrderState['reconciliationAnswer']>> {
+  const deadline = Date.now() + settings.reconciliationWindowMs;
+  state.awaitReconciliation({ ...unknown, since: new Date(Date.now()).toISOString() }, deadline);
+  setCurrentDetails(
+    `Awaiting reconciliation: order creation (Idempotency-Key ${unknown.idempotencyKey}) may or may not have ` +
+      `created the order (${unknown.reason}). Check the platform, then send the update reconcileOrder with ` +
+      `{"orderId": <id>} or {"notCreated": true} before ${new Date(deadline).toISOString()}.`,
+  );
+  log.warn('order creation outcome unknown; awaiting reconciliation', {
+    idempotencyKey: unknown.idempotencyKey,
+  });
+  const answered = await condition(
+    () => state.reconciliationAnswer !== null,
+    Math.max(deadline - Date.now(), 1),
+  );
+  const answer = state.reconciliationAnswer;
+  if (!answered || answer === null) {
+    throw ApplicationFailure.create({
+      type: SERVICE_FAILURE_TYPES.reconciliationDeadlinePassed,
+      message:
+        `Reconciliation deadline passed: the platform may hold an order created with Idempotency-Key ` +
+        `${unknown.idempotencyKey} (${unknown.reason}); check it before ordering again`,
+      nonRetryable: true,
+      details: [{ idempotencyKey: unknown.idempotencyKey }],
+    });
+  }
+  return answer;
+}

@@ -1,0 +1,52 @@
+/**
+ * The activities of a badge order, each proxied with its options and a summary for the Web UI's timeline
+ * (refs and ids only: no personal data). Workflow code imports activities as types only.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import {
+  CREATE_ORDER_OPTIONS,
+  INSPECT_DOCUMENT_OPTIONS,
+  platformCallOptions,
+  uploadOptions,
+} from './activity-options';
+
+/** The activity functions the worker registers for badge orders. */
+export type BadgeOrderActivities = ReturnType<typeof createActivities>;
+
+/** Tuning that the step options depend on. */
+export interface StepSettings {
+  readonly platformRetryWindowMs: number;
+  readonly uploadRetryWindowMs: number;
+  readonly uploadHeartbeatTimeoutMs: number;
+}
+
+/** Activity proxies of one order, by step. */
+export interface OrderSteps {
+  /** Authentication and stock lookup, with a summary. */
+  platformCall(summary: string): BadgeOrderActivities;
+  /** One order creation attempt, with a summary. */
+  createOrder(summary: string): BadgeOrderActivities;
+  /** One document upload, with a summary. */
+  upload(summary: string): BadgeOrderActivities;
+  /** Checking a replacement file. */
+  readonly inspector: BadgeOrderActivities;
+}
+
+/** Builds the activity proxies of one order. */
+export function orderSteps(settings: StepSettings): OrderSteps {
+  const platform = platformCallOptions(settings.platformRetryWindowMs);
+  const upload = uploadOptions({
+    retryWindowMs: settings.uploadRetryWindowMs,
+    heartbeatTimeoutMs: settings.uploadHeartbeatTimeoutMs,
+  });
+  return {
+    platformCall: (summary) => proxyActivities<BadgeOrderActivities>({ ...platform, summary }),
+    createOrder: (summary) => proxyActivities<BadgeOrderActivities>({ ...CREATE_ORDER_OPTIONS, summary }),
+    upload: (summary) => proxyActivities<BadgeOrderActivities>({ ...upload, summary }),
+    inspector: proxyActivities<BadgeOrderActivities>({
+      ...INSPECT_DOCUMENT_OPTIONS,
+      summary: 'Check replacement file',
+    }),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Uploading an order's documents, and waiting for repair when some fail for good. A failed document does not
+ * fail the order: it waits for `retryUploads`, `replaceDocument` or the nightly replay until the repair
+ * deadline.
+ */
+import { ApplicationFailure, condition, isCancellation, setCurrentDetails } from '@temporalio/workflow';
+import { runWithConcurrency } from '../concurrency';
+import { SERVICE_FAILURE_TYPES } from '../failure-types';
+import { activityAttempts, attemptOutcome, describeFailure } from './failures';
+import type { UploadJob } from './document-tracker';
+import type { OrderState } from './order-state';
+import type { OrderSteps } from './steps';
+
+/** What uploading needs besides the state. */
+export interface UploadSettings {
+  readonly steps: OrderSteps;
+  readonly orderId: number;
+  readonly documentOwner: string | number;
+  readonly maxParallelUploads: number;
+}
+
+/** Uploads every pending document, at most `maxParallelUploads` at once; failures are recorded, not thrown. */
+export async function uploadPendingDocuments(state: OrderState, settings: UploadSettings): Promise<void> {
+  state.phase = 'uploading';
+  state.setStatus('Running');
+  setCurrentDetails(`Uploading documents for order ${settings.orderId}`);
+  const documentCount = state.documents.count;
+  const upload = async (job: UploadJob): Promise<void> => {
+    state.documents.markUploading(job.path);
+    const summary = `Upload document ${job.index + 1}/${documentCount} to order ${settings.orderId}`;
+    try {
+      const result = await settings.steps.upload(summary).uploadDocument({
+        idempotencyKey: job.idempotencyKey,
+        orderId: settings.orderId,
+        documentOwner: settings.documentOwner,
+        path: job.sourcePath,
+        contentType: job.contentType,
+        filename: job.filename,
+      });
+      state.documents.markUploaded(job.path, {
+        documentId: result.documentId ?? null,
+        links: { original: result.links.original, thumbnail: result.links.thumbnail },
+        attempts: result.attempt,
+        possibleDuplicate: result.possibleDuplicate ?? false,
+      });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      state.documents.markFailed(job.path, {
+        error: describeFailure(error),
+        attempts: activityAttempts(error),
+        mayHaveBeenStored: attemptOutcome(error) === 'maybe-applied',
+      });
+    }
+  };
+  await runWithConcurrency(state.documents.pendingJobs(), settings.maxParallelUploads, upload);
+}
+
+/**
+ * Waits until a document is queued again (an operator or the nightly replay) and returns; past the repair
+ * deadline the order fails, keeping the order id in the failure's details.
+ */
+export async function awaitRepair(state: OrderState, repairWindowMs: number): Promise<void> {
+  state.phase = 'awaiting-repair';
+  state.repairDeadline ??= Date.now() + repairWindowMs;
+  const deadline = state.repairDeadline;
+  state.setStatus('AwaitingRepair');
+  const failed = state.documents.failed();
+  setCurrentDetails(
+    `Awaiting repair: ${failed.length} document(s) failed. Signal retryUploads or update replaceDocument ` +
+      `before ${new Date(deadline).toISOString()}.`,
+  );
+  const repaired = await condition(() => state.documents.hasPending(), Math.max(deadline - Date.now(), 1));
+  if (repaired) return;
+  const stillFailed = state.documents.failed();
+  throw ApplicationFailure.create({
+    type: SERVICE_FAILURE_TYPES.repairDeadlinePassed,
+    message: `Repair deadline passed with ${stillFailed.length} document(s) still failing: ${stillFailed
+      .map((document) => `${document.path} (${document.lastError ?? 'unknown error'})`)
+      .join('; ')}`,
+    nonRetryable: true,
+    details: [{ orderId: state.orderId, failedDocuments: stillFailed.map((document) => document.path) }],
+  });
+}
