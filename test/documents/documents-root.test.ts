@@ -6,7 +6,7 @@ import {
   createDocumentsRoot,
   InvalidDocumentError,
   type DocumentsRoot,
-} from '../../src/activities/documents-root';
+} from '../../src/documents/documents-root';
 import { loadWorkerConfig } from '../../src/config';
 
 describe('DOCUMENTS_ROOT', () => {
