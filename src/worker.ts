@@ -6,7 +6,7 @@ import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@tem
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { createActivities } from './activities';
-import { createDocumentsRoot } from './documents/documents-root';
+import { createDocumentsRoot } from './documents';
 import { createReplayActivities } from './activities/replay';
 import { createDataConverter } from './codec/data-converter';
 import { ConfigError, loadWorkerConfig, type WorkerConfig } from './config';
