@@ -123,9 +123,10 @@ function describeKind(info: BigIntStats): string {
   return 'a special file';
 }
 
-const outsideRoot = (relativePath: string): InvalidDocumentError =>
+const outsideRoot = (relativePath: string, fsCode?: string): InvalidDocumentError =>
   new InvalidDocumentError({
     relativePath,
+    ...(fsCode !== undefined && { fsCode }),
     message: `${relativePath}: resolves outside DOCUMENTS_ROOT (symlink escape refused)`,
   });
 
@@ -222,7 +223,7 @@ export function createDocumentsRoot(options: DocumentsRootOptions): DocumentsRoo
       // A root that vanished between its check and the open makes every path "missing": not the document's fault.
       if (classified instanceof InvalidDocumentError) await realRootOf(root, relativePath);
       if (classified.fsCode === 'ELOOP' && (await leadsOutside(realRoot, absolutePath))) {
-        throw outsideRoot(relativePath);
+        throw outsideRoot(relativePath, 'ELOOP');
       }
       throw classified;
     }
