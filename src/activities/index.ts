@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 import { Context } from '@temporalio/activity';
 import type { PlatformClient } from '../platform';
-import type { DocumentsRoot } from './documents-root';
+import type { DocumentsRoot } from '../documents';
 import { toApplicationFailure } from './to-application-failure';
 import type {
   AuthenticateResult,

@@ -4,7 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { isPlatformError, isRetryable, RateLimitedError } from '../platform/errors';
-import { InvalidDocumentError } from './documents-root';
+import { InvalidDocumentError } from '../documents';
 
 /** Converts an error thrown by activity code; `attempt` is recorded so the workflow can count attempts. */
 export function toApplicationFailure(error: unknown, attempt: number): ApplicationFailure {

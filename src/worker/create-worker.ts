@@ -6,7 +6,7 @@ import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@tem
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
-import { createDocumentsRoot } from '../activities/documents-root';
+import { assertDocumentsRootReadable, createDocumentsRoot } from '../documents';
 import { createReplayActivities } from '../activities/replay';
 import { createDataConverter } from '../codec/data-converter';
 import type { WorkerConfig } from '../config';
@@ -68,6 +68,8 @@ export async function createBadgeOrderWorker(
       logger: logger.child({ component: 'platform' }),
       onRequest: createServiceMetrics(Runtime.instance().metricMeter).onPlatformRequest,
     });
+    // A missing or unreadable DOCUMENTS_ROOT stops the worker here, rather than failing every document.
+    await assertDocumentsRootReadable(config.documentsRoot);
     const documentsRoot = createDocumentsRoot({
       root: config.documentsRoot,
       maxBytes: config.maxDocumentBytes,

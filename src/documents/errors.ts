@@ -1,0 +1,87 @@
+/**
+ * The two ways a document can fail: for good (the path or the file itself is wrong, a retry cannot help) or for
+ * now (the file system could not answer: permissions, descriptors, I/O, an unmounted root). Keeping them apart
+ * stops a passing outage from sending every document of every order to repair at once.
+ *
+ * Messages name the document's path relative to DOCUMENTS_ROOT and the errno code, never an absolute host path:
+ * they end up in workflow history and in the operators' views.
+ */
+
+/** Errno codes that say the document itself is not there as a file we may read; no retry can change that. */
+const FINAL_FILE_SYSTEM_CODES: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'ELOOP']);
+
+/**
+ * Thrown when a document path or file can never be uploaded as is: it leaves DOCUMENTS_ROOT, does not exist,
+ * is a symlink, is not a regular file, is empty or is too large. Final: the workflow sends the document to
+ * repair.
+ */
+export class InvalidDocumentError extends Error {
+  override readonly name = 'InvalidDocumentError';
+  /** Stable failure type (see `SERVICE_FAILURE_TYPES.invalidDocument`). */
+  readonly code = 'INVALID_DOCUMENT';
+  /** The document's path relative to DOCUMENTS_ROOT, as the caller gave it. */
+  readonly relativePath: string;
+  /** The errno code behind the refusal (`ENOENT`, `ENOTDIR`, `ELOOP`), when a system call refused. */
+  readonly fsCode: string | undefined;
+
+  constructor(init: { readonly relativePath: string; readonly message: string; readonly fsCode?: string }) {
+    super(init.message);
+    this.relativePath = init.relativePath;
+    this.fsCode = init.fsCode;
+  }
+}
+
+/**
+ * Thrown when the file system could not answer for a document right now: `EACCES`, `EMFILE`, `EIO`, any errno
+ * not known to be final, a missing or unreadable DOCUMENTS_ROOT, or a file that changed while it was read.
+ * Retryable: the next attempt opens and checks the file again.
+ */
+export class DocumentUnavailableError extends Error {
+  override readonly name = 'DocumentUnavailableError';
+  /** Stable failure type; activities pass it on as a retryable `ApplicationFailure` type. */
+  readonly code = 'DOCUMENT_UNAVAILABLE';
+  /** The document's path relative to DOCUMENTS_ROOT, or `undefined` when the root itself is unavailable. */
+  readonly relativePath: string | undefined;
+  /** The errno code behind the failure, when a system call failed. */
+  readonly fsCode: string | undefined;
+
+  constructor(init: { readonly relativePath?: string; readonly message: string; readonly fsCode?: string }) {
+    super(init.message);
+    this.relativePath = init.relativePath;
+    this.fsCode = init.fsCode;
+  }
+}
+
+/** The errno code of a Node.js system error, if it has one. */
+export function errnoCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Classifies a system error raised while opening or reading one document. The original error is not kept as
+ * `cause`: its message holds the absolute host path.
+ * @param error what the file system threw
+ * @param relativePath the document's path relative to DOCUMENTS_ROOT
+ * @param doing what we tried, for the message ("open", "read")
+ */
+export function classifyDocumentError(
+  error: unknown,
+  relativePath: string,
+  doing: 'open' | 'read',
+): InvalidDocumentError | DocumentUnavailableError {
+  if (error instanceof InvalidDocumentError || error instanceof DocumentUnavailableError) return error;
+  const fsCode = errnoCode(error);
+  if (fsCode !== undefined && FINAL_FILE_SYSTEM_CODES.has(fsCode)) {
+    const why =
+      fsCode === 'ELOOP'
+        ? 'is a symbolic link (only regular files are uploaded)'
+        : 'no such file under DOCUMENTS_ROOT';
+    return new InvalidDocumentError({ relativePath, fsCode, message: `${relativePath}: ${why}` });
+  }
+  return new DocumentUnavailableError({
+    relativePath,
+    ...(fsCode !== undefined && { fsCode }),
+    message: `${relativePath}: cannot ${doing} the file right now (${fsCode ?? 'unknown error'}); will retry`,
+  });
+}
