@@ -10,6 +10,11 @@ export interface AuthenticateResult {
   readonly userId: string | null;
   /** ISO time the token expires, when the token says. */
   readonly expiresAt: string | null;
+  /**
+   * Whether the platform is known to honour `Idempotency-Key` (worker configuration). Absent in sessions
+   * recorded before the setting existed: read as `unknown`.
+   */
+  readonly idempotencyKeys?: 'honoured' | 'unknown';
 }
 
 export interface LookUpStockInput {
@@ -17,10 +22,10 @@ export interface LookUpStockInput {
 }
 
 export interface LookUpStockResult {
-  /** Whether the user's stocks list the requested stock. */
-  readonly listed: boolean;
-  /** How many stocks the user has (for the fallback reason). */
-  readonly stockCount: number;
+  /** Whether the user's stocks list the requested stock; null when the list could not be read in full. */
+  readonly listed: boolean | null;
+  /** How many stocks the user has (for the fallback reason), when known. */
+  readonly stockCount: number | null;
 }
 
 export interface CreateOrderInput {
@@ -55,7 +60,11 @@ export interface UploadDocumentInput {
 }
 
 export interface UploadDocumentResult {
+  /** The platform's id of the stored document, when its answer named one. Absent in older histories. */
+  readonly documentId?: string | null;
   readonly links: DocumentLinks;
+  /** An earlier attempt may have stored the file already. Absent in older histories. */
+  readonly possibleDuplicate?: boolean;
   readonly sizeBytes: number;
   /** The activity attempt that succeeded (1 when the first try did). */
   readonly attempt: number;

@@ -3,31 +3,59 @@
  * repair it, await its result. Input is validated before anything reaches Temporal.
  */
 import {
+  ApplicationFailure,
   WorkflowExecutionAlreadyStartedError,
   WorkflowUpdateFailedError,
   type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import {
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+} from '@temporalio/common';
+import {
+  BadgeOrderId,
   BadgeOrderRef,
   BadgeOrderStatus,
   badgeOrderWorkflowId,
   DEFAULT_TASK_QUEUE,
   parseBadgeOrderInput,
+  reconcileOrderUpdate,
   replaceDocumentUpdate,
   retryUploadsSignal,
   statusQuery,
   WORKFLOW_TYPES,
   type BadgeOrderStatusView,
   type DocumentState,
+  type ReconcileOrderInput,
   type ReplaceDocumentInput,
 } from '../contract';
+import { SERVICE_FAILURE_TYPES } from '../failure-types';
 import type { badgeOrder } from '../workflows/badge-order';
 
 /** The order refused a `replaceDocument` update; the message says why (unknown path, not failed, no file). */
 export class ReplaceDocumentRejectedError extends Error {
   override readonly name = 'ReplaceDocumentRejectedError';
+}
+
+/** The order refused a `reconcileOrder` update; the message says why (not awaiting it, invalid answer). */
+export class ReconcileOrderRejectedError extends Error {
+  override readonly name = 'ReconcileOrderRejectedError';
+}
+
+/**
+ * Starting an order again was refused because its last run ended after the platform may have created the
+ * order: a new run could place it twice. `orderId` names the platform's order when it is known.
+ */
+export class OrderMayExistError extends Error {
+  override readonly name = 'OrderMayExistError';
+  constructor(
+    message: string,
+    readonly orderId: number | null,
+  ) {
+    super(message);
+  }
 }
 
 /** Handle of one badge order workflow. */
@@ -66,6 +94,7 @@ export class BadgeOrdersClient {
   async startOrder(rawInput: unknown): Promise<StartOrderResult> {
     const input = parseBadgeOrderInput(rawInput);
     const workflowId = badgeOrderWorkflowId(input.orderRef);
+    await this.refuseWhenOrderMayExist(input.orderRef);
     try {
       const handle = await this.client.workflow.start<typeof badgeOrder>(WORKFLOW_TYPES.badgeOrder, {
         taskQueue: this.taskQueue,
@@ -89,6 +118,41 @@ export class BadgeOrdersClient {
     }
   }
 
+  /**
+   * Throws {@link OrderMayExistError} when the last run of this order ref ended (failed, cancelled, timed
+   * out or terminated) after the platform created, or may have created, the order.
+   */
+  private async refuseWhenOrderMayExist(orderRef: string): Promise<void> {
+    const handle = this.getHandle(orderRef);
+    let description;
+    try {
+      description = await handle.describe();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return;
+      throw error;
+    }
+    if (description.status.name === 'RUNNING' || description.status.name === 'COMPLETED') return;
+    const orderId = description.typedSearchAttributes.get(BadgeOrderId);
+    if (orderId !== undefined && orderId !== '') {
+      throw new OrderMayExistError(
+        `Order ${orderRef} was already created on the platform as order ${orderId} by a run that ended ` +
+          `${description.status.name}; starting it again would order twice. Use that order, or pick a new orderRef.`,
+        Number(orderId),
+      );
+    }
+    if (description.status.name === 'FAILED') {
+      const failureType = await lastFailureType(handle);
+      if (failureType === SERVICE_FAILURE_TYPES.reconciliationDeadlinePassed) {
+        throw new OrderMayExistError(
+          `Order ${orderRef} may exist on the platform: its last run ended while its creation's outcome was ` +
+            `unknown (Idempotency-Key ${badgeOrderWorkflowId(orderRef)}:create). Check the platform first; ` +
+            'start it again under a new orderRef only if it holds no such order.',
+          null,
+        );
+      }
+    }
+  }
+
   /** The handle of an order by its `orderRef` (latest run). */
   getHandle(orderRef: string): BadgeOrderHandle {
     return this.client.workflow.getHandle<typeof badgeOrder>(badgeOrderWorkflowId(orderRef));
@@ -105,6 +169,21 @@ export class BadgeOrdersClient {
   }
 
   /**
+   * Runs the `reconcileOrder` update on an order awaiting reconciliation and returns its status. Throws
+   * {@link ReconcileOrderRejectedError} with the workflow's reason when the answer is refused.
+   */
+  async reconcileOrder(orderRef: string, answer: ReconcileOrderInput): Promise<BadgeOrderStatusView> {
+    try {
+      return await this.getHandle(orderRef).executeUpdate(reconcileOrderUpdate, { args: [answer] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) {
+        throw new ReconcileOrderRejectedError(error.cause?.message ?? error.message, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /**
    * Runs the `replaceDocument` update and returns the document's new state. Throws
    * {@link ReplaceDocumentRejectedError} with the workflow's reason when the replacement is refused.
    */
@@ -117,5 +196,20 @@ export class BadgeOrdersClient {
       }
       throw error;
     }
+  }
+}
+
+/** The type of the ApplicationFailure a closed run failed with, if any. */
+async function lastFailureType(handle: BadgeOrderHandle): Promise<string | undefined> {
+  try {
+    await handle.result();
+    return undefined;
+  } catch (error) {
+    let current: unknown = error;
+    while (current instanceof Error) {
+      if (current instanceof ApplicationFailure) return current.type ?? undefined;
+      current = current.cause;
+    }
+    return undefined;
   }
 }

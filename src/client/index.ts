@@ -1,6 +1,8 @@
 /** Client API of the badge order service, for backend code. */
 export {
   BadgeOrdersClient,
+  OrderMayExistError,
+  ReconcileOrderRejectedError,
   ReplaceDocumentRejectedError,
   type BadgeOrderHandle,
   type StartOrderResult,

@@ -1,6 +1,6 @@
 /**
  * The operator CLI (`npm run ops -- <command>`): list orders by status, show one order, retry its uploads,
- * replace a document, and trigger the nightly replay. Tables for people; `--json` prints one JSON document
+ * replace a document, reconcile an order whose creation outcome is unknown, and trigger the nightly replay. Tables for people; `--json` prints one JSON document
  * for scripts. {@link runOps} takes its dependencies, so tests run it in-process against a dev server.
  */
 import { Option, type Command } from 'commander';
@@ -58,11 +58,12 @@ function documentRows(documents: readonly DocumentState[]): (string | number | n
     document.status,
     document.attempts,
     document.sourcePath === document.path ? null : document.sourcePath,
+    document.possibleDuplicate ? 'yes' : null,
     document.lastError,
   ]);
 }
 
-const DOCUMENT_COLUMNS = ['path', 'status', 'attempts', 'replaced by', 'last error'] as const;
+const DOCUMENT_COLUMNS = ['path', 'status', 'attempts', 'replaced by', 'possible duplicate', 'last error'] as const;
 
 function renderStatus(view: BadgeOrderStatusView, link: string | null): string {
   const summary = renderFields([
@@ -72,6 +73,13 @@ function renderStatus(view: BadgeOrderStatusView, link: string | null): string {
     ['platform order id', view.orderId],
     ['stock fallback', view.stockFallbackReason ?? 'no'],
     ['repair deadline', view.repairDeadline],
+    ...(view.reconciliation
+      ? ([
+          ['unknown outcome', view.reconciliation.reason],
+          ['idempotency key', view.reconciliation.idempotencyKey],
+          ['reconcile before', view.reconciliationDeadline],
+        ] as const)
+      : []),
     ['failure', view.failure],
     ...(link ? ([['web ui', link]] as const) : []),
   ]);
@@ -211,6 +219,39 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
         print(wantsJson(command), document, () => renderTable(DOCUMENT_COLUMNS, documentRows([document])));
         if (document.status !== 'uploaded')
           throw new OpsError(`Document ${path} is ${document.status} after the replacement`);
+      },
+    );
+
+  program
+    .command('reconcile')
+    .description(
+      'answer an order awaiting reconciliation after checking the platform (the reconcileOrder update)',
+    )
+    .argument('<orderRef>', 'the order reference')
+    .addOption(
+      new Option('--order-id <id>', 'the platform created the order with this id: continue with its uploads')
+        .argParser((value) => {
+          if (!/^\d{1,15}$/.test(value)) throw new OpsError(`--order-id: must be a positive integer, got ${value}`);
+          return Number(value);
+        })
+        .conflicts('notCreated'),
+    )
+    .option('--not-created', 'the platform holds no such order: create it now')
+    .action(
+      async (
+        orderRef: string,
+        options: { orderId?: number; notCreated?: boolean },
+        command: Command,
+      ) => {
+        if (options.orderId === undefined && !options.notCreated) {
+          throw new OpsError('reconcile: give --order-id <id> or --not-created');
+        }
+        const answer =
+          options.orderId !== undefined ? { orderId: options.orderId } : { notCreated: true as const };
+        const view = await forOrder(orderRef, () => orders.reconcileOrder(orderRef, answer));
+        print(wantsJson(command), view, () =>
+          renderStatus(view, workflowLink(orders.getHandle(orderRef).workflowId)),
+        );
       },
     );
 

@@ -1,0 +1,97 @@
+/**
+ * Step: stream one document from DOCUMENTS_ROOT to the platform, linked to the order.
+ *
+ * Heartbeats say this worker is alive and carry what later attempts must know: whether an earlier attempt
+ * may already have stored the file. An attempt counts as possibly stored from the moment its request may
+ * have left (the first heartbeat says so before anything is sent) until it fails in a way that proves
+ * otherwise; a retry after that is flagged `possibleDuplicate`. When in doubt, flag: a missing flag hides a
+ * duplicate, an extra flag only asks someone to look.
+ */
+import { basename } from 'node:path';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { withOpenedDocument } from '../documents';
+import { attemptOutcomeOf } from '../platform';
+import { toApplicationFailure } from './to-application-failure';
+import { DEFAULT_PLATFORM_BEHAVIOUR, type ActivityDependencies } from './dependencies';
+import type { UploadDocumentInput, UploadDocumentResult } from './types';
+
+/** What an upload attempt records in its heartbeats for the next attempt. */
+interface UploadHeartbeat {
+  readonly bytesSent: number;
+  readonly sizeBytes: number | null;
+  /** This attempt's request may be with the platform. */
+  readonly inFlight: boolean;
+  /** An earlier attempt may have stored the file. */
+  readonly mayHaveStored: boolean;
+}
+
+function isUploadHeartbeat(value: unknown): value is UploadHeartbeat {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as UploadHeartbeat).inFlight === 'boolean' &&
+    typeof (value as UploadHeartbeat).mayHaveStored === 'boolean'
+  );
+}
+
+/** Creates the `uploadDocument` activity. */
+export function uploadDocumentActivity(
+  deps: ActivityDependencies,
+): (input: UploadDocumentInput) => Promise<UploadDocumentResult> {
+  const heartbeatIntervalMs = deps.heartbeatIntervalMs ?? 1_000;
+  const behaviour = deps.behaviour ?? DEFAULT_PLATFORM_BEHAVIOUR;
+  return async function uploadDocument(input) {
+    const context = Context.current();
+    const { attempt, heartbeatDetails } = context.info;
+    const previous: unknown = heartbeatDetails;
+    // No record of an earlier attempt that was started: assume the worst.
+    const mayHaveStored = isUploadHeartbeat(previous)
+      ? previous.mayHaveStored || previous.inFlight
+      : attempt > 1;
+    let beat: UploadHeartbeat = { bytesSent: 0, sizeBytes: null, inFlight: true, mayHaveStored };
+    context.heartbeat(beat);
+    try {
+      return await withOpenedDocument(deps.documentsRoot, input.path, async (document) => {
+        beat = { ...beat, sizeBytes: document.sizeBytes };
+        const timer = setInterval(() => context.heartbeat(beat), heartbeatIntervalMs);
+        try {
+          const uploaded = await deps.platform.uploadDocument({
+            source: document,
+            orderId: input.orderId,
+            documentOwner: input.documentOwner,
+            idempotencyKey: input.idempotencyKey,
+            contentType: input.contentType,
+            filename: input.filename ?? basename(input.path),
+            signal: context.cancellationSignal,
+            onProgress: (bytesSent) => {
+              beat = { ...beat, bytesSent };
+            },
+          });
+          return {
+            documentId: uploaded.documentId,
+            // The signed download link is a credential: it never enters workflow history.
+            links: { original: uploaded.links.original, thumbnail: uploaded.links.thumbnail },
+            sizeBytes: document.sizeBytes,
+            attempt,
+            possibleDuplicate: mayHaveStored,
+          };
+        } finally {
+          clearInterval(timer);
+        }
+      });
+    } catch (error) {
+      const outcome = attemptOutcomeOf(error);
+      context.heartbeat({ ...beat, inFlight: false, mayHaveStored: mayHaveStored || outcome === 'maybe-applied' });
+      const failure = toApplicationFailure(error, attempt);
+      if (outcome === 'maybe-applied' && behaviour.uploadUnknownOutcome === 'hold' && !failure.nonRetryable) {
+        throw ApplicationFailure.create({
+          type: failure.type ?? 'UNEXPECTED_ERROR',
+          message: `${failure.message} (the platform may have stored it; held for repair)`,
+          nonRetryable: true,
+          details: failure.details ?? undefined,
+        });
+      }
+      throw failure;
+    }
+  };
+}

@@ -1,0 +1,90 @@
+/** The order's state and its rules, without a server: statuses, fallbacks, reconciliation, the status view. */
+import { parseBadgeOrderInput, type BadgeOrderStatusValue } from '../../src/contract';
+import { OrderState } from '../../src/workflows/order-state';
+
+function newState(overrides: Record<string, unknown> = {}) {
+  const published: BadgeOrderStatusValue[] = [];
+  const input = parseBadgeOrderInput({
+    orderRef: 'ref-1',
+    stockId: 1001,
+    vehicle: { plate: 'B-AB 123' },
+    badge: { colour: 'green' },
+    documents: [{ path: 'a.jpg' }, { path: 'b.jpg' }],
+    ...overrides,
+  });
+  const state = new OrderState(input, 'badge-order-ref-1', (status) => published.push(status));
+  return { state, published };
+}
+
+describe('OrderState', () => {
+  it('publishes only changes of the status, in order', () => {
+    const { state, published } = newState();
+    state.setStatus('Running');
+    state.setStatus('AwaitingRepair');
+    state.setStatus('AwaitingRepair');
+    state.setStatus('Running');
+    expect(published).toEqual(['AwaitingRepair', 'Running']);
+  });
+
+  it('falls back from the stock and says why in the view', () => {
+    const { state } = newState();
+    expect(state.stockId).toBe(1001);
+    state.fallBackFromStock('the platform answered 404 for stock 1001');
+    expect(state.stockId).toBeNull();
+    expect(state.view()).toMatchObject({
+      stockFallback: true,
+      stockFallbackReason: 'the platform answered 404 for stock 1001',
+    });
+  });
+
+  it('holds an unknown creation for reconciliation and takes exactly one answer', () => {
+    const { state, published } = newState();
+    expect(state.reconcilable()).toMatch(/not awaiting reconciliation/);
+    const since = '2026-11-23T10:00:00.000Z';
+    state.awaitReconciliation(
+      { reason: 'SERVER_ERROR: 502', idempotencyKey: 'badge-order-ref-1:create', stockId: 1001, since },
+      Date.parse('2026-11-30T10:00:00.000Z'),
+    );
+    expect(published).toEqual(['AwaitingReconciliation']);
+    expect(state.view()).toMatchObject({
+      phase: 'awaiting-reconciliation',
+      searchStatus: 'AwaitingReconciliation',
+      reconciliation: { reason: 'SERVER_ERROR: 502', idempotencyKey: 'badge-order-ref-1:create', since },
+      reconciliationDeadline: '2026-11-30T10:00:00.000Z',
+    });
+    expect(state.reconcilable()).toBeNull();
+    state.answerReconciliation({ orderId: 5001 });
+    expect(state.reconciliationAnswer).toEqual({ orderId: 5001 });
+    expect(state.reconcilable()).toMatch(/already given/);
+    state.orderCreated(5001);
+    expect(state.view()).toMatchObject({ orderId: 5001, reconciliation: null, reconciliationDeadline: null });
+  });
+
+  it('goes back to creating after a "not created" answer', () => {
+    const { state, published } = newState();
+    state.awaitReconciliation(
+      { reason: 'TIMEOUT', idempotencyKey: 'k', stockId: null, since: '2026-11-23T10:00:00.000Z' },
+      0,
+    );
+    state.answerReconciliation({ notCreated: true });
+    state.resumeCreating();
+    expect(state.view()).toMatchObject({ phase: 'creating-order', searchStatus: 'Running', reconciliation: null });
+    expect(published).toEqual(['AwaitingReconciliation', 'Running']);
+  });
+
+  it('shows a deadline beyond what a date can hold as null instead of throwing', () => {
+    const { state } = newState();
+    state.repairDeadline = Number.MAX_SAFE_INTEGER;
+    expect(state.view().repairDeadline).toBeNull();
+  });
+
+  it('ends as Failed or Cancelled with the reason', () => {
+    const failed = newState();
+    failed.state.ended('Failed', 'ORDER_REJECTED: 422');
+    expect(failed.state.view()).toMatchObject({ phase: 'failed', searchStatus: 'Failed', failure: 'ORDER_REJECTED: 422' });
+    const cancelled = newState();
+    cancelled.state.ended('Cancelled', 'cancelled');
+    expect(cancelled.state.view()).toMatchObject({ phase: 'cancelled', searchStatus: 'Cancelled' });
+    expect(cancelled.published).toEqual(['Cancelled']);
+  });
+});
