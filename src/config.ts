@@ -89,6 +89,30 @@ export const platformConfigSchema = z.object({
     .int()
     .positive()
     .default(30 * 60_000),
+  /**
+   * Whether the platform is known to honour `Idempotency-Key` (see `npm run ops -- probe`). `honoured`: an
+   * order creation whose outcome is unknown is sent again with the same key; `unknown`: such an order waits
+   * in AwaitingReconciliation for an operator. @default unknown
+   */
+  idempotencyKeys: z.enum(['honoured', 'unknown']).default('unknown'),
+  /**
+   * What an upload does after an attempt that may have stored the file: `retry` (flagged possibleDuplicate)
+   * or `hold` (the document waits for repair). @default retry
+   */
+  uploadUnknownOutcome: z.enum(['retry', 'hold']).default('retry'),
+  /** JSON pointers to the platform's response fields, once known; they win over the client's guesses. */
+  responseMap: z
+    .string()
+    .optional()
+    .transform((text, context): unknown => {
+      if (text === undefined || text.trim() === '') return undefined;
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: 'must be a JSON object of JSON pointers' });
+        return z.NEVER;
+      }
+    }),
 });
 
 /** Everything the worker needs. */
@@ -145,6 +169,9 @@ const ENV_NAMES: Record<string, string> = {
   'platform.password': 'BADGE_PASSWORD',
   'platform.requestTimeoutMs': 'BADGE_REQUEST_TIMEOUT_MS',
   'platform.uploadTimeoutMs': 'BADGE_UPLOAD_TIMEOUT_MS',
+  'platform.idempotencyKeys': 'BADGE_IDEMPOTENCY_KEYS',
+  'platform.uploadUnknownOutcome': 'BADGE_UPLOAD_UNKNOWN_OUTCOME',
+  'platform.responseMap': 'BADGE_RESPONSE_MAP',
   documentsRoot: 'DOCUMENTS_ROOT',
   maxDocumentBytes: 'MAX_DOCUMENT_BYTES',
   maxConcurrentActivities: 'WORKER_MAX_CONCURRENT_ACTIVITIES',
@@ -221,6 +248,9 @@ export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig>
       password: secretFrom(env, 'BADGE_PASSWORD') ?? '',
       requestTimeoutMs: env.BADGE_REQUEST_TIMEOUT_MS || undefined,
       uploadTimeoutMs: env.BADGE_UPLOAD_TIMEOUT_MS || undefined,
+      idempotencyKeys: env.BADGE_IDEMPOTENCY_KEYS || undefined,
+      uploadUnknownOutcome: env.BADGE_UPLOAD_UNKNOWN_OUTCOME || undefined,
+      responseMap: env.BADGE_RESPONSE_MAP || undefined,
     },
     documentsRoot: env.DOCUMENTS_ROOT || undefined,
     maxDocumentBytes: env.MAX_DOCUMENT_BYTES || undefined,

@@ -360,3 +360,6 @@ export interface ReplayFailedUploadsResult extends ReplayFailedUploadsCounts {
   /** Up to 20 of the orders counted in `errors`. */
   readonly errorSamples: readonly ReplayErrorSample[];
 }
+
+/** The signature of the `replayFailedUploads` workflow, for clients that start it by name (the Schedule). */
+export type ReplayFailedUploadsWorkflow = (input?: ReplayFailedUploadsInput) => Promise<ReplayFailedUploadsResult>;

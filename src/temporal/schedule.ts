@@ -12,8 +12,12 @@ import {
   type ScheduleOptionsStartWorkflowAction,
   type ScheduleSpec,
 } from '@temporalio/client';
-import { REPLAY_SCHEDULE_ID, WORKFLOW_TYPES, type ReplayFailedUploadsInput } from '../contract';
-import type { replayFailedUploads } from '../workflows/replay-failed-uploads';
+import {
+  REPLAY_SCHEDULE_ID,
+  WORKFLOW_TYPES,
+  type ReplayFailedUploadsInput,
+  type ReplayFailedUploadsWorkflow,
+} from '../contract';
 
 /** What the Schedule looks like; built from `ReplayScheduleConfig` by the commands. */
 export interface ReplayScheduleSettings {
@@ -28,7 +32,7 @@ export interface ReplayScheduleSettings {
   readonly scheduleId?: string;
 }
 
-type ReplayAction = ScheduleOptionsStartWorkflowAction<typeof replayFailedUploads>;
+type ReplayAction = ScheduleOptionsStartWorkflowAction<ReplayFailedUploadsWorkflow>;
 
 function specOf(settings: ReplayScheduleSettings): ScheduleSpec {
   return {
@@ -71,7 +75,7 @@ export async function applyReplaySchedule(
   const scheduleId = settings.scheduleId ?? REPLAY_SCHEDULE_ID;
   const handle = client.schedule.getHandle(scheduleId);
   const update = async (): Promise<ApplyResult> => {
-    await handle.update<typeof replayFailedUploads>((previous: ScheduleDescription) => ({
+    await handle.update<ReplayFailedUploadsWorkflow>((previous: ScheduleDescription) => ({
       spec: specOf(settings),
       action: actionOf(settings),
       policies: POLICIES,

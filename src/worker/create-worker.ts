@@ -78,7 +78,17 @@ export async function createBadgeOrderWorker(
       connection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      activities: { ...createActivities({ platform, documentsRoot }), ...createReplayActivities({ client }) },
+      activities: {
+        ...createActivities({
+          platform,
+          documentsRoot,
+          behaviour: {
+            idempotencyKeys: config.platform.idempotencyKeys,
+            uploadUnknownOutcome: config.platform.uploadUnknownOutcome,
+          },
+        }),
+        ...createReplayActivities({ client }),
+      },
       ...workflowSource(config, overrides),
       maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities,
       // A prebuilt bundle must come from serviceBundleOptions() (same failure converter and interceptors).

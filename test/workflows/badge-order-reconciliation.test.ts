@@ -1,0 +1,178 @@
+/**
+ * Orders whose creation may or may not have happened: held in AwaitingReconciliation, never created twice,
+ * resolved by an operator's `reconcileOrder`; deadlines, cancellation during creation, and starting again
+ * after a run that left an order on the platform. Real dev server, real sandbox over HTTP, real workers.
+ */
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { BadgeOrderId, BadgeOrderStatus } from '../../src/contract';
+import { OrderMayExistError, ReconcileOrderRejectedError } from '../../src/client/badge-orders-client';
+import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { waitFor } from '../helpers/wait';
+
+const vehicle = { licensePlate: 'B-RC 1', fuel: 'petrol' };
+const badge = { type: 'green' };
+
+function order(stack: TestStack, orderRef: string, options: Record<string, number> = {}) {
+  const path = stack.writeDocument(`${orderRef}/photo.jpg`, `photo of ${orderRef}`);
+  return { orderRef, vehicle, badge, documents: [{ path }], options };
+}
+
+async function awaitingReconciliation(stack: TestStack, orderRef: string) {
+  return waitFor(
+    () => stack.orders.status(orderRef),
+    (status) => status.searchStatus === 'AwaitingReconciliation',
+    { what: `${orderRef} awaiting reconciliation` },
+  );
+}
+
+describe('badgeOrder with an unknown creation outcome', () => {
+  let stack: TestStack;
+  let worker: InProcessWorker;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    worker = await stack.startWorker();
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await stack?.teardown();
+  });
+
+  beforeEach(async () => {
+    await stack.sandbox.control.reset();
+  });
+
+  it('holds an order the platform stored before failing, and continues with the id an operator gives', async () => {
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
+    const started = await stack.orders.startOrder(order(stack, 'rc-stored'));
+    const held = await awaitingReconciliation(stack, 'rc-stored');
+
+    expect(held).toMatchObject({ phase: 'awaiting-reconciliation', orderId: null });
+    expect(held.reconciliation?.idempotencyKey).toBe('badge-order-rc-stored:create:without-stock');
+    expect(held.reconciliation?.reason).toMatch(/SERVER_ERROR/);
+    expect(held.reconciliationDeadline).not.toBeNull();
+    // Nothing was sent again: the platform holds the one order the failed attempt created.
+    const platform = await stack.sandbox.control.state();
+    expect(platform.orders).toHaveLength(1);
+    const createdId = platform.orders[0]?.id as number;
+    expect((await started.handle.describe()).searchAttributes[BadgeOrderStatus.name]).toEqual([
+      'AwaitingReconciliation',
+    ]);
+
+    const answered = await stack.orders.reconcileOrder('rc-stored', { orderId: createdId });
+    expect(answered.orderId).toBe(createdId);
+    const result = await started.handle.result();
+
+    expect(result.orderId).toBe(createdId);
+    const after = await stack.sandbox.control.state();
+    expect(after.orders).toHaveLength(1);
+    expect(after.documents.map((document) => document.document_type_id)).toEqual([createdId]);
+    expect((await started.handle.describe()).searchAttributes[BadgeOrderId.name]).toEqual([String(createdId)]);
+  });
+
+  it('creates the order once an operator says the platform holds none', async () => {
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'drop' }] });
+    const started = await stack.orders.startOrder(order(stack, 'rc-absent'));
+    await awaitingReconciliation(stack, 'rc-absent');
+    expect((await stack.sandbox.control.state()).orders).toHaveLength(0);
+
+    await stack.orders.reconcileOrder('rc-absent', { notCreated: true });
+    const result = await started.handle.result();
+
+    const platform = await stack.sandbox.control.state();
+    expect(platform.orders.map((created) => created.id)).toEqual([result.orderId]);
+    expect(platform.documents).toHaveLength(1);
+  });
+
+  it('retries by itself what was surely not sent: 429 and a refused token call change nothing', async () => {
+    await stack.sandbox.control.setFaults({
+      failNext: [{ route: 'orders', kind: 'rate-limit', count: 2 }],
+    });
+    const result = await (await stack.orders.startOrder(order(stack, 'rc-ratelimited'))).handle.result();
+    const platform = await stack.sandbox.control.state();
+    expect(platform.orders.map((created) => created.id)).toEqual([result.orderId]);
+  });
+
+  it('refuses a reconcileOrder that does not apply, naming why', async () => {
+    const started = await stack.orders.startOrder(order(stack, 'rc-refused'));
+    await started.handle.result();
+    await expect(stack.orders.reconcileOrder('rc-refused', { orderId: 1 })).rejects.toThrow(
+      ReconcileOrderRejectedError,
+    );
+
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
+    await stack.orders.startOrder(order(stack, 'rc-invalid'));
+    await awaitingReconciliation(stack, 'rc-invalid');
+    await expect(
+      stack.orders.reconcileOrder('rc-invalid', { orderId: -3 } as unknown as { orderId: number }),
+    ).rejects.toThrow(/orderId: must be positive/);
+    await expect(
+      stack.orders.reconcileOrder('rc-invalid', {} as unknown as { orderId: number }),
+    ).rejects.toThrow(/must be \{ "orderId": <number> \} or \{ "notCreated": true \}/);
+    // Still waiting after the refusals; answer it so the run ends.
+    const createdId = (await stack.sandbox.control.state()).orders[0]?.id as number;
+    await stack.orders.reconcileOrder('rc-invalid', { orderId: createdId });
+    await stack.orders.getHandle('rc-invalid').result();
+  });
+
+  it('fails at the reconciliation deadline, and refuses to start the order again while it may exist', async () => {
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
+    const started = await stack.orders.startOrder(
+      order(stack, 'rc-deadline', { reconciliationWindowMs: 1_000 }),
+    );
+    const failure = await started.handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    const cause = (failure as WorkflowFailedError).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect((cause as ApplicationFailure).type).toBe('RECONCILIATION_DEADLINE_PASSED');
+    expect(cause?.message).toMatch(/badge-order-rc-deadline:create/);
+    const description = await started.handle.describe();
+    expect(description.searchAttributes[BadgeOrderStatus.name]).toEqual(['Failed']);
+
+    await expect(stack.orders.startOrder(order(stack, 'rc-deadline'))).rejects.toThrow(OrderMayExistError);
+    expect((await stack.sandbox.control.state()).orders).toHaveLength(1);
+  });
+
+  it('refuses to start again an order whose failed run had created it, naming the order id', async () => {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
+    const started = await stack.orders.startOrder(order(stack, 'rc-repair-expired', { repairWindowMs: 1_000 }));
+    await expect(started.handle.result()).rejects.toThrow(WorkflowFailedError);
+    const createdId = (await stack.sandbox.control.state()).orders[0]?.id as number;
+
+    const again = stack.orders.startOrder(order(stack, 'rc-repair-expired'));
+    await expect(again).rejects.toThrow(OrderMayExistError);
+    await expect(again).rejects.toThrow(new RegExp(`order ${createdId}`));
+    expect((await stack.sandbox.control.state()).orders).toHaveLength(1);
+  });
+
+  it('keeps the id of an order created while the run was being cancelled', async () => {
+    await stack.sandbox.control.setFaults({ latencyMs: 1_500, routes: ['orders'] });
+    const started = await stack.orders.startOrder(order(stack, 'rc-cancelled'));
+    // The phase changes in the workflow task that schedules the creation, which the latency keeps in flight.
+    await waitFor(
+      () => stack.orders.status('rc-cancelled'),
+      (status) => status.phase === 'creating-order',
+      { what: 'the creation being sent' },
+    );
+    await started.handle.cancel();
+    const failure = await started.handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    const platform = await stack.sandbox.control.state();
+    expect(platform.orders).toHaveLength(1);
+    const status = await started.handle.query('status');
+    expect(status).toMatchObject({ phase: 'cancelled', searchStatus: 'Cancelled', orderId: platform.orders[0]?.id });
+    const description = await started.handle.describe();
+    expect(description.searchAttributes[BadgeOrderId.name]).toEqual([String(platform.orders[0]?.id)]);
+    expect(description.searchAttributes[BadgeOrderStatus.name]).toEqual(['Cancelled']);
+  });
+});
