@@ -61,17 +61,24 @@ export class TokenService {
   /** @param now clock in epoch milliseconds, injectable so expiry tests need no sleeping */
   constructor(private readonly now: () => number) {}
 
-  /** Issues a token for `user` that lives `ttlSeconds` (fractional allowed). */
+  /** Issues a token for `user` that lives `ttlSeconds` (fractional allowed), in the `reference` answer shape. */
   async issue(user: SandboxUser, ttlSeconds: number): Promise<TokenResponse> {
+    const { accessToken } = await this.sign(user, ttlSeconds);
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: ttlSeconds };
+  }
+
+  /** Signs a token for `user` that lives `ttlSeconds`; returns it with its expiry in epoch milliseconds. */
+  async sign(user: SandboxUser, ttlSeconds: number): Promise<{ accessToken: string; expiresAtMs: number }> {
     const nowMs = this.now();
-    const token = await new SignJWT({ scope: user.scopes.join(' ') })
+    const expiresAtMs = Math.round(nowMs + ttlSeconds * 1000);
+    const accessToken = await new SignJWT({ scope: user.scopes.join(' ') })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
       .setIssuer(TOKEN_ISSUER)
       .setIssuedAt(Math.floor(nowMs / 1000))
-      .setExpirationTime(Math.round(nowMs + ttlSeconds * 1000) / 1000)
+      .setExpirationTime(expiresAtMs / 1000)
       .sign(this.secret);
-    return { access_token: token, token_type: 'Bearer', expires_in: ttlSeconds };
+    return { accessToken, expiresAtMs };
   }
 
   /**
