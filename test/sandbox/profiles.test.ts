@@ -16,6 +16,8 @@ import {
   sandboxProfileSchema,
   startSandbox,
 } from '../../src/sandbox';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FaultKind, RunningSandbox, SandboxProfile } from '../../src/sandbox';
 import {
   authHeaders,
@@ -134,6 +136,51 @@ describe('profile selection', () => {
   it('refuses an unknown profile at start and an unknown idempotency mode', async () => {
     await expect(startSandbox({ profile: 'nope' })).rejects.toThrow(/unknown profile "nope"/);
     expect(() => resolveProfile('reference', 'sometimes' as 'ignored')).toThrow(/idempotency/);
+  });
+});
+
+describe('docs/sandbox.md', () => {
+  it('lists every named profile with the choices it really makes', () => {
+    const docs = readFileSync(join(__dirname, '..', '..', 'docs', 'sandbox.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('## Profiles'));
+    const rows = section
+      .split('\n')
+      .filter((line) => line.startsWith('|'))
+      .slice(0, 20)
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => cell.trim().replace(/[`*]/g, '')),
+      );
+    const [header, , ...body] = rows;
+    expect(header?.slice(1)).toEqual([...SANDBOX_PROFILE_NAMES]);
+    const cell: Record<string, (profile: SandboxProfile) => string> = {
+      'token token_type': (p) => p.token.tokenType ?? '—',
+      'token expires_in': (p) => (p.token.expiresIn ? 'yes' : '—'),
+      'token expires_at': (p) => (p.token.expiresAt === 'none' ? '—' : p.token.expiresAt),
+      'token refresh_token': (p) => (p.token.refreshToken ? 'yes' : '—'),
+      'stocks envelope': (p) => p.stocks.envelope,
+      'stocks page size': (p) => (p.stocks.pageSize === null ? 'all' : String(p.stocks.pageSize)),
+      stock_id: (p) => p.stocks.stockIdType,
+      'order success': (p) => String(p.orders.status),
+      'order envelope': (p) => p.orders.envelope,
+      'order fields': (p) => p.orders.fields,
+      'order id': (p) => p.orders.idType,
+      'first order id': (p) => String(p.orders.firstOrderId),
+      'upload success': (p) => String(p.documents.status),
+      'document links': (p) => p.documents.links,
+      'document id': (p) => p.documents.idStyle,
+      'file part': (p) => p.documents.filePart,
+      'error body': (p) => p.errors,
+      'Idempotency-Key': (p) => p.idempotency,
+    };
+    const documented = body.filter((row) => row[0] !== undefined && row[0] in cell);
+    expect(documented.map((row) => row[0])).toEqual(Object.keys(cell));
+    for (const [choice, ...values] of documented) {
+      const expected = SANDBOX_PROFILE_NAMES.map((name) => cell[choice ?? '']?.(resolveProfile(name)));
+      expect({ choice, values }).toEqual({ choice, values: expected });
+    }
   });
 });
 
