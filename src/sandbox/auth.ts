@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { SandboxUser } from './fixtures';
 import { SandboxHttpError, validationError } from './http-error';
 import { SCOPES, TOKEN_ISSUER } from './shapes';
-import type { Scope, TokenResponse } from './shapes';
+import type { Scope } from './shapes';
 
 /** What a verified bearer token says about the caller. */
 export interface TokenClaims {
@@ -61,13 +61,10 @@ export class TokenService {
   /** @param now clock in epoch milliseconds, injectable so expiry tests need no sleeping */
   constructor(private readonly now: () => number) {}
 
-  /** Issues a token for `user` that lives `ttlSeconds` (fractional allowed), in the `reference` answer shape. */
-  async issue(user: SandboxUser, ttlSeconds: number): Promise<TokenResponse> {
-    const { accessToken } = await this.sign(user, ttlSeconds);
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: ttlSeconds };
-  }
-
-  /** Signs a token for `user` that lives `ttlSeconds`; returns it with its expiry in epoch milliseconds. */
+  /**
+   * Signs a token for `user` that lives `ttlSeconds` (fractional allowed); returns it with its expiry in epoch
+   * milliseconds. The token route renders the answer in the profile's shape.
+   */
   async sign(user: SandboxUser, ttlSeconds: number): Promise<{ accessToken: string; expiresAtMs: number }> {
     const nowMs = this.now();
     const expiresAtMs = Math.round(nowMs + ttlSeconds * 1000);

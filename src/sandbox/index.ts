@@ -1,8 +1,9 @@
 /**
  * The sandbox: a fault-injecting simulation of the Badge Ordering Platform over real HTTP.
  *
- * `startSandbox()` starts one on a TCP port (0 picks a free one) and returns its base URL, control token and a
- * control client. See `docs/sandbox.md`.
+ * `startSandbox()` starts one on a TCP port (0 picks a free one), playing one profile of the platform (see
+ * `profiles.ts`), and returns its base URL, control token, resolved profile and a control client. See
+ * `docs/sandbox.md`.
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
