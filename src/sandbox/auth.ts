@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { SandboxUser } from './fixtures';
 import { SandboxHttpError, validationError } from './http-error';
 import { SCOPES, TOKEN_ISSUER } from './shapes';
-import type { Scope, TokenResponse } from './shapes';
+import type { Scope } from './shapes';
 
 /** What a verified bearer token says about the caller. */
 export interface TokenClaims {
@@ -61,17 +61,21 @@ export class TokenService {
   /** @param now clock in epoch milliseconds, injectable so expiry tests need no sleeping */
   constructor(private readonly now: () => number) {}
 
-  /** Issues a token for `user` that lives `ttlSeconds` (fractional allowed). */
-  async issue(user: SandboxUser, ttlSeconds: number): Promise<TokenResponse> {
+  /**
+   * Signs a token for `user` that lives `ttlSeconds` (fractional allowed); returns it with its expiry in epoch
+   * milliseconds. The token route renders the answer in the profile's shape.
+   */
+  async sign(user: SandboxUser, ttlSeconds: number): Promise<{ accessToken: string; expiresAtMs: number }> {
     const nowMs = this.now();
-    const token = await new SignJWT({ scope: user.scopes.join(' ') })
+    const expiresAtMs = Math.round(nowMs + ttlSeconds * 1000);
+    const accessToken = await new SignJWT({ scope: user.scopes.join(' ') })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(user.id)
       .setIssuer(TOKEN_ISSUER)
       .setIssuedAt(Math.floor(nowMs / 1000))
-      .setExpirationTime(Math.round(nowMs + ttlSeconds * 1000) / 1000)
+      .setExpirationTime(expiresAtMs / 1000)
       .sign(this.secret);
-    return { access_token: token, token_type: 'Bearer', expires_in: ttlSeconds };
+    return { accessToken, expiresAtMs };
   }
 
   /**

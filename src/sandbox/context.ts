@@ -4,6 +4,7 @@ import type { TokenClaims, TokenService } from './auth';
 import type { SandboxRules } from './config';
 import type { FaultInjector } from './faults';
 import type { FaultKind } from './config';
+import type { SandboxProfile } from './profiles';
 import type { SandboxUser } from './fixtures';
 import type { RandomSource } from './random';
 import type { SandboxRoute } from './shapes';
@@ -31,6 +32,8 @@ export interface SandboxContext {
   storageDir: string | undefined;
   /** Key of the HMAC that signs download links. */
   linkSecret: Buffer;
+  /** The platform this sandbox plays: wire shapes, success codes, error bodies, idempotency. Fixed at start. */
+  profile: SandboxProfile;
 }
 
 /** What the sandbox learned about one platform request while handling it. */

@@ -2,8 +2,9 @@
 import axios from 'axios';
 import type { AxiosInstance, AxiosResponse } from 'axios';
 import type { FaultConfig, SandboxRules, SandboxRulesUpdate } from './config';
+import type { SandboxProfile } from './profiles';
 import type { SandboxStats } from './stats';
-import type { SandboxState } from './store';
+import type { DocumentRecord, OrderRecord, RecordFilter, SandboxState } from './store';
 
 /** Where the control API is and the token that opens it. */
 export interface SandboxControlOptions {
@@ -50,6 +51,29 @@ export class SandboxControl {
     return this.call<SandboxStats>('GET', '/stats');
   }
 
+  /** The profile the sandbox plays, resolved (a `random:<seed>` profile shows every drawn choice). */
+  async profile(): Promise<SandboxProfile> {
+    return this.call<SandboxProfile>('GET', '/profile');
+  }
+
+  /**
+   * Ground truth: every order the platform created, in creation order, with the `Idempotency-Key` it was sent
+   * with (recorded even when the profile ignores keys). `listOrders({ idempotencyKey: k })` answers "did the
+   * platform create an order for key k, and which id?" — more than one entry means duplicates.
+   */
+  async listOrders(filter: Omit<RecordFilter, 'orderId'> = {}): Promise<OrderRecord[]> {
+    return this.call<OrderRecord[]>('GET', '/orders', undefined, filter);
+  }
+
+  /**
+   * Ground truth: every stored document, in creation order, with its order id, the `Idempotency-Key` it was
+   * sent with, size and sha256. `(await listDocuments({ idempotencyKey: k })).length` is the number of copies
+   * stored under key k.
+   */
+  async listDocuments(filter: RecordFilter = {}): Promise<DocumentRecord[]> {
+    return this.call<DocumentRecord[]>('GET', '/documents', undefined, filter);
+  }
+
   /** The fault configuration in force (with the `failNext` rules not yet used up). */
   async faults(): Promise<FaultConfig> {
     return this.call<FaultConfig>('GET', '/faults');
@@ -75,8 +99,13 @@ export class SandboxControl {
     await this.call<unknown>('POST', '/reset');
   }
 
-  private async call<T>(method: 'GET' | 'PUT' | 'POST', path: string, data?: unknown): Promise<T> {
-    const response: AxiosResponse<T> = await this.http.request<T>({ method, url: path, data });
+  private async call<T>(
+    method: 'GET' | 'PUT' | 'POST',
+    path: string,
+    data?: unknown,
+    params?: RecordFilter,
+  ): Promise<T> {
+    const response: AxiosResponse<T> = await this.http.request<T>({ method, url: path, data, params });
     if (response.status < 200 || response.status >= 300) {
       throw new SandboxControlError(
         `${method} /_sandbox${path} failed with ${response.status}`,

@@ -1,6 +1,7 @@
 /**
- * `Idempotency-Key` handling for order creation and document upload: the same key (per user and route)
- * returns the first successful response and has no second effect; failed requests are not remembered.
+ * `Idempotency-Key` handling for order creation and document upload. When the profile honours keys, the same
+ * key (per user and route) returns the first successful response and has no second effect; failed requests are
+ * not remembered. When it ignores them, the header is not even looked at: every request has its effect.
  */
 import type { FastifyRequest } from 'fastify';
 import type { SandboxContext } from './context';
@@ -31,7 +32,16 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Runs `effect` under the request's idempotency key. Without a key it simply runs. With a key: a remembered
+ * The `Idempotency-Key` header as sent, unchecked, for the ground-truth records (also when keys are ignored).
+ * Null when absent.
+ */
+export function sentIdempotencyKey(request: FastifyRequest): string | null {
+  const header = request.headers[IDEMPOTENCY_KEY_HEADER];
+  return (Array.isArray(header) ? header[0] : header) ?? null;
+}
+
+/**
+ * Runs `effect` under the request's idempotency key. When the profile ignores keys it simply runs. Without a key it simply runs. With a key: a remembered
  * successful response is replayed; a key still in flight answers 409 `idempotency_conflict` with
  * `Retry-After: 1`; otherwise the effect runs and its response is remembered if it is a 2xx.
  */
@@ -41,6 +51,7 @@ export async function runIdempotent(
   scope: { userId: string; route: SandboxRoute },
   effect: () => RouteResult | Promise<RouteResult>,
 ): Promise<IdempotentResult> {
+  if (ctx.profile.idempotency === 'ignored') return { ...(await effect()), replayed: false };
   const key = idempotencyKeyOf(request);
   if (key === undefined) return { ...(await effect()), replayed: false };
 

@@ -1,8 +1,9 @@
 /**
  * The sandbox: a fault-injecting simulation of the Badge Ordering Platform over real HTTP.
  *
- * `startSandbox()` starts one on a TCP port (0 picks a free one) and returns its base URL, control token and a
- * control client. See `docs/sandbox.md`.
+ * `startSandbox()` starts one on a TCP port (0 picks a free one), playing one profile of the platform (see
+ * `profiles.ts`), and returns its base URL, control token, resolved profile and a control client. See
+ * `docs/sandbox.md`.
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +16,8 @@ import { SandboxControl } from './control-client';
 import { FaultInjector } from './faults';
 import { DEFAULT_USERS } from './fixtures';
 import type { SandboxUser } from './fixtures';
+import { resolveProfile } from './profiles';
+import type { IdempotencyMode, SandboxProfile, SandboxProfileSelection } from './profiles';
 import { seededRandom } from './random';
 import type { RandomSource } from './random';
 import { buildSandboxApp } from './server';
@@ -27,10 +30,44 @@ export { DEFAULT_RULES, FAULT_KINDS, SandboxConfigError, parseFaultConfig, parse
 export type { FailNextRule, FaultConfig, FaultKind, SandboxRules, SandboxRulesUpdate } from './config';
 export { BADGE_ONLY_USER, DEFAULT_USERS, DEMO_USER, DOCUMENT_ONLY_USER } from './fixtures';
 export type { SandboxUser } from './fixtures';
+export {
+  DEFAULT_PROFILE_NAME,
+  DOCUMENT_ID_STYLES,
+  DOCUMENT_LINK_STYLES,
+  ERROR_STYLES,
+  IDEMPOTENCY_MODES,
+  ORDER_ENVELOPES,
+  ORDER_FIELD_SETS,
+  SANDBOX_PROFILE_NAMES,
+  STOCK_ENVELOPES,
+  namedProfile,
+  resolveProfile,
+  sandboxProfileSchema,
+} from './profiles';
+export type {
+  DocumentIdStyle,
+  DocumentLinkStyle,
+  ErrorStyle,
+  IdempotencyMode,
+  OrderEnvelope,
+  OrderFieldSet,
+  SandboxProfile,
+  SandboxProfileName,
+  SandboxProfileSelection,
+  StockEnvelope,
+} from './profiles';
 export { seededRandom } from './random';
 export type { RandomSource } from './random';
 export type { SandboxStats } from './stats';
-export type { IdempotencyRecord, SandboxState, StoredDocument, StoredOrder } from './store';
+export type {
+  DocumentRecord,
+  IdempotencyRecord,
+  OrderRecord,
+  RecordFilter,
+  SandboxState,
+  StoredDocument,
+  StoredOrder,
+} from './store';
 export * from './shapes';
 
 /** Options of {@link startSandbox}. Everything is optional. */
@@ -59,6 +96,13 @@ export interface StartSandboxOptions {
   logger?: false | Logger;
   /** Directory to write uploaded files to (named by document id). @default none: bytes are hashed and discarded */
   storageDir?: string;
+  /**
+   * The platform the sandbox plays: a name of {@link SANDBOX_PROFILE_NAMES}, `random:<seed>`, or a whole
+   * {@link SandboxProfile}. @default 'reference'
+   */
+  profile?: SandboxProfileSelection;
+  /** Overrides the profile's `idempotency`, e.g. to run any profile with keys ignored. @default the profile's */
+  idempotency?: IdempotencyMode;
 }
 
 /** A running sandbox. */
@@ -69,6 +113,8 @@ export interface RunningSandbox {
   controlToken: string;
   /** A control client bound to this sandbox. */
   control: SandboxControl;
+  /** The resolved profile (also `GET /_sandbox/profile`). */
+  profile: SandboxProfile;
   /** Stops listening and closes every connection, including idle keep-alive sockets. */
   close(): Promise<void>;
 }
@@ -91,11 +137,12 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   });
   const rules: SandboxRules = { ...structuredClone(DEFAULT_RULES), ...stripUndefined(ruleUpdate) };
   const controlToken = options.controlToken ?? randomBytes(32).toString('hex');
+  const profile = resolveProfile(options.profile, options.idempotency);
   let baseUrl = '';
 
   const ctx: SandboxContext = {
     users: structuredClone([...(options.users ?? DEFAULT_USERS)]),
-    store: new SandboxStore(),
+    store: new SandboxStore(profile.orders.firstOrderId),
     stats: new StatsRecorder(),
     faults: new FaultInjector(parseFaultConfig(options.faults ?? {}), random),
     rules,
@@ -106,6 +153,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     baseUrl: () => baseUrl,
     storageDir: options.storageDir,
     linkSecret: randomBytes(32),
+    profile,
   };
 
   const app = await buildSandboxApp(ctx, { logger: options.logger ?? false });
@@ -121,6 +169,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     baseUrl,
     controlToken,
     control: new SandboxControl({ baseUrl, controlToken }),
+    profile,
     close: () => app.close(),
   };
 }

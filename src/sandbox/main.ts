@@ -8,6 +8,8 @@ import { SandboxConfigError, parseFaultConfig } from './config';
 import type { FaultConfig } from './config';
 import { DEFAULT_USERS } from './fixtures';
 import { startSandbox } from './index';
+import { IDEMPOTENCY_MODES, SANDBOX_PROFILE_NAMES } from './profiles';
+import type { IdempotencyMode } from './profiles';
 import { SANDBOX_ROUTES } from './shapes';
 import type { SandboxRoute } from './shapes';
 
@@ -62,6 +64,8 @@ interface CliOptions {
   maintenance?: boolean;
   seed?: number;
   storageDir?: string;
+  profile?: string;
+  idempotency?: IdempotencyMode;
   logLevel: string;
 }
 
@@ -110,6 +114,15 @@ async function main(argv: readonly string[]): Promise<void> {
     .option('--maintenance', 'start in maintenance mode (everything answers 503)')
     .option('--seed <seed>', 'seed of the random source, for reproducible faults', integer)
     .option('--storage-dir <dir>', 'write uploaded files to this directory')
+    .option(
+      '--profile <name>',
+      `platform profile to play: ${SANDBOX_PROFILE_NAMES.join(', ')} or random:<seed> (default reference)`,
+    )
+    .addOption(
+      new Option('--idempotency <mode>', "override the profile's Idempotency-Key handling").choices(
+        IDEMPOTENCY_MODES,
+      ),
+    )
     .addOption(new Option('--log-level <level>', 'pino log level').default('info'));
   program.parse(argv);
   const options = program.opts<CliOptions>();
@@ -129,6 +142,8 @@ async function main(argv: readonly string[]): Promise<void> {
     ...(options.controlToken !== undefined ? { controlToken: options.controlToken } : {}),
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.storageDir !== undefined ? { storageDir: options.storageDir } : {}),
+    ...(options.profile !== undefined ? { profile: options.profile } : {}),
+    ...(options.idempotency !== undefined ? { idempotency: options.idempotency } : {}),
     logger,
   });
 
@@ -154,6 +169,7 @@ async function main(argv: readonly string[]): Promise<void> {
       'Badge Ordering Platform sandbox is listening.',
       `users: ${users.join(', ')}`,
       `control token: ${sandbox.controlToken}`,
+      `profile: ${sandbox.profile.name} (Idempotency-Key ${sandbox.profile.idempotency})`,
       sandbox.baseUrl,
       '',
     ].join('\n'),

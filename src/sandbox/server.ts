@@ -20,12 +20,13 @@ import { CONTROL_PREFIX, registerControlRoutes } from './routes/control';
 import { registerDocumentRoutes } from './routes/documents';
 import { registerOrderRoutes } from './routes/orders';
 import { registerStockRoutes } from './routes/stocks';
-import type { ErrorBody } from './shapes';
+import { errorAnswer } from './wire';
 
 /** Largest JSON body (credentials, orders, control calls): 1 MiB; larger answers 422. */
 const JSON_BODY_LIMIT = 1024 * 1024;
 
 function isControlRequest(request: FastifyRequest): boolean {
+  // Unknown paths have no route; their raw URL tells whether they were meant for the control API.
   return (request.routeOptions.url ?? request.url).startsWith(CONTROL_PREFIX);
 }
 
@@ -53,7 +54,12 @@ function toHttpError(error: unknown, request: FastifyRequest): SandboxHttpError 
   return new SandboxHttpError(500, 'server_error', 'internal server error');
 }
 
-function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function sendError(
+  ctx: SandboxContext,
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   const httpError = toHttpError(error, request);
   if (httpError.status >= 500 && !(error instanceof SandboxHttpError)) {
     request.log.error({ err: error }, 'unexpected sandbox error');
@@ -61,8 +67,10 @@ function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply)
   const { retryAfterSeconds, closeConnection } = httpError.details;
   if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(retryAfterSeconds));
   if (closeConnection === true) void reply.header('connection', 'close');
-  const body: ErrorBody = httpError.toBody();
-  return reply.code(httpError.status).send(body);
+  // The control API is ours and keeps one error shape; the platform routes answer as the profile's platform.
+  const style = isControlRequest(request) ? 'reference' : ctx.profile.errors;
+  const answer = errorAnswer(style, httpError);
+  return reply.code(httpError.status).headers(answer.headers).send(answer.body);
 }
 
 /** Options of {@link buildSandboxApp}. */
@@ -83,9 +91,10 @@ export async function buildSandboxApp(
     forceCloseConnections: true,
   });
   await app.register(multipart);
-  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  app.setErrorHandler((error, request, reply) => sendError(ctx, error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendError(
+      ctx,
       new SandboxHttpError(404, 'not_found', `no route for ${request.method} ${request.url}`),
       request,
       reply,

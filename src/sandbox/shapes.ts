@@ -1,9 +1,11 @@
 /**
- * Every wire shape the sandbox had to choose because the platform specification says "not shown".
+ * Paths, error codes, and the wire shapes of the `reference` profile — the sandbox's original answers where the
+ * platform specification says "not shown".
  *
- * This module is the single place where those choices live; `docs/sandbox.md` documents the same shapes and
- * the platform client parses exactly these. Paths and the shapes the specification does define (credentials,
- * the multipart part names it names) are here as well so the routes have one source.
+ * Other profiles (`profiles.ts`) answer differently; `wire.ts` renders those answers from the canonical records,
+ * which keep these shapes (the control API shows them under every profile). Paths and the shapes the
+ * specification does define (credentials, the multipart part names it names) are here as well so the routes
+ * have one source.
  */
 
 /** Paths of the platform endpoints the sandbox serves, relative to the base URL. */
@@ -35,7 +37,7 @@ export interface CredentialsBody {
   password: string;
 }
 
-/** Response body of a successful token call (200). */
+/** Response body of a successful token call (200) under the `reference` profile. */
 export interface TokenResponse {
   /** A HS256-signed JWT with `sub` (numeric user id as string), `scope`, `iat`, `exp` and `iss`. */
   access_token: string;
@@ -54,7 +56,7 @@ export interface StockRecord {
   available: number;
 }
 
-/** Response body of `GET /badge/v2/api/v1/stocks` (200). */
+/** Response body of `GET /badge/v2/api/v1/stocks` (200) under the `reference` profile. */
 export interface StocksResponse {
   data: StockRecord[];
 }
@@ -62,7 +64,7 @@ export interface StocksResponse {
 /** Status of an order; the sandbox only ever reports `created` (the specification lists no states). */
 export type OrderStatus = 'created';
 
-/** Response body of `POST /badge/v2/api/v1/orders` (201): the created order. */
+/** Response body of `POST /badge/v2/api/v1/orders` (201) under the `reference` profile: the created order. */
 export interface OrderResponse {
   /** Numeric order id, increasing from 5001; used as `document_type_id` of its documents. */
   id: number;
@@ -76,7 +78,7 @@ export interface OrderResponse {
   created_at: string;
 }
 
-/** Name of the multipart file part of a document upload. */
+/** Name of the multipart file part of a document upload (profiles with `filePart: 'any'` accept any name too). */
 export const DOCUMENT_FILE_PART = 'file';
 
 /** Names of the multipart text fields of a document upload. */
@@ -95,7 +97,10 @@ export interface DocumentLinks {
   download: string;
 }
 
-/** Response body of `POST /document/api/v1/documents` (201). */
+/**
+ * Response body of `POST /document/api/v1/documents` (201) under the `reference` profile, and the canonical
+ * document record of every profile.
+ */
 export interface DocumentResponse {
   /** `doc-<n>`, n increasing from 1. */
   id: string;
@@ -129,7 +134,7 @@ export const ERROR_CODES = [
 /** One stable error code. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** The body of every error answer, whatever the status. */
+/** The body of every error answer under the `reference` profile (and of the control API), whatever the status. */
 export interface ErrorBody {
   error: {
     status: number;

@@ -4,17 +4,77 @@
  */
 import type { DocumentResponse, OrderResponse, SandboxRoute } from './shapes';
 
-/** An order as the sandbox keeps it: the response body plus the owning user. */
+/**
+ * An order as the sandbox keeps it: the `reference` profile's response body plus the owning user, the
+ * `Idempotency-Key` it was sent with and its place in the creation order. The same whatever the profile.
+ */
 export interface StoredOrder extends OrderResponse {
   user_id: string;
+  /** The `Idempotency-Key` header of the request that created it (recorded even when keys are ignored). */
+  idempotency_key: string | null;
+  /** Position in the creation order of all orders and documents, from 1; restarts at a reset. */
+  sequence: number;
 }
 
-/** A document as the sandbox keeps it: the response body plus owner, time and storage location. */
+/**
+ * A document as the sandbox keeps it: the `reference` profile's response body plus owner, time, storage
+ * location, the `Idempotency-Key` it was sent with and its place in the creation order. `id` is the platform id
+ * as a string (the wire form may be a number, see the profile's `documents.idStyle`).
+ */
 export interface StoredDocument extends DocumentResponse {
   user_id: string;
   created_at: string;
   /** Where the bytes were written when the sandbox runs with a storage directory. */
   stored_path?: string;
+  /** The `Idempotency-Key` header of the request that stored it (recorded even when keys are ignored). */
+  idempotency_key: string | null;
+  /** Name of the multipart part the file came in. */
+  file_part: string;
+  /** Position in the creation order of all orders and documents, from 1; restarts at a reset. */
+  sequence: number;
+}
+
+/** Ground truth of one created order, as listed by `GET /_sandbox/orders`. */
+export interface OrderRecord {
+  /** Position in the creation order of all orders and documents, from 1. */
+  sequence: number;
+  /** The order id (always a number here, whatever the profile sends). */
+  id: number;
+  user_id: string;
+  stock_id: number | null;
+  /** The `Idempotency-Key` header the creating request carried, or null. */
+  idempotency_key: string | null;
+  created_at: string;
+}
+
+/** Ground truth of one stored document, as listed by `GET /_sandbox/documents`. */
+export interface DocumentRecord {
+  /** Position in the creation order of all orders and documents, from 1. */
+  sequence: number;
+  /** The document id as a string. */
+  id: string;
+  /** The order it is linked to (`document_type_id`). */
+  order_id: number;
+  user_id: string;
+  /** The `Idempotency-Key` header the storing request carried, or null. */
+  idempotency_key: string | null;
+  size: number;
+  sha256: string;
+  filename: string;
+  content_type: string;
+  /** Name of the multipart part the file came in. */
+  file_part: string;
+  created_at: string;
+}
+
+/** Filter of {@link SandboxStore.listOrders} and {@link SandboxStore.listDocuments}; all fields optional. */
+export interface RecordFilter {
+  /** Only records created by a request with this `Idempotency-Key`. */
+  idempotencyKey?: string;
+  /** Only records of this user id. */
+  userId?: string;
+  /** Documents only: only those linked to this order id. */
+  orderId?: number;
 }
 
 /** A remembered idempotency key. In flight until the first request finishes successfully. */
@@ -48,9 +108,13 @@ export interface NewOrder {
   vehicle: Record<string, unknown>;
   badge: Record<string, unknown>;
   createdAt: string;
+  idempotencyKey: string | null;
 }
 
-/** First order id; ids increase by one from here. */
+/** A document to store: the canonical body and bookkeeping, without the sequence the store assigns. */
+export type NewDocument = Omit<StoredDocument, 'sequence'>;
+
+/** First order id of the `reference` profile; ids increase by one from here. */
 export const FIRST_ORDER_ID = 5001;
 
 /** The sandbox's in-memory store. */
@@ -58,8 +122,14 @@ export class SandboxStore {
   private orders = new Map<number, StoredOrder>();
   private documents = new Map<string, StoredDocument>();
   private idempotency = new Map<string, IdempotencyRecord>();
-  private nextOrderId = FIRST_ORDER_ID;
-  private nextDocumentNumber = 1;
+  private nextOrderId: number;
+  private documentCounter = 1;
+  private nextSequence = 1;
+
+  /** @param firstOrderId id of the first order, and again after a reset (the profile's `orders.firstOrderId`) */
+  constructor(private readonly firstOrderId: number = FIRST_ORDER_ID) {
+    this.nextOrderId = firstOrderId;
+  }
 
   /** Stores a new order and returns it with its fresh id. */
   createOrder(order: NewOrder): StoredOrder {
@@ -71,6 +141,8 @@ export class SandboxStore {
       status: 'created',
       created_at: order.createdAt,
       user_id: order.userId,
+      idempotency_key: order.idempotencyKey,
+      sequence: this.nextSequence++,
     };
     this.orders.set(stored.id, stored);
     return stored;
@@ -82,14 +154,58 @@ export class SandboxStore {
     return order && order.user_id === userId ? order : undefined;
   }
 
-  /** Reserves the id of the next document (`doc-<n>`). */
-  nextDocumentId(): string {
-    return `doc-${this.nextDocumentNumber++}`;
+  /** Reserves the number of the next document (1, 2, …); the profile decides the id's form. */
+  nextDocumentNumber(): number {
+    return this.documentCounter++;
   }
 
-  /** Stores a received document. */
-  addDocument(document: StoredDocument): void {
-    this.documents.set(document.id, document);
+  /** Stores a received document and returns it with its sequence number. */
+  addDocument(document: NewDocument): StoredDocument {
+    const stored: StoredDocument = { ...document, sequence: this.nextSequence++ };
+    this.documents.set(stored.id, stored);
+    return stored;
+  }
+
+  /** Ground truth of the created orders, in creation order. */
+  listOrders(filter: RecordFilter = {}): OrderRecord[] {
+    return [...this.orders.values()]
+      .filter(
+        (order) =>
+          (filter.idempotencyKey === undefined || order.idempotency_key === filter.idempotencyKey) &&
+          (filter.userId === undefined || order.user_id === filter.userId),
+      )
+      .map((order) => ({
+        sequence: order.sequence,
+        id: order.id,
+        user_id: order.user_id,
+        stock_id: order.stock_id,
+        idempotency_key: order.idempotency_key,
+        created_at: order.created_at,
+      }));
+  }
+
+  /** Ground truth of the stored documents, in creation order. */
+  listDocuments(filter: RecordFilter = {}): DocumentRecord[] {
+    return [...this.documents.values()]
+      .filter(
+        (document) =>
+          (filter.idempotencyKey === undefined || document.idempotency_key === filter.idempotencyKey) &&
+          (filter.userId === undefined || document.user_id === filter.userId) &&
+          (filter.orderId === undefined || document.document_type_id === filter.orderId),
+      )
+      .map((document) => ({
+        sequence: document.sequence,
+        id: document.id,
+        order_id: document.document_type_id,
+        user_id: document.user_id,
+        idempotency_key: document.idempotency_key,
+        size: document.size,
+        sha256: document.sha256,
+        filename: document.filename,
+        content_type: document.content_type,
+        file_part: document.file_part,
+        created_at: document.created_at,
+      }));
   }
 
   /** A stored document by id. */
@@ -133,13 +249,14 @@ export class SandboxStore {
     });
   }
 
-  /** Clears orders, documents and keys; ids start again at 5001 and `doc-1`. */
+  /** Clears orders, documents and keys; ids start again at the first order id and document 1. */
   reset(): void {
     this.orders.clear();
     this.documents.clear();
     this.idempotency.clear();
-    this.nextOrderId = FIRST_ORDER_ID;
-    this.nextDocumentNumber = 1;
+    this.nextOrderId = this.firstOrderId;
+    this.documentCounter = 1;
+    this.nextSequence = 1;
   }
 }
 

@@ -1,6 +1,6 @@
 import { DEMO_USER, SandboxControl, SandboxControlError, startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
-import { createOrder, errorOf, http, orderPayload, tokenFor } from './helpers';
+import { createOrder, errorOf, http, orderPayload, smallFile, tokenFor, uploadDocument } from './helpers';
 
 let sandbox: RunningSandbox;
 
@@ -140,5 +140,117 @@ describe('state and reset', () => {
     const response = await http.get(`${sandbox.baseUrl}/badge/v2/api/v1/nothing`);
     expect(response.status).toBe(404);
     expect(errorOf(response)).toMatchObject({ status: 404, code: 'not_found' });
+  });
+});
+
+describe('ground truth for harnesses', () => {
+  beforeEach(async () => {
+    await sandbox.control.setFaults({});
+    await sandbox.control.reset();
+  });
+
+  async function upload(token: string, orderId: number, key?: string, bytes = 2048): Promise<void> {
+    const response = await uploadDocument(
+      sandbox.baseUrl,
+      token,
+      { document_type: 'badge', document_type_id: orderId, document_owner: '4711', file: smallFile(bytes) },
+      key,
+    );
+    expect(response.status).toBe(201);
+  }
+
+  it('lists every order and document with its key, id, order and creation sequence', async () => {
+    const token = await tokenFor(sandbox.baseUrl, DEMO_USER);
+    await createOrder(sandbox.baseUrl, token, orderPayload(1001), 'order-a');
+    await upload(token, 5001, 'doc-a1', 100);
+    await createOrder(sandbox.baseUrl, token, orderPayload(), undefined);
+    await upload(token, 5001, undefined, 200);
+    await upload(token, 5002, 'doc-b1', 300);
+    // A replayed key creates nothing new.
+    await createOrder(sandbox.baseUrl, token, orderPayload(1001), 'order-a');
+
+    expect(await sandbox.control.listOrders()).toEqual([
+      {
+        sequence: 1,
+        id: 5001,
+        user_id: '4711',
+        stock_id: 1001,
+        idempotency_key: 'order-a',
+        created_at: expect.any(String) as string,
+      },
+      {
+        sequence: 3,
+        id: 5002,
+        user_id: '4711',
+        stock_id: null,
+        idempotency_key: null,
+        created_at: expect.any(String) as string,
+      },
+    ]);
+    const documents = await sandbox.control.listDocuments();
+    expect(documents.map((document) => [document.sequence, document.id, document.order_id])).toEqual([
+      [2, 'doc-1', 5001],
+      [4, 'doc-2', 5001],
+      [5, 'doc-3', 5002],
+    ]);
+    expect(documents[0]).toEqual({
+      sequence: 2,
+      id: 'doc-1',
+      order_id: 5001,
+      user_id: '4711',
+      idempotency_key: 'doc-a1',
+      size: 100,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/) as string,
+      filename: 'photo.jpg',
+      content_type: 'image/jpeg',
+      file_part: 'file',
+      created_at: expect.any(String) as string,
+    });
+
+    expect(await sandbox.control.listOrders({ idempotencyKey: 'order-a' })).toEqual([
+      expect.objectContaining({ id: 5001 }),
+    ]);
+    expect(await sandbox.control.listOrders({ idempotencyKey: 'never-sent' })).toEqual([]);
+    expect(await sandbox.control.listOrders({ userId: '4712' })).toEqual([]);
+    expect((await sandbox.control.listDocuments({ orderId: 5001 })).map((document) => document.id)).toEqual([
+      'doc-1',
+      'doc-2',
+    ]);
+    expect(await sandbox.control.listDocuments({ idempotencyKey: 'doc-b1', orderId: 5002 })).toEqual([
+      expect.objectContaining({ id: 'doc-3', size: 300 }),
+    ]);
+    // The full state carries the same bookkeeping.
+    const state = await sandbox.control.state();
+    expect(state.orders[0]).toMatchObject({ idempotency_key: 'order-a', sequence: 1 });
+    expect(state.documents[2]).toMatchObject({ idempotency_key: 'doc-b1', sequence: 5, file_part: 'file' });
+
+    await sandbox.control.reset();
+    await createOrder(sandbox.baseUrl, token, orderPayload());
+    expect(await sandbox.control.listOrders()).toEqual([expect.objectContaining({ sequence: 1, id: 5001 })]);
+  });
+
+  it('records orders that a commit-then-fail answered with an error', async () => {
+    const token = await tokenFor(sandbox.baseUrl, DEMO_USER);
+    await sandbox.control.setFaults({ failNext: { route: 'orders', kind: 'commit-then-500' } });
+    expect((await createOrder(sandbox.baseUrl, token, orderPayload(), 'k')).status).toBe(500);
+    expect(await sandbox.control.listOrders({ idempotencyKey: 'k' })).toEqual([
+      expect.objectContaining({ id: 5001, idempotency_key: 'k' }),
+    ]);
+  });
+
+  it.each([
+    ['/orders?orderId=5001', 'orderId'],
+    ['/documents?orderId=abc', 'orderId'],
+    ['/orders?colour=green', 'query'],
+  ])('answers 400 for GET %s', async (path, field) => {
+    const response = await http.get(`${sandbox.baseUrl}/_sandbox${path}`, {
+      headers: { authorization: `Bearer ${sandbox.controlToken}` },
+    });
+    expect(response.status).toBe(400);
+    expect(errorOf(response)).toMatchObject({ code: 'validation_failed', field });
+  });
+
+  it('reports the profile', async () => {
+    expect(await sandbox.control.profile()).toMatchObject({ name: 'reference', idempotency: 'honoured' });
   });
 });

@@ -254,6 +254,51 @@ describe('probabilistic faults', () => {
   });
 });
 
+describe('Retry-After tells "not sent" from "may have taken effect"', () => {
+  // A client treats a 503 with Retry-After as not sent (safe to retry) and one without as possibly committed.
+  it('commit-then-503 answers 503 without Retry-After, on orders and documents, and probabilistic ones too', async () => {
+    await sandbox.control.setFaults({
+      retryAfterSeconds: 9,
+      failNext: [
+        { route: 'orders', kind: 'commit-then-503' },
+        { route: 'documents', kind: 'commit-then-503' },
+      ],
+    });
+    const order = await createOrder(sandbox.baseUrl, token, orderPayload(), 'ra-order');
+    expect(order.status).toBe(503);
+    expect(order.headers['retry-after']).toBeUndefined();
+    const orderId = (await sandbox.control.listOrders({ idempotencyKey: 'ra-order' }))[0]?.id;
+    expect(orderId).toBe(5001);
+    const upload = await uploadDocument(
+      sandbox.baseUrl,
+      token,
+      { document_type: 'badge', document_type_id: orderId, document_owner: '4711', file: smallFile() },
+      'ra-doc',
+    );
+    expect(upload.status).toBe(503);
+    expect(upload.headers['retry-after']).toBeUndefined();
+    expect(await sandbox.control.listDocuments({ idempotencyKey: 'ra-doc' })).toHaveLength(1);
+
+    await sandbox.control.setFaults({
+      retryAfterSeconds: 9,
+      commitThenFailRate: 1,
+      commitThenFailModes: ['503'],
+      routes: ['orders'],
+    });
+    const drawn = await createOrder(sandbox.baseUrl, token, orderPayload());
+    expect(drawn.status).toBe(503);
+    expect(drawn.headers['retry-after']).toBeUndefined();
+  });
+
+  it('maintenance answers 503 with Retry-After and stores nothing', async () => {
+    await sandbox.control.setFaults({ maintenance: true, retryAfterSeconds: 9 });
+    const order = await createOrder(sandbox.baseUrl, token, orderPayload(), 'ra-maintenance');
+    expect(order.status).toBe(503);
+    expect(order.headers['retry-after']).toBe('9');
+    expect(await sandbox.control.listOrders()).toEqual([]);
+  });
+});
+
 describe('maintenance', () => {
   it('answers 503 everywhere, the token call included, while the control API keeps working', async () => {
     await sandbox.control.setFaults({ maintenance: true, retryAfterSeconds: 30 });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { SandboxControl } from '../../src/sandbox';
+import { SandboxControl, resolveProfile } from '../../src/sandbox';
 import { http, requestToken } from './helpers';
 
 const ROOT = join(__dirname, '..', '..');
@@ -72,6 +72,49 @@ describe('npm run sandbox', () => {
       child.kill('SIGTERM');
     }
     expect(await exitOf(child)).toBe(0);
+  });
+
+  it('plays the profile given with --profile, with --idempotency overriding its key handling', async () => {
+    const { child, url } = startProcess([
+      '--profile',
+      'hal',
+      '--idempotency',
+      'ignored',
+      '--control-token',
+      'cli-token',
+      '--log-level',
+      'warn',
+    ]);
+    try {
+      const baseUrl = await url;
+      const control = new SandboxControl({ baseUrl, controlToken: 'cli-token' });
+      expect(await control.profile()).toEqual(resolveProfile('hal', 'ignored'));
+      const token = await requestToken(baseUrl, { username: 'demo', password: 'demo-password' });
+      // hal's token answer: lower-case token_type and a refresh token.
+      expect(token.data).toMatchObject({ token_type: 'bearer', refresh_token: expect.any(String) as string });
+      const stocks = await http.get(`${baseUrl}/badge/v2/api/v1/stocks`, {
+        headers: { authorization: `Bearer ${token.data.access_token}` },
+      });
+      expect(stocks.data).toMatchObject({ content: [{ stock_id: '1001' }, { stock_id: '1002' }] });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exitOf(child)).toBe(0);
+  });
+
+  it('starts random:<seed> and refuses an unknown profile', async () => {
+    const random = startProcess(['--profile', 'random:7', '--control-token', 'cli-token']);
+    try {
+      const control = new SandboxControl({ baseUrl: await random.url, controlToken: 'cli-token' });
+      expect(await control.profile()).toEqual(resolveProfile('random:7'));
+    } finally {
+      random.child.kill('SIGTERM');
+    }
+    expect(await exitOf(random.child)).toBe(0);
+
+    const unknown = startProcess(['--profile', 'nope']);
+    await expect(unknown.url).rejects.toThrow(/unknown profile "nope"/);
+    expect(await exitOf(unknown.child)).not.toBe(0);
   });
 
   it('refuses an invalid option with a non-zero exit', async () => {

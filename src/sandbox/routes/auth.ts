@@ -1,13 +1,13 @@
-/** `POST /iam/api/v1/auth/jwt`: credentials in, signed JWT out. */
+/** `POST /iam/api/v1/auth/jwt`: credentials in, signed JWT out, in the profile's answer shape. */
 import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../auth';
 import type { SandboxContext } from '../context';
 import { PLATFORM_PATHS } from '../shapes';
-import type { TokenResponse } from '../shapes';
+import { tokenBody } from '../wire';
 
 /** Registers the token route. */
 export function registerAuthRoutes(app: FastifyInstance, ctx: SandboxContext): void {
-  app.post(PLATFORM_PATHS.token, async (request): Promise<TokenResponse> => {
+  app.post(PLATFORM_PATHS.token, async (request): Promise<Record<string, unknown>> => {
     let user;
     try {
       user = authenticate(ctx.users, request.body);
@@ -15,8 +15,9 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: SandboxContext): v
       ctx.stats.recordAuth('rejected');
       throw error;
     }
-    const token = await ctx.tokens.issue(user, ctx.rules.tokenTtlSeconds);
+    const ttlSeconds = ctx.rules.tokenTtlSeconds;
+    const { accessToken, expiresAtMs } = await ctx.tokens.sign(user, ttlSeconds);
     ctx.stats.recordAuth('issued');
-    return token;
+    return tokenBody(ctx.profile, accessToken, ttlSeconds, expiresAtMs);
   });
 }

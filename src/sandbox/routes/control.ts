@@ -1,15 +1,18 @@
 /**
- * The control API under `/_sandbox/`: inspection (state, stats), run-time configuration (faults, rules) and
+ * The control API under `/_sandbox/`: inspection (state, stats, profile), the ground truth harnesses check
+ * against (orders and documents with the keys they were sent with), run-time configuration (faults, rules) and
  * reset. Guarded by its own bearer token, separate from user tokens; never subject to faults or maintenance.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { parseFaultConfig, parseRulesUpdate } from '../config';
+import { z } from 'zod';
+import { describeZodError, parseFaultConfig, parseRulesUpdate } from '../config';
 import type { FaultConfig, SandboxRules } from '../config';
 import type { SandboxContext } from '../context';
 import { SandboxHttpError } from '../http-error';
+import type { SandboxProfile } from '../profiles';
 import type { SandboxStats } from '../stats';
-import type { SandboxState } from '../store';
+import type { DocumentRecord, OrderRecord, RecordFilter, SandboxState } from '../store';
 
 /** Path prefix of the control API. */
 export const CONTROL_PREFIX = '/_sandbox';
@@ -18,6 +21,38 @@ function tokenMatches(expected: string, authorization: string | undefined): bool
   const presented = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '';
   const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
   return timingSafeEqual(digest(presented), digest(expected)) && presented.length > 0;
+}
+
+const recordFilterSchema = z.strictObject({
+  idempotencyKey: z.string().optional(),
+  userId: z.string().optional(),
+  orderId: z
+    .string()
+    .regex(/^\d{1,15}$/, 'orderId must be a non-negative integer')
+    .transform(Number)
+    .optional(),
+});
+
+/** Parses the query of the ground-truth listings; 400 naming the parameter when invalid. */
+function recordFilter(query: unknown, allowOrderId: boolean): RecordFilter {
+  const result = recordFilterSchema.safeParse(query ?? {});
+  if (!result.success) {
+    const first = result.error.issues[0];
+    throw new SandboxHttpError(400, 'validation_failed', `invalid query: ${describeZodError(result.error)}`, {
+      field: first && first.path.length > 0 ? first.path.join('.') : 'query',
+    });
+  }
+  if (!allowOrderId && result.data.orderId !== undefined) {
+    throw new SandboxHttpError(400, 'validation_failed', 'orderId filters documents only', {
+      field: 'orderId',
+    });
+  }
+  const { idempotencyKey, userId, orderId } = result.data;
+  return {
+    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+    ...(userId !== undefined ? { userId } : {}),
+    ...(orderId !== undefined ? { orderId } : {}),
+  };
 }
 
 /** Registers the control API. */
@@ -66,6 +101,13 @@ export async function registerControlRoutes(app: FastifyInstance, ctx: SandboxCo
 
       control.get('/state', (_request, reply) => reply.send(ctx.store.snapshot() satisfies SandboxState));
       control.get('/stats', (_request, reply) => reply.send(ctx.stats.snapshot() satisfies SandboxStats));
+      control.get('/profile', (_request, reply) => reply.send(ctx.profile satisfies SandboxProfile));
+      control.get('/orders', (request, reply) =>
+        reply.send(ctx.store.listOrders(recordFilter(request.query, false)) satisfies OrderRecord[]),
+      );
+      control.get('/documents', (request, reply) =>
+        reply.send(ctx.store.listDocuments(recordFilter(request.query, true)) satisfies DocumentRecord[]),
+      );
 
       control.get('/faults', (_request, reply) => reply.send(ctx.faults.current() satisfies FaultConfig));
       control.put('/faults', (request, reply) => {

@@ -16,7 +16,7 @@ import type { SandboxRules } from '../config';
 import { claimsOf } from '../context';
 import type { SandboxContext } from '../context';
 import { validationError } from '../http-error';
-import { runIdempotent } from '../idempotency';
+import { runIdempotent, sentIdempotencyKey } from '../idempotency';
 import type { RouteResult } from '../idempotency';
 import {
   DOCUMENT_FIELDS,
@@ -26,7 +26,8 @@ import {
   documentLinks,
 } from '../shapes';
 import type { DocumentResponse } from '../shapes';
-import type { StoredDocument } from '../store';
+import type { NewDocument } from '../store';
+import { documentBody, documentWireId } from '../wire';
 import { sendEffectResult } from './respond';
 
 /** Lifetime of a signed download link. */
@@ -40,6 +41,8 @@ interface ReceivedFile {
   contentType: string;
   size: number;
   sha256: string;
+  /** Name of the multipart part it came in. */
+  part: string;
   /** Temporary path of the bytes when a storage directory is configured. */
   tempPath: string | undefined;
 }
@@ -94,7 +97,14 @@ async function receiveFile(
     if (tempPath !== undefined) await rm(tempPath, { force: true });
     throw validationError('file', `the file exceeds the limit of ${maxBytes} bytes`, true);
   }
-  return { filename: part.filename, contentType, size, sha256: hash.digest('hex'), tempPath };
+  return {
+    filename: part.filename,
+    contentType,
+    size,
+    sha256: hash.digest('hex'),
+    part: part.fieldname,
+    tempPath,
+  };
 }
 
 /** Thrown when the client went away before its upload arrived whole; nothing is stored. */
@@ -126,14 +136,17 @@ async function readUpload(
   request: FastifyRequest,
   rules: SandboxRules,
   storageDir: string | undefined,
+  anyFilePart: boolean,
 ): Promise<{ fields: Partial<Record<DocumentField, string>>; file: ReceivedFile | undefined }> {
-  return Promise.race([readParts(request, rules, storageDir), whenClientAborts(request)]);
+  return Promise.race([readParts(request, rules, storageDir, anyFilePart), whenClientAborts(request)]);
 }
 
+/** Reads the parts; with `anyFilePart` the one file part may have any name, otherwise it must be `file`. */
 async function readParts(
   request: FastifyRequest,
   rules: SandboxRules,
   storageDir: string | undefined,
+  anyFilePart: boolean,
 ): Promise<{ fields: Partial<Record<DocumentField, string>>; file: ReceivedFile | undefined }> {
   if (!request.isMultipart()) {
     throw validationError('body', 'the body must be multipart/form-data');
@@ -147,7 +160,7 @@ async function readParts(
   try {
     for await (const part of parts) {
       if (part.type === 'file') {
-        if (part.fieldname !== DOCUMENT_FILE_PART) {
+        if (!anyFilePart && part.fieldname !== DOCUMENT_FILE_PART) {
           throw validationError(
             part.fieldname,
             `unexpected file part "${part.fieldname}"; the file part must be named "${DOCUMENT_FILE_PART}"`,
@@ -215,7 +228,12 @@ async function storeDocument(
 ): Promise<RouteResult> {
   // Rules are read once, so a change while the upload streams does not affect it.
   const rules = structuredClone(ctx.rules);
-  const { fields, file: received } = await readUpload(request, rules, ctx.storageDir);
+  const { fields, file: received } = await readUpload(
+    request,
+    rules,
+    ctx.storageDir,
+    ctx.profile.documents.filePart === 'any',
+  );
   let valid: ReturnType<typeof validateUpload>;
   try {
     valid = validateUpload(ctx, userId, fields, received);
@@ -224,14 +242,15 @@ async function storeDocument(
     throw error;
   }
   const { orderId, owner, file } = valid;
-  const id = ctx.store.nextDocumentId();
+  const wireId = documentWireId(ctx.profile.documents.idStyle, ctx.store.nextDocumentNumber());
+  const id = String(wireId);
   let storedPath: string | undefined;
   if (file.tempPath !== undefined && ctx.storageDir !== undefined) {
     storedPath = join(ctx.storageDir, id);
     await rename(file.tempPath, storedPath);
   }
   const expires = Math.floor(ctx.now() / 1000) + DOWNLOAD_LINK_TTL_SECONDS;
-  const body: DocumentResponse = {
+  const canonical: DocumentResponse = {
     id,
     document_type: DOCUMENT_TYPE_BADGE,
     document_type_id: orderId,
@@ -242,14 +261,16 @@ async function storeDocument(
     sha256: file.sha256,
     links: documentLinks(ctx.baseUrl(), id, signDownload(ctx.linkSecret, id, expires), expires),
   };
-  const stored: StoredDocument = {
-    ...body,
+  const stored: NewDocument = {
+    ...canonical,
     user_id: userId,
     created_at: new Date(ctx.now()).toISOString(),
     ...(storedPath !== undefined ? { stored_path: storedPath } : {}),
+    idempotency_key: sentIdempotencyKey(request),
+    file_part: file.part,
   };
   ctx.store.addDocument(stored);
-  return { status: 201, body };
+  return { status: ctx.profile.documents.status, body: documentBody(ctx.profile, canonical, wireId) };
 }
 
 /** Registers the document upload route. */

@@ -1,11 +1,14 @@
-/** `POST /badge/v2/api/v1/orders`: validates the payload, checks the stock and stores the order. */
+/**
+ * `POST /badge/v2/api/v1/orders`: validates the payload, checks the stock and stores the order; answers in the
+ * profile's shape and success code.
+ */
 import type { FastifyInstance } from 'fastify';
 import { claimsOf } from '../context';
 import type { SandboxContext } from '../context';
 import { SandboxHttpError, validationError } from '../http-error';
-import { runIdempotent } from '../idempotency';
+import { runIdempotent, sentIdempotencyKey } from '../idempotency';
 import { PLATFORM_PATHS } from '../shapes';
-import type { OrderResponse } from '../shapes';
+import { orderBody } from '../wire';
 import { sendEffectResult } from './respond';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -54,13 +57,13 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext): 
           );
         }
       }
-      const { user_id: _owner, ...order } = ctx.store.createOrder({
+      const order = ctx.store.createOrder({
         userId,
         ...payload,
         createdAt: new Date(ctx.now()).toISOString(),
+        idempotencyKey: sentIdempotencyKey(request),
       });
-      const body: OrderResponse = order;
-      return { status: 201, body };
+      return { status: ctx.profile.orders.status, body: orderBody(ctx.profile, order) };
     });
     return sendEffectResult(ctx, request, reply, result);
   });

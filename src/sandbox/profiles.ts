@@ -1,0 +1,310 @@
+/**
+ * Sandbox profiles: each one is a complete set of answers to what the platform specification leaves "not
+ * shown" — token fields, the stock list's envelope and paging, the order and document answers, error bodies
+ * and whether `Idempotency-Key` is honoured.
+ *
+ * One sandbox that mirrors the client's own guesses only proves that we agree with ourselves; running the same
+ * tests against several profiles shows that the client tolerates what the real platform may choose.
+ * `reference` is the sandbox's historical behaviour (see `shapes.ts`); the others differ in many choices at
+ * once; `random:<seed>` draws every choice from a seeded PRNG.
+ */
+import { z } from 'zod';
+import { describeZodError, SandboxConfigError } from './config';
+import { pick, seededRandom } from './random';
+import type { RandomSource } from './random';
+
+/** Whether a repeated `Idempotency-Key` replays the first answer (`honoured`) or is not looked at (`ignored`). */
+export const IDEMPOTENCY_MODES = ['honoured', 'ignored'] as const;
+
+/** See {@link IDEMPOTENCY_MODES}. */
+export type IdempotencyMode = (typeof IDEMPOTENCY_MODES)[number];
+
+/**
+ * Envelope of `GET /badge/v2/api/v1/stocks`, and with it how further pages are announced when `pageSize` is set
+ * (pages are requested with `?page=<n>`, 1-based):
+ * - `bare`: a JSON array; further pages in a `Link: <url>; rel="next"` header;
+ * - `data`: `{ data: [...] }`; when paged, plus `links: { next: <absolute url> | null }`;
+ * - `items-page`: `{ items: [...], page, totalPages }` (page numbers only, no link);
+ * - `content-links`: `{ content: [...], _links: { self: { href }, next?: { href } } }` with relative hrefs;
+ * - `results-next`: `{ count, next: <absolute url> | null, results: [...] }`.
+ */
+export const STOCK_ENVELOPES = ['bare', 'data', 'items-page', 'content-links', 'results-next'] as const;
+
+/** See {@link STOCK_ENVELOPES}. */
+export type StockEnvelope = (typeof STOCK_ENVELOPES)[number];
+
+/** Envelope of the created order: `bare` (the order itself), `{ data: order }` or `{ order: order }`. */
+export const ORDER_ENVELOPES = ['bare', 'data', 'order'] as const;
+
+/** See {@link ORDER_ENVELOPES}. */
+export type OrderEnvelope = (typeof ORDER_ENVELOPES)[number];
+
+/**
+ * Fields of the created order: `id-only` (`{ id }`), `full` (id, stock_id, vehicle, badge, status, created_at)
+ * or `extra` (full plus `reference`, `user_id`, `tenant_id`, `updated_at` — numeric ids a careless parser could
+ * take for the order id).
+ */
+export const ORDER_FIELD_SETS = ['id-only', 'full', 'extra'] as const;
+
+/** See {@link ORDER_FIELD_SETS}. */
+export type OrderFieldSet = (typeof ORDER_FIELD_SETS)[number];
+
+/**
+ * Where the document answer puts its id and the three links:
+ * - `links`: `{ id, …, links: { original, thumbnail, download } }` (reference);
+ * - `urls`: `{ document: { id, … }, urls: { original, thumbnail, signed } }`;
+ * - `hal`: `{ id, …, _links: { self, original, thumbnail, download: { href } } }`;
+ * - `flat`: `{ id, …, original_url, thumbnail_url, signed_download_url }`;
+ * - `json-api`: `{ data: { type: 'document', id, attributes: { …, links: { original, thumbnail, signed_download } } } }`.
+ */
+export const DOCUMENT_LINK_STYLES = ['links', 'urls', 'hal', 'flat', 'json-api'] as const;
+
+/** See {@link DOCUMENT_LINK_STYLES}. */
+export type DocumentLinkStyle = (typeof DOCUMENT_LINK_STYLES)[number];
+
+/**
+ * Form of a document id on the wire: `doc-prefixed` (`"doc-1"`), `number` (`1`, a JSON number) or `uuid`
+ * (`"00000000-0000-4000-8000-000000000001"`). The control API always shows it as a string.
+ */
+export const DOCUMENT_ID_STYLES = ['doc-prefixed', 'number', 'uuid'] as const;
+
+/** See {@link DOCUMENT_ID_STYLES}. */
+export type DocumentIdStyle = (typeof DOCUMENT_ID_STYLES)[number];
+
+/**
+ * Body of every error answer of the platform routes (the control API always uses `reference`):
+ * - `reference`: `{ error: { status, code, message, field?, scope? } }`;
+ * - `message`: `{ message }`;
+ * - `problem`: RFC 9457 `application/problem+json` `{ type, title, status, detail, invalid_params? }`;
+ * - `text`: `text/plain` `"<status> <reason>: <message>"`;
+ * - `empty`: no body at all.
+ */
+export const ERROR_STYLES = ['reference', 'message', 'problem', 'text', 'empty'] as const;
+
+/** See {@link ERROR_STYLES}. */
+export type ErrorStyle = (typeof ERROR_STYLES)[number];
+
+const successStatus = z.union([z.literal(200), z.literal(201)]);
+
+/** Zod schema of a profile; custom profiles passed to `startSandbox` are validated with it. */
+export const sandboxProfileSchema = z.strictObject({
+  /** Name shown by `GET /_sandbox/profile`. */
+  name: z.string().min(1),
+  /** One line saying what platform the profile plays. */
+  description: z.string(),
+  token: z.strictObject({
+    /** `token_type` value, or null to leave the field out. */
+    tokenType: z.enum(['Bearer', 'bearer']).nullable(),
+    /** Whether `expires_in` (seconds) is present. */
+    expiresIn: z.boolean(),
+    /** Whether and how `expires_at` is present. */
+    expiresAt: z.enum(['none', 'epoch-seconds', 'iso-8601']),
+    /** Whether an (opaque, never redeemable) `refresh_token` is present. */
+    refreshToken: z.boolean(),
+  }),
+  stocks: z.strictObject({
+    envelope: z.enum(STOCK_ENVELOPES),
+    /** Stocks per page; null lists every stock in one answer. */
+    pageSize: z.number().int().min(1).nullable(),
+    /** `stock_id` as a JSON number or as a numeric string (orders accept both either way). */
+    stockIdType: z.enum(['number', 'string']),
+  }),
+  orders: z.strictObject({
+    status: successStatus,
+    /** The order `id` as a JSON number or a numeric string. */
+    idType: z.enum(['number', 'string']),
+    envelope: z.enum(ORDER_ENVELOPES),
+    fields: z.enum(ORDER_FIELD_SETS),
+    /** Id of the first order (and again after a reset); ids increase by one. */
+    firstOrderId: z.number().int().min(1).max(1e12),
+  }),
+  documents: z.strictObject({
+    status: successStatus,
+    links: z.enum(DOCUMENT_LINK_STYLES),
+    idStyle: z.enum(DOCUMENT_ID_STYLES),
+    /** `file`: the file part must be named `file`; `any`: one file part under any name. */
+    filePart: z.enum(['file', 'any']),
+  }),
+  errors: z.enum(ERROR_STYLES),
+  idempotency: z.enum(IDEMPOTENCY_MODES),
+});
+
+/** A complete profile; see the field comments of {@link sandboxProfileSchema}. */
+export type SandboxProfile = Readonly<{
+  [K in keyof z.output<typeof sandboxProfileSchema>]: Readonly<z.output<typeof sandboxProfileSchema>[K]>;
+}>;
+
+/** The sandbox's historical behaviour: exactly what `shapes.ts` and `docs/sandbox.md` describe. */
+const REFERENCE: SandboxProfile = {
+  name: 'reference',
+  description: "the sandbox's original choices; the default",
+  token: { tokenType: 'Bearer', expiresIn: true, expiresAt: 'none', refreshToken: false },
+  stocks: { envelope: 'data', pageSize: null, stockIdType: 'number' },
+  orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'full', firstOrderId: 5001 },
+  documents: { status: 201, links: 'links', idStyle: 'doc-prefixed', filePart: 'file' },
+  errors: 'reference',
+  idempotency: 'honoured',
+};
+
+/** Names of the named profiles, `reference` first; loop over them to run a test against every one. */
+export const SANDBOX_PROFILE_NAMES = ['reference', 'urls', 'hal', 'legacy', 'json-api', 'minimal'] as const;
+
+/** One of {@link SANDBOX_PROFILE_NAMES}. */
+export type SandboxProfileName = (typeof SANDBOX_PROFILE_NAMES)[number];
+
+/** The named profiles, by name. Each differs from `reference` in many choices at once. */
+const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
+  reference: REFERENCE,
+  urls: {
+    name: 'urls',
+    description:
+      'the independent implementation of issue 15: urls.{original,thumbnail,signed} and document.id',
+    token: { tokenType: null, expiresIn: false, expiresAt: 'epoch-seconds', refreshToken: false },
+    stocks: { envelope: 'bare', pageSize: 1, stockIdType: 'number' },
+    orders: { status: 201, idType: 'number', envelope: 'data', fields: 'extra', firstOrderId: 70001 },
+    documents: { status: 201, links: 'urls', idStyle: 'number', filePart: 'file' },
+    errors: 'message',
+    idempotency: 'honoured',
+  },
+  hal: {
+    name: 'hal',
+    description: 'a Spring HATEOAS style platform: _links with href, content pages, problem+json errors',
+    token: { tokenType: 'bearer', expiresIn: true, expiresAt: 'none', refreshToken: true },
+    stocks: { envelope: 'content-links', pageSize: 2, stockIdType: 'string' },
+    orders: { status: 200, idType: 'string', envelope: 'bare', fields: 'extra', firstOrderId: 900001 },
+    documents: { status: 200, links: 'hal', idStyle: 'uuid', filePart: 'any' },
+    errors: 'problem',
+    idempotency: 'honoured',
+  },
+  legacy: {
+    name: 'legacy',
+    description:
+      'an older platform that ignores Idempotency-Key: page numbers, flat link fields, text errors',
+    token: { tokenType: null, expiresIn: true, expiresAt: 'iso-8601', refreshToken: true },
+    stocks: { envelope: 'items-page', pageSize: 1, stockIdType: 'string' },
+    orders: { status: 200, idType: 'string', envelope: 'order', fields: 'full', firstOrderId: 31337 },
+    documents: { status: 200, links: 'flat', idStyle: 'number', filePart: 'any' },
+    errors: 'text',
+    idempotency: 'ignored',
+  },
+  'json-api': {
+    name: 'json-api',
+    description: 'a JSON:API style platform that ignores Idempotency-Key and answers errors without a body',
+    token: { tokenType: 'Bearer', expiresIn: true, expiresAt: 'epoch-seconds', refreshToken: false },
+    stocks: { envelope: 'data', pageSize: 2, stockIdType: 'number' },
+    orders: { status: 201, idType: 'string', envelope: 'data', fields: 'extra', firstOrderId: 12001 },
+    documents: { status: 201, links: 'json-api', idStyle: 'doc-prefixed', filePart: 'file' },
+    errors: 'empty',
+    idempotency: 'ignored',
+  },
+  minimal: {
+    name: 'minimal',
+    description: 'as little as the specification allows: access_token only, { id } only, results pages',
+    token: { tokenType: null, expiresIn: false, expiresAt: 'none', refreshToken: false },
+    stocks: { envelope: 'results-next', pageSize: 2, stockIdType: 'number' },
+    orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'id-only', firstOrderId: 1 },
+    documents: { status: 201, links: 'urls', idStyle: 'uuid', filePart: 'any' },
+    errors: 'message',
+    idempotency: 'honoured',
+  },
+};
+
+/** The profile a sandbox runs when none is chosen. */
+export const DEFAULT_PROFILE_NAME: SandboxProfileName = 'reference';
+
+function isProfileName(name: string): name is SandboxProfileName {
+  return (SANDBOX_PROFILE_NAMES as readonly string[]).includes(name);
+}
+
+/** The named profile `name`; undefined for unknown names. */
+export function namedProfile(name: string): SandboxProfile | undefined {
+  return isProfileName(name) ? NAMED[name] : undefined;
+}
+
+/** Draws every choice of a profile from `random`. */
+function drawProfile(name: string, random: RandomSource): SandboxProfile {
+  const bool = (): boolean => random() < 0.5;
+  return {
+    name,
+    description: 'every choice drawn with a seeded PRNG',
+    token: {
+      tokenType: pick(random, ['Bearer', 'bearer', null] as const),
+      expiresIn: bool(),
+      expiresAt: pick(random, ['none', 'epoch-seconds', 'iso-8601'] as const),
+      refreshToken: bool(),
+    },
+    stocks: {
+      envelope: pick(random, STOCK_ENVELOPES),
+      pageSize: pick(random, [null, 1, 2] as const),
+      stockIdType: pick(random, ['number', 'string'] as const),
+    },
+    orders: {
+      status: pick(random, [200, 201] as const),
+      idType: pick(random, ['number', 'string'] as const),
+      envelope: pick(random, ORDER_ENVELOPES),
+      fields: pick(random, ORDER_FIELD_SETS),
+      firstOrderId: 1 + Math.floor(random() * 999_999),
+    },
+    documents: {
+      status: pick(random, [200, 201] as const),
+      links: pick(random, DOCUMENT_LINK_STYLES),
+      idStyle: pick(random, DOCUMENT_ID_STYLES),
+      filePart: pick(random, ['file', 'any'] as const),
+    },
+    errors: pick(random, ERROR_STYLES),
+    idempotency: pick(random, IDEMPOTENCY_MODES),
+  };
+}
+
+/**
+ * What selects a profile: a named profile, `random:<seed>` (seed an integer from 0 to 2^32 − 1), or a whole
+ * profile (validated with {@link sandboxProfileSchema}). Plain strings are accepted for CLI and environment input.
+ */
+export type SandboxProfileSelection = string | SandboxProfile;
+
+/**
+ * Resolves a selection to a complete profile, applying the `idempotency` override. Throws
+ * {@link SandboxConfigError} (field `profile`) for unknown names, bad seeds or invalid custom profiles.
+ */
+export function resolveProfile(
+  selection: SandboxProfileSelection = DEFAULT_PROFILE_NAME,
+  idempotency?: IdempotencyMode,
+): SandboxProfile {
+  const base = typeof selection === 'string' ? profileByName(selection) : validated(selection);
+  if (idempotency !== undefined && !(IDEMPOTENCY_MODES as readonly string[]).includes(idempotency)) {
+    throw new SandboxConfigError(
+      `unknown idempotency mode "${String(idempotency)}" (modes: ${IDEMPOTENCY_MODES.join(', ')})`,
+      'idempotency',
+    );
+  }
+  return deepFreeze(structuredClone({ ...base, ...(idempotency !== undefined ? { idempotency } : {}) }));
+}
+
+function profileByName(selection: string): SandboxProfile {
+  const named = namedProfile(selection);
+  if (named) return named;
+  const seed = /^random:(\d{1,10})$/.exec(selection)?.[1];
+  if (seed !== undefined && Number(seed) <= 0xffffffff) {
+    return drawProfile(`random:${Number(seed)}`, seededRandom(Number(seed)));
+  }
+  throw new SandboxConfigError(
+    `unknown profile "${selection}" (profiles: ${SANDBOX_PROFILE_NAMES.join(', ')}, random:<seed>)`,
+    'profile',
+  );
+}
+
+function validated(profile: SandboxProfile): SandboxProfile {
+  const result = sandboxProfileSchema.safeParse(profile);
+  if (!result.success) {
+    throw new SandboxConfigError(`invalid profile: ${describeZodError(result.error)}`, 'profile');
+  }
+  return result.data;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const entry of Object.values(value)) deepFreeze(entry);
+    Object.freeze(value);
+  }
+  return value;
+}
