@@ -24,6 +24,7 @@ import {
   UnexpectedResponseError,
   ValidationError,
 } from './errors';
+import { classifyOutcome } from './errors';
 import type { PlatformError, PlatformErrorCause, PlatformErrorInit } from './errors';
 import { parseErrorBody, ResponseShapeError } from './schemas';
 import type { PlatformLogger, PlatformRequestEvent, PlatformRoute } from './types';
@@ -383,6 +384,7 @@ export class PlatformHttp {
     const { status } = response;
     const secrets = this.#secrets(request);
     const parsed = parseErrorBody(response.body);
+    // Every status goes through the one outcome rule (the 503 branch adds the Retry-After fact).
     const platformMessage = parsed.message === undefined ? undefined : redactText(parsed.message, secrets);
     const init: PlatformErrorInit = {
       method,
@@ -421,7 +423,15 @@ export class PlatformHttp {
           ...(parsed.field !== undefined && { field: redactText(parsed.field, secrets) }),
         });
       default:
-        if (status >= 500) return new ServerError(init);
+        if (status >= 500) {
+          const retryAfter = response.headers['retry-after'];
+          const retryAfterMs = parseRetryAfter(retryAfter);
+          return new ServerError({
+            ...init,
+            outcome: classifyOutcome({ kind: 'answered', status, retryAfter: retryAfter !== undefined }),
+            ...(retryAfterMs !== undefined && { retryAfterMs }),
+          });
+        }
         return new UnexpectedResponseError({
           ...init,
           detail: platformMessage ?? `unexpected status ${status}`,

@@ -20,6 +20,8 @@ export type {
 } from './types';
 export {
   BadCredentialsError,
+  CALL_OUTCOMES,
+  classifyOutcome,
   ConflictError,
   FileError,
   ForbiddenError,
@@ -38,7 +40,13 @@ export {
   UnexpectedResponseError,
   ValidationError,
 } from './errors';
-export type { PlatformErrorCause, PlatformErrorCode, PlatformErrorInit } from './errors';
+export type {
+  CallOutcome,
+  OutcomeFacts,
+  PlatformErrorCause,
+  PlatformErrorCode,
+  PlatformErrorInit,
+} from './errors';
 export { AccessToken, decodeTokenClaims, defaultTokenCache, TokenCache } from './token-cache';
 export type { CachedTokenResult, IssuedToken, TokenCacheOptions, TokenClaims } from './token-cache';
 export { hasStock } from './stocks';
