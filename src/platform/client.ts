@@ -63,6 +63,21 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     baseUrl,
     requestMs: positive(options.timeouts?.requestMs, 'timeouts.requestMs', DEFAULT_TIMEOUTS.requestMs),
     uploadMs: positive(options.timeouts?.uploadMs, 'timeouts.uploadMs', DEFAULT_TIMEOUTS.uploadMs),
+    uploadMinMs: positive(
+      options.timeouts?.uploadMinMs,
+      'timeouts.uploadMinMs',
+      DEFAULT_TIMEOUTS.uploadMinMs,
+    ),
+    minUploadBytesPerSecond: positive(
+      options.timeouts?.minUploadBytesPerSecond,
+      'timeouts.minUploadBytesPerSecond',
+      DEFAULT_TIMEOUTS.minUploadBytesPerSecond,
+    ),
+    uploadStallMs: positive(
+      options.timeouts?.uploadStallMs,
+      'timeouts.uploadStallMs',
+      DEFAULT_TIMEOUTS.uploadStallMs,
+    ),
     ...(connectMs !== undefined && { connectMs }),
     logger: options.logger ?? silentLogger,
     ...(options.onRequest && { onRequest: options.onRequest }),
@@ -78,8 +93,8 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const context: ApiContext = { http, auth };
 
   return Object.freeze({
-    authenticate: () => auth.authenticate(),
-    listStocks: () => listStocks(context),
+    authenticate: (callOptions) => auth.authenticate(callOptions?.signal),
+    listStocks: (callOptions) => listStocks(context, callOptions?.signal),
     createOrder: (input) => createOrder(context, input),
     uploadDocument: (input) => uploadDocument(context, input),
   } satisfies PlatformClient);

@@ -5,6 +5,7 @@
 export { createPlatformClient, DEFAULT_TOKEN_REFRESH_MARGIN_MS } from './client';
 export type {
   AuthSession,
+  CallOptions,
   CreatedOrder,
   CreateOrderInput,
   DocumentLinks,
@@ -17,6 +18,7 @@ export type {
   StockList,
   UploadDocumentInput,
   UploadedDocument,
+  UploadSource,
 } from './types';
 export {
   BadCredentialsError,

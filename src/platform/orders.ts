@@ -41,9 +41,10 @@ export async function createOrder(context: ApiContext, input: CreateOrderInput):
       },
       data,
       bearer,
+      ...(input.signal && { signal: input.signal }),
     };
     return { request, response: await context.http.send(request) };
-  });
+  }, input.signal);
   if (response.status < 200 || response.status >= 300) {
     const stockId = stock_id === undefined ? undefined : normaliseStockId(stock_id);
     throw context.http.errorFor(request, response, stockId === undefined ? {} : { stockId });

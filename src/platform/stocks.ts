@@ -12,7 +12,7 @@ import type { StockList } from './types';
  * @throws `ForbiddenError` without the badge scope, `UnexpectedResponseError` when no stock list is found,
  * and the transport errors of every call
  */
-export async function listStocks(context: ApiContext): Promise<StockList> {
+export async function listStocks(context: ApiContext, signal?: AbortSignal): Promise<StockList> {
   const { request, response } = await context.auth.withToken(async (bearer) => {
     const request: PlatformRequest = {
       route: 'stocks',
@@ -20,9 +20,10 @@ export async function listStocks(context: ApiContext): Promise<StockList> {
       path: PLATFORM_PATHS.stocks,
       headers: { Authorization: `Bearer ${bearer}` },
       bearer,
+      ...(signal && { signal }),
     };
     return { request, response: await context.http.send(request) };
-  });
+  }, signal);
   if (response.status < 200 || response.status >= 300) throw context.http.errorFor(request, response);
   const stocks = context.http.parse(request, response, parseStocksResponse);
   return { stocks, raw: response.body };
