@@ -61,7 +61,8 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes the error on as is
+        reject(error);
       },
     );
   });
