@@ -145,7 +145,13 @@ export class PlatformAuth {
       });
     }
     if (response.status < 200 || response.status >= 300) throw http.errorFor(request, response);
-    const issued = http.parse(request, response, parseTokenResponse);
+    let issued;
+    try {
+      issued = http.parse(request, response, parseTokenResponse);
+    } catch (error) {
+      http.warnUnreadable('auth', response.status, response.body, ['access_token']);
+      throw error;
+    }
     const claims = decodeTokenClaims(issued.accessToken);
     http.logger.info(
       {

@@ -3,6 +3,9 @@
  * {@link PlatformClient}.
  */
 import axios from 'axios';
+import { z } from 'zod';
+import { responseMapSchema } from './extract';
+import type { ResponseMap } from './extract';
 import { PlatformAuth } from './auth';
 import type { ApiContext } from './auth';
 import { uploadDocument } from './documents';
@@ -58,6 +61,15 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     throw new TypeError('PlatformClientOptions.tokenRefreshMarginMs must be >= 0');
   }
 
+  let responseMap: ResponseMap | undefined;
+  if (options.responseMap !== undefined) {
+    const parsed = responseMapSchema.safeParse(options.responseMap);
+    if (!parsed.success) {
+      throw new TypeError(`PlatformClientOptions.responseMap is invalid: ${z.prettifyError(parsed.error)}`);
+    }
+    responseMap = parsed.data;
+  }
+
   const http = new PlatformHttp({
     http: options.http ?? axios.create(),
     baseUrl,
@@ -82,6 +94,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     logger: options.logger ?? silentLogger,
     ...(options.onRequest && { onRequest: options.onRequest }),
     secrets: [password],
+    ...(responseMap !== undefined && { responseMap }),
   });
   const auth = new PlatformAuth({
     http,

@@ -258,7 +258,15 @@ export async function uploadDocument(
 
   const { request, response } = await context.auth.withToken(attempt, input.signal);
   if (response.status < 200 || response.status >= 300) throw context.http.errorFor(request, response);
-  const parsed = context.http.parse(request, response, parseDocumentResponse);
+  // A 2xx means stored: whatever the body names, this never fails.
+  const parsed = parseDocumentResponse(response.body, context.http.responseMap);
+  const missing = [
+    ...(parsed.documentId === null ? ['documentId'] : []),
+    ...Object.entries(parsed.links)
+      .filter(([, link]) => link === null)
+      .map(([name]) => `links.${name}`),
+  ];
+  if (missing.length > 0) context.http.warnUnreadable('documents', response.status, response.body, missing);
   return { links: parsed.links, documentId: parsed.documentId, raw: response.body };
 }
 

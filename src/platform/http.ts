@@ -26,6 +26,8 @@ import {
 } from './errors';
 import { classifyOutcome } from './errors';
 import type { PlatformError, PlatformErrorCause, PlatformErrorInit } from './errors';
+import { describeShape } from './extract';
+import type { ResponseMap } from './extract';
 import { parseErrorBody, ResponseShapeError } from './schemas';
 import type { PlatformLogger, PlatformRequestEvent, PlatformRoute } from './types';
 
@@ -92,6 +94,8 @@ export interface HttpSettings {
   readonly onRequest?: (event: PlatformRequestEvent) => void;
   /** Strings that must never appear in an error or a log line (the password; tokens are added per call). */
   readonly secrets: readonly string[];
+  /** Pointers that win over the heuristics when reading answers. */
+  readonly responseMap?: ResponseMap;
 }
 
 /** One HTTP attempt. */
@@ -282,6 +286,7 @@ export function sanitizeCause(
  */
 export class PlatformHttp {
   readonly #settings: HttpSettings;
+  readonly #warnedShapes = new Set<PlatformRoute>();
   readonly #agents: { httpAgent: http.Agent; httpsAgent: https.Agent } | undefined;
 
   /** @param settings resolved client settings */
@@ -293,6 +298,28 @@ export class PlatformHttp {
   /** Deadline of a non-upload call, ms. */
   get requestMs(): number {
     return this.#settings.requestMs;
+  }
+
+  /** The operator's response map, if any. */
+  get responseMap(): ResponseMap | undefined {
+    return this.#settings.responseMap;
+  }
+
+  /**
+   * Log once per route (at warn) that an answer could not be fully read, with its key structure only: values
+   * may be signed links or tokens.
+   * @param route the API answered
+   * @param status the answer's status
+   * @param body the parsed body
+   * @param missing what was not found, e.g. `['documentId', 'links.thumbnail']`
+   */
+  warnUnreadable(route: PlatformRoute, status: number, body: unknown, missing: readonly string[]): void {
+    if (this.#warnedShapes.has(route)) return;
+    this.#warnedShapes.add(route);
+    this.logger.warn(
+      { route, status, missing, shape: describeShape(body) },
+      'platform answer not fully understood; pin its shape with the response map (logged once per route)',
+    );
   }
 
   /** The logger of the client. */

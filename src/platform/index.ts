@@ -63,3 +63,13 @@ export {
 } from './schemas';
 export { DEFAULT_TIMEOUTS, IDEMPOTENCY_KEY_HEADER, parseRetryAfter, PLATFORM_PATHS } from './http';
 export { DOCUMENT_FILE_PART, DOCUMENT_TYPE_BADGE, resolveContentType } from './documents';
+export {
+  describeShape,
+  extractDocument,
+  extractOrderId,
+  extractToken,
+  jsonPointerSchema,
+  resolvePointer,
+  responseMapSchema,
+} from './extract';
+export type { ExtractedDocument, ExtractedToken, LinkRole, ResponseMap } from './extract';

@@ -3,6 +3,7 @@
  * Kept apart from the implementation so that the API modules and the client can share them without cycles.
  */
 import type { AxiosInstance } from 'axios';
+import type { ResponseMap } from './extract';
 import type { TokenCache } from './token-cache';
 
 /** The four platform APIs as seen by metrics and logs: the token call, stocks, order creation, uploads. */
@@ -89,6 +90,12 @@ export interface PlatformClientOptions {
   readonly logger?: PlatformLogger;
   /** Called after every HTTP attempt (including the token call and the repeat after a 401), e.g. for metrics. */
   readonly onRequest?: (event: PlatformRequestEvent) => void;
+  /**
+   * JSON pointers (RFC 6901) to the order id, the document id and the links in the platform's answers; each
+   * one given wins over the built-in heuristics. Validated with `responseMapSchema`.
+   * @default none (heuristics only)
+   */
+  readonly responseMap?: ResponseMap;
 }
 
 /** Non-secret facts about the token in use; returned by {@link PlatformClient.authenticate}. */

@@ -170,3 +170,52 @@ describe('abort', () => {
     await expect(c.createOrder({ ...order, signal: controller.signal })).rejects.toBe(reason);
   });
 });
+
+describe('upload source errors', () => {
+  it('passes a read error that carries a failure type through as is', async () => {
+    behaviour = (request, response) => {
+      request.resume();
+      request.once('end', () => response.writeHead(201).end('{}'));
+    };
+    const failure = Object.assign(new Error('disk went away'), { code: 'DOCUMENT_UNAVAILABLE' });
+    const broken = (): NodeJS.ReadableStream =>
+      new Readable({
+        read() {
+          this.destroy(failure);
+        },
+      });
+    const error = await client({})
+      .uploadDocument({
+        source: { sizeBytes: 10, openStream: broken },
+        filename: 'a.pdf',
+        orderId: 1,
+        documentOwner: '7',
+        idempotencyKey: 'd-3',
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBe(failure);
+  });
+
+  it('turns any other read error into a FileError that was not sent', async () => {
+    behaviour = (request, response) => {
+      request.resume();
+      request.once('end', () => response.writeHead(201).end('{}'));
+    };
+    const broken = (): NodeJS.ReadableStream =>
+      new Readable({
+        read() {
+          this.destroy(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }));
+        },
+      });
+    const error = await client({})
+      .uploadDocument({
+        source: { sizeBytes: 10, openStream: broken },
+        filename: 'a.pdf',
+        orderId: 1,
+        documentOwner: '7',
+        idempotencyKey: 'd-4',
+      })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'FILE_ERROR', outcome: 'not-sent' });
+  });
+});
