@@ -11,7 +11,7 @@ import type { ApiContext } from './auth';
 import { uploadDocument } from './documents';
 import { DEFAULT_TIMEOUTS, PlatformHttp, silentLogger } from './http';
 import { createOrder } from './orders';
-import { listStocks } from './stocks';
+import { checkStock, listStocks } from './stocks';
 import { defaultTokenCache } from './token-cache';
 import type { PlatformClient, PlatformClientOptions } from './types';
 
@@ -108,6 +108,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   return Object.freeze({
     authenticate: (callOptions) => auth.authenticate(callOptions?.signal),
     listStocks: (callOptions) => listStocks(context, callOptions?.signal),
+    checkStock: (stockId, callOptions) => checkStock(context, stockId, callOptions?.signal),
     createOrder: (input) => createOrder(context, input),
     uploadDocument: (input) => uploadDocument(context, input),
   } satisfies PlatformClient);

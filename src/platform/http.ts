@@ -300,6 +300,11 @@ export class PlatformHttp {
     return this.#settings.requestMs;
   }
 
+  /** Base URL of the platform, without trailing slash. */
+  get baseUrl(): string {
+    return this.#settings.baseUrl;
+  }
+
   /** The operator's response map, if any. */
   get responseMap(): ResponseMap | undefined {
     return this.#settings.responseMap;

@@ -51,7 +51,8 @@ export type {
 } from './errors';
 export { AccessToken, decodeTokenClaims, defaultTokenCache, TokenCache } from './token-cache';
 export type { CachedTokenResult, IssuedToken, TokenCacheOptions, TokenClaims } from './token-cache';
-export { hasStock } from './stocks';
+export { checkStock, hasStock, MAX_STOCK_PAGES } from './stocks';
+export type { StockCheck, StockVerdict } from './stocks';
 export {
   normaliseStockId,
   parseDocumentResponse,

@@ -180,6 +180,25 @@ export function parseStocksResponse(body: unknown): ParsedStock[] {
   });
 }
 
+/**
+ * Tolerant reading of a stocks page for advice: the ids that can be read, and whether some records could not.
+ * `undefined` when no list is found at all. Never throws.
+ */
+export function readStockIds(body: unknown): { ids: string[]; partial: boolean } | undefined {
+  const found = findList(body);
+  if (!found) return undefined;
+  const ids: string[] = [];
+  let partial = false;
+  for (const record of found.list) {
+    const object = asObject(record);
+    const candidate = object ? firstPresent(object, STOCK_ID_KEYS) : { key: '', value: record };
+    const id = candidate === undefined ? undefined : normaliseStockId(candidate.value);
+    if (id === undefined) partial = true;
+    else ids.push(id);
+  }
+  return { ids, partial };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Orders
 

@@ -4,6 +4,7 @@
  */
 import type { AxiosInstance } from 'axios';
 import type { ResponseMap } from './extract';
+import type { StockCheck } from './stocks';
 import type { TokenCache } from './token-cache';
 
 /** The four platform APIs as seen by metrics and logs: the token call, stocks, order creation, uploads. */
@@ -216,6 +217,11 @@ export interface PlatformClient {
   authenticate(options?: CallOptions): Promise<AuthSession>;
   /** `GET /badge/v2/api/v1/stocks`: the stocks available to the user (first page; throws on odd shapes). */
   listStocks(options?: CallOptions): Promise<StockList>;
+  /**
+   * Advise whether the user's stocks list `stockId` (reading a few pages at most). Never throws except the
+   * caller's abort reason: errors and odd shapes give `unknown`.
+   */
+  checkStock(stockId: string | number, options?: CallOptions): Promise<StockCheck>;
   /** `POST /badge/v2/api/v1/orders`: creates an order (idempotent by `idempotencyKey`). */
   createOrder(input: CreateOrderInput): Promise<CreatedOrder>;
   /** `POST /document/api/v1/documents`: streams a file up and links it to an order. */
