@@ -267,7 +267,12 @@ export async function uploadDocument(
       .map(([name]) => `links.${name}`),
   ];
   if (missing.length > 0) context.http.warnUnreadable('documents', response.status, response.body, missing);
-  return { links: parsed.links, documentId: parsed.documentId, raw: response.body };
+  return {
+    links: parsed.links,
+    documentId: parsed.documentId,
+    status: response.status,
+    raw: response.body,
+  };
 }
 
 function isDestroyed(stream: NodeJS.ReadableStream): boolean {

@@ -74,3 +74,5 @@ export {
   responseMapSchema,
 } from './extract';
 export type { ExtractedDocument, ExtractedToken, LinkRole, ResponseMap } from './extract';
+export { pointerTo, probePlatform } from './probe';
+export type { ProbeCall, ProbeFailure, ProbeInput, ProbeReport } from './probe';

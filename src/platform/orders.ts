@@ -59,5 +59,5 @@ export async function createOrder(context: ApiContext, input: CreateOrderInput):
     context.http.warnUnreadable('orders', response.status, response.body, ['orderId']);
     throw error;
   }
-  return { orderId: parsed.orderId, raw: response.body };
+  return { orderId: parsed.orderId, status: response.status, raw: response.body };
 }

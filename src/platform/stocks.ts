@@ -27,7 +27,7 @@ export async function listStocks(context: ApiContext, signal?: AbortSignal): Pro
   }, signal);
   if (response.status < 200 || response.status >= 300) throw context.http.errorFor(request, response);
   const stocks = context.http.parse(request, response, parseStocksResponse);
-  return { stocks, raw: response.body };
+  return { stocks, status: response.status, raw: response.body };
 }
 
 /**

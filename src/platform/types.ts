@@ -121,6 +121,8 @@ export interface Stock {
 export interface StockList {
   /** Every stock, in the platform's order. */
   readonly stocks: readonly Stock[];
+  /** The HTTP status of the answer. */
+  readonly status: number;
   /** The response body as sent. */
   readonly raw: unknown;
 }
@@ -149,6 +151,8 @@ export interface CallOptions {
 export interface CreatedOrder {
   /** The platform's numeric order id, the `document_type_id` of its documents. */
   readonly orderId: number;
+  /** The HTTP status of the answer (200 or 201, …). */
+  readonly status: number;
   /** The response body as sent. */
   readonly raw: unknown;
 }
@@ -203,7 +207,9 @@ export interface UploadedDocument {
   readonly links: DocumentLinks;
   /** The platform's document id, when it sent one. */
   readonly documentId: string | null;
-  /** The response body as sent. */
+  /** The HTTP status of the answer (200 or 201, …). */
+  readonly status: number;
+  /** The response body as sent (may hold signed links: do not log or keep it). */
   readonly raw: unknown;
 }
 

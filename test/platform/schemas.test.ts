@@ -104,7 +104,7 @@ describe('stocks response', () => {
     expect(normaliseStockId('')).toBeUndefined();
     expect(normaliseStockId(Number.NaN)).toBeUndefined();
     expect(normaliseStockId({})).toBeUndefined();
-    const list: StockList = { stocks: [{ stockId: '1001', raw: {} }], raw: {} };
+    const list: StockList = { stocks: [{ stockId: '1001', raw: {} }], status: 200, raw: {} };
     expect(hasStock(list, 1001)).toBe(true);
     expect(hasStock(list, '1001')).toBe(true);
     expect(hasStock(list, 1002)).toBe(false);
