@@ -7,6 +7,9 @@ export async function atBoundary<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw toApplicationFailure(error, Context.current().info.attempt);
+    const context = Context.current();
+    throw toApplicationFailure(error, context.info.attempt, {
+      cancellationSignal: context.cancellationSignal,
+    });
   }
 }

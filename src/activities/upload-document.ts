@@ -8,10 +8,9 @@
  * duplicate, an extra flag only asks someone to look.
  */
 import { basename } from 'node:path';
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { withOpenedDocument } from '../documents';
-import { attemptOutcomeOf } from '../platform';
-import { toApplicationFailure } from './to-application-failure';
+import { callOutcomeOf, toApplicationFailure } from './to-application-failure';
 import { DEFAULT_PLATFORM_BEHAVIOUR, type ActivityDependencies } from './dependencies';
 import type { UploadDocumentInput, UploadDocumentResult } from './types';
 
@@ -80,18 +79,16 @@ export function uploadDocumentActivity(
         }
       });
     } catch (error) {
-      const outcome = attemptOutcomeOf(error);
-      context.heartbeat({ ...beat, inFlight: false, mayHaveStored: mayHaveStored || outcome === 'maybe-applied' });
-      const failure = toApplicationFailure(error, attempt);
-      if (outcome === 'maybe-applied' && behaviour.uploadUnknownOutcome === 'hold' && !failure.nonRetryable) {
-        throw ApplicationFailure.create({
-          type: failure.type ?? 'UNEXPECTED_ERROR',
-          message: `${failure.message} (the platform may have stored it; held for repair)`,
-          nonRetryable: true,
-          details: failure.details ?? undefined,
-        });
-      }
-      throw failure;
+      const outcome = callOutcomeOf(error);
+      context.heartbeat({
+        ...beat,
+        inFlight: false,
+        mayHaveStored: mayHaveStored || outcome === 'maybe-applied',
+      });
+      throw toApplicationFailure(error, attempt, {
+        cancellationSignal: context.cancellationSignal,
+        holdWhenMaybeApplied: behaviour.uploadUnknownOutcome === 'hold',
+      });
     }
   };
 }

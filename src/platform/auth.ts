@@ -41,6 +41,33 @@ export interface ApiContext {
   readonly auth: PlatformAuth;
 }
 
+/**
+ * Wait for `promise`, but reject with the signal's reason as soon as it aborts.
+ * @param promise what to wait for (it keeps running; its rejection is then ignored)
+ * @param signal the caller's signal
+ */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason as Error);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes the error on as is
+        reject(error);
+      },
+    );
+  });
+}
+
 /** Authentication for one client: obtains, caches and renews the bearer token. */
 export class PlatformAuth {
   readonly #settings: AuthSettings;
@@ -52,14 +79,24 @@ export class PlatformAuth {
     this.#key = TokenCache.key(settings.baseUrl, settings.credentials.username);
   }
 
-  /** A usable token from the cache, authenticating (once, shared by concurrent callers) when needed. */
-  session(): Promise<CachedTokenResult> {
-    return this.#settings.cache.get(this.#key, this.#settings.refreshMarginMs, () => this.#requestToken());
+  /**
+   * A usable token from the cache, authenticating (once, shared by concurrent callers) when needed.
+   * @param signal stops waiting (rejecting with its reason); the shared token call itself goes on for the
+   * other callers, bounded by its own deadline
+   */
+  session(signal?: AbortSignal): Promise<CachedTokenResult> {
+    const pending = this.#settings.cache.get(this.#key, this.#settings.refreshMarginMs, () =>
+      this.#requestToken(),
+    );
+    return signal === undefined ? pending : abortable(pending, signal);
   }
 
-  /** The non-secret facts of the current token, authenticating if needed. */
-  async authenticate(): Promise<AuthSession> {
-    const { token, fromCache } = await this.session();
+  /**
+   * The non-secret facts of the current token, authenticating if needed.
+   * @param signal aborts the wait with its reason
+   */
+  async authenticate(signal?: AbortSignal): Promise<AuthSession> {
+    const { token, fromCache } = await this.session(signal);
     return { userId: token.userId, expiresAt: token.expiresAt, fromCache };
   }
 
@@ -70,8 +107,8 @@ export class PlatformAuth {
    * @param attempt sends the request with the given bearer token; called at most twice, so it must rebuild
    * any request body that cannot be replayed (a file stream)
    */
-  async withToken(attempt: (bearer: string) => Promise<Answered>): Promise<Answered> {
-    const first = await this.session();
+  async withToken(attempt: (bearer: string) => Promise<Answered>, signal?: AbortSignal): Promise<Answered> {
+    const first = await this.session(signal);
     const answered = await attempt(first.token.reveal());
     if (answered.response.status !== 401) return answered;
     const { route, method, path } = answered.request;
@@ -80,7 +117,7 @@ export class PlatformAuth {
       'platform rejected the token (401); authenticating again',
     );
     this.#settings.cache.invalidate(this.#key, first.token);
-    const second = await this.session();
+    const second = await this.session(signal);
     return attempt(second.token.reveal());
   }
 
@@ -108,7 +145,13 @@ export class PlatformAuth {
       });
     }
     if (response.status < 200 || response.status >= 300) throw http.errorFor(request, response);
-    const issued = http.parse(request, response, parseTokenResponse);
+    let issued;
+    try {
+      issued = http.parse(request, response, parseTokenResponse);
+    } catch (error) {
+      http.warnUnreadable('auth', response.status, response.body, ['access_token']);
+      throw error;
+    }
     const claims = decodeTokenClaims(issued.accessToken);
     http.logger.info(
       {

@@ -3,12 +3,15 @@
  * {@link PlatformClient}.
  */
 import axios from 'axios';
+import { z } from 'zod';
+import { responseMapSchema } from './extract';
+import type { ResponseMap } from './extract';
 import { PlatformAuth } from './auth';
 import type { ApiContext } from './auth';
 import { uploadDocument } from './documents';
 import { DEFAULT_TIMEOUTS, PlatformHttp, silentLogger } from './http';
 import { createOrder } from './orders';
-import { listStocks } from './stocks';
+import { checkStock, listStocks } from './stocks';
 import { defaultTokenCache } from './token-cache';
 import type { PlatformClient, PlatformClientOptions } from './types';
 
@@ -58,15 +61,40 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     throw new TypeError('PlatformClientOptions.tokenRefreshMarginMs must be >= 0');
   }
 
+  let responseMap: ResponseMap | undefined;
+  if (options.responseMap !== undefined) {
+    const parsed = responseMapSchema.safeParse(options.responseMap);
+    if (!parsed.success) {
+      throw new TypeError(`PlatformClientOptions.responseMap is invalid: ${z.prettifyError(parsed.error)}`);
+    }
+    responseMap = parsed.data;
+  }
+
   const http = new PlatformHttp({
     http: options.http ?? axios.create(),
     baseUrl,
     requestMs: positive(options.timeouts?.requestMs, 'timeouts.requestMs', DEFAULT_TIMEOUTS.requestMs),
     uploadMs: positive(options.timeouts?.uploadMs, 'timeouts.uploadMs', DEFAULT_TIMEOUTS.uploadMs),
+    uploadMinMs: positive(
+      options.timeouts?.uploadMinMs,
+      'timeouts.uploadMinMs',
+      DEFAULT_TIMEOUTS.uploadMinMs,
+    ),
+    minUploadBytesPerSecond: positive(
+      options.timeouts?.minUploadBytesPerSecond,
+      'timeouts.minUploadBytesPerSecond',
+      DEFAULT_TIMEOUTS.minUploadBytesPerSecond,
+    ),
+    uploadStallMs: positive(
+      options.timeouts?.uploadStallMs,
+      'timeouts.uploadStallMs',
+      DEFAULT_TIMEOUTS.uploadStallMs,
+    ),
     ...(connectMs !== undefined && { connectMs }),
     logger: options.logger ?? silentLogger,
     ...(options.onRequest && { onRequest: options.onRequest }),
     secrets: [password],
+    ...(responseMap !== undefined && { responseMap }),
   });
   const auth = new PlatformAuth({
     http,
@@ -78,8 +106,9 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const context: ApiContext = { http, auth };
 
   return Object.freeze({
-    authenticate: () => auth.authenticate(),
-    listStocks: () => listStocks(context),
+    authenticate: (callOptions) => auth.authenticate(callOptions?.signal),
+    listStocks: (callOptions) => listStocks(context, callOptions?.signal),
+    checkStock: (stockId, callOptions) => checkStock(context, stockId, callOptions?.signal),
     createOrder: (input) => createOrder(context, input),
     uploadDocument: (input) => uploadDocument(context, input),
   } satisfies PlatformClient);

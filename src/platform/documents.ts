@@ -11,9 +11,10 @@ import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ApiContext, Answered } from './auth';
-import { FileError } from './errors';
+import { isFailureType } from '../failure-types';
+import { FileError, PLATFORM_ERROR_CODES } from './errors';
 import { IDEMPOTENCY_KEY_HEADER, PLATFORM_PATHS, sanitizeCause } from './http';
-import type { PlatformRequest } from './http';
+import type { BodyActivity, PlatformRequest } from './http';
 import { requireIdempotencyKey } from './orders';
 import { parseDocumentResponse } from './schemas';
 import type { UploadDocumentInput, UploadedDocument } from './types';
@@ -68,13 +69,79 @@ async function openFile(filePath: string): Promise<{ handle: FileHandle; size: n
   }
 }
 
+/** Where the bytes of one upload come from: a file path (opened per attempt) or the caller's source. */
+interface OpenedBody {
+  readonly stream: NodeJS.ReadableStream;
+  readonly size: number;
+  /** A read error of this stream, as the caller should see it. */
+  readonly readError: (error: unknown) => Error;
+  readonly close: () => void;
+}
+
+async function openBody(input: UploadDocumentInput): Promise<OpenedBody> {
+  if (input.source !== undefined) {
+    const source = input.source;
+    let stream: NodeJS.ReadableStream;
+    try {
+      stream = source.openStream();
+    } catch (error) {
+      throw sourceError(error);
+    }
+    return {
+      stream,
+      size: source.sizeBytes,
+      readError: sourceError,
+      close: () => destroyStream(stream),
+    };
+  }
+  const filePath = input.filePath;
+  if (filePath === undefined) throw new TypeError('uploadDocument requires filePath or source');
+  const { handle, size } = await openFile(filePath);
+  const stream = handle.createReadStream();
+  return {
+    stream,
+    size,
+    readError: (error) => {
+      const code = (error as { code?: unknown }).code;
+      return fileError(filePath, typeof code === 'string' ? code : 'read failed', error);
+    },
+    close: () => stream.destroy(),
+  };
+}
+
+function destroyStream(stream: NodeJS.ReadableStream): void {
+  const destroy = (stream as { destroy?: unknown }).destroy;
+  if (typeof destroy === 'function') (destroy as () => void).call(stream);
+}
+
 /**
- * Upload a document for an order, streaming the file from disk. On a 401 the file is reopened and sent again
- * with a fresh token (a consumed stream cannot be replayed); `onProgress` then counts from zero again.
+ * A read error of a caller's {@link UploadSource}: an error that already carries a failure type of its own (the
+ * document side's `INVALID_DOCUMENT`, `DOCUMENT_UNAVAILABLE`) passes through; anything else is a `FileError`.
+ */
+function sourceError(error: unknown): Error {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error && isFailureType(code) && !(code in PLATFORM_ERROR_CODES)) return error;
+  return new FileError({
+    ...where,
+    filePath: '(upload source)',
+    message: `${where.method} ${where.path} not sent: cannot read the upload source (${typeof code === 'string' ? code : 'read failed'})`,
+    cause: sanitizeCause(error, where, []),
+  });
+}
+
+/**
+ * Upload a document for an order, streaming it from disk (`filePath`) or from the caller's `source`. On a 401
+ * the file is reopened (or `source.openStream()` called again) and sent again with a fresh token (a consumed
+ * stream cannot be replayed); `onProgress` then counts from zero again.
+ *
+ * The call has a total deadline derived from the size (see `timeouts.uploadMinMs` and
+ * `timeouts.minUploadBytesPerSecond`) and is aborted when no body byte moved for `timeouts.uploadStallMs`.
+ * A 2xx means the platform stored the document: its id and links are extracted best-effort and never turn
+ * the success into a failure.
  * @throws `FileError` when the file is missing or unreadable (before or while sending), `ForbiddenError`
  * without the document scope, `ValidationError` on 422 (e.g. the file is too large or of a rejected type),
- * `ConflictError` while the same key is in flight, `UnexpectedResponseError` when the response names no
- * links, the transport errors of every call, or the reason of `signal` when it aborts
+ * `ConflictError` while the same key is in flight, the transport errors of every call (a `TimeoutError` on
+ * the deadline or a stall), or the reason of `signal` when it aborts
  */
 export async function uploadDocument(
   context: ApiContext,
@@ -86,16 +153,28 @@ export async function uploadDocument(
   }
   const owner = String(input.documentOwner);
   if (owner.trim() === '') throw new TypeError('uploadDocument requires a documentOwner');
-  const filename = input.filename ?? basename(input.filePath);
+  if ((input.filePath === undefined) === (input.source === undefined)) {
+    throw new TypeError('uploadDocument requires exactly one of filePath and source');
+  }
+  if (
+    input.source !== undefined &&
+    (!Number.isSafeInteger(input.source.sizeBytes) || input.source.sizeBytes < 0)
+  ) {
+    throw new TypeError('uploadDocument requires a non-negative integer source.sizeBytes');
+  }
+  const filename = input.filename ?? (input.filePath === undefined ? 'document' : basename(input.filePath));
   const contentType = resolveContentType(filename, input.contentType);
-  // Fail before authenticating when the file is not there: the caller's problem, not the platform's.
-  const probe = await openFile(input.filePath);
-  await probe.handle.close();
+  if (input.filePath !== undefined) {
+    // Fail before authenticating when the file is not there: the caller's problem, not the platform's.
+    const probe = await openFile(input.filePath);
+    await probe.handle.close();
+  }
 
   const attempt = async (bearer: string): Promise<Answered> => {
     input.signal?.throwIfAborted();
-    const { handle, size } = await openFile(input.filePath);
-    const source = handle.createReadStream();
+    const body = await openBody(input);
+    const source = body.stream;
+    const size = body.size;
     let readError: unknown;
     source.once('error', (error) => {
       readError = error;
@@ -128,6 +207,17 @@ export async function uploadDocument(
         }
       });
     }
+    const stall: BodyActivity = {
+      stallMs: context.http.uploadStallMs,
+      subscribe: (onBytes, onEnd) => {
+        source.on('data', onBytes);
+        form.once('end', onEnd);
+        return () => {
+          source.removeListener('data', onBytes);
+          form.removeListener('end', onEnd);
+        };
+      },
+    };
 
     const request: PlatformRequest = {
       route: 'documents',
@@ -140,6 +230,8 @@ export async function uploadDocument(
       },
       data: form,
       upload: true,
+      deadlineMs: context.http.uploadDeadlineMs(size),
+      stall,
       ...(input.signal && { signal: input.signal }),
       bearer,
     };
@@ -147,19 +239,16 @@ export async function uploadDocument(
       return { request, response: await context.http.send(request) };
     } catch (error) {
       form.destroy();
-      source.destroy();
-      if (readError !== undefined && !input.signal?.aborted) {
-        const code = (readError as { code?: unknown }).code;
-        throw fileError(input.filePath, typeof code === 'string' ? code : 'read failed', readError);
-      }
+      body.close();
+      if (readError !== undefined && !input.signal?.aborted) throw body.readError(readError);
       throw error;
     } finally {
-      if (!formEnded && !source.destroyed) {
+      if (!formEnded && !isDestroyed(source)) {
         // The platform answered before taking the whole body (e.g. an early 401 or 413). Let the rest drain
         // so the connection stays usable, but never hold the file open longer than a request may take.
         const timer = setTimeout(() => {
           form.destroy();
-          source.destroy();
+          body.close();
         }, context.http.requestMs);
         timer.unref();
         source.once('close', () => clearTimeout(timer));
@@ -167,8 +256,25 @@ export async function uploadDocument(
     }
   };
 
-  const { request, response } = await context.auth.withToken(attempt);
+  const { request, response } = await context.auth.withToken(attempt, input.signal);
   if (response.status < 200 || response.status >= 300) throw context.http.errorFor(request, response);
-  const parsed = context.http.parse(request, response, parseDocumentResponse);
-  return { links: parsed.links, documentId: parsed.documentId, raw: response.body };
+  // A 2xx means stored: whatever the body names, this never fails.
+  const parsed = parseDocumentResponse(response.body, context.http.responseMap);
+  const missing = [
+    ...(parsed.documentId === null ? ['documentId'] : []),
+    ...Object.entries(parsed.links)
+      .filter(([, link]) => link === null)
+      .map(([name]) => `links.${name}`),
+  ];
+  if (missing.length > 0) context.http.warnUnreadable('documents', response.status, response.body, missing);
+  return {
+    links: parsed.links,
+    documentId: parsed.documentId,
+    status: response.status,
+    raw: response.body,
+  };
+}
+
+function isDestroyed(stream: NodeJS.ReadableStream): boolean {
+  return (stream as { destroyed?: unknown }).destroyed === true;
 }

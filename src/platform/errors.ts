@@ -8,6 +8,7 @@
  * the password, a token or the Authorization header: errors travel into Temporal histories and logs.
  */
 import { STATUS_CODES } from 'node:http';
+import { FAILURE_TABLE } from '../failure-types';
 
 /**
  * Stable codes of every platform failure mode, keyed by themselves so they read well in a retry-policy table
@@ -45,29 +46,98 @@ export const PLATFORM_ERROR_CODES = Object.freeze({
 /** One stable platform error code, e.g. `'VALIDATION'`. */
 export type PlatformErrorCode = (typeof PLATFORM_ERROR_CODES)[keyof typeof PLATFORM_ERROR_CODES];
 
-/** The single table behind {@link isRetryable}: whether a failure mode can succeed when simply tried again. */
-const RETRYABLE: Readonly<Record<PlatformErrorCode, boolean>> = Object.freeze({
-  BAD_CREDENTIALS: false,
-  UNAUTHORIZED: true,
-  FORBIDDEN: false,
-  STOCK_NOT_FOUND: false,
-  NOT_FOUND: false,
-  VALIDATION: false,
-  CONFLICT: true,
-  RATE_LIMITED: true,
-  SERVER_ERROR: true,
-  NETWORK: true,
-  TIMEOUT: true,
-  UNEXPECTED_RESPONSE: false,
-  FILE_ERROR: false,
-});
+/** Whether a failure mode can succeed when simply tried again: read from the one failure table. */
+function retryableCode(code: PlatformErrorCode): boolean {
+  return FAILURE_TABLE[code].retryable;
+}
+
+/**
+ * What a failed call may have done on the platform:
+ * - `not-sent`: the platform cannot have acted on it (refused, DNS, TLS, connect timeout, 429, 503 with
+ *   Retry-After, a local file error, bad credentials on the token call);
+ * - `rejected`: the platform answered with a definite refusal (400, 401 after re-authentication, 403, 404,
+ *   409, 413, 415, 422);
+ * - `maybe-applied`: it may have taken effect (timeout or reset after sending, 500/502/504, 503 without
+ *   Retry-After, 408, an unreadable or id-less 2xx, anything unclassifiable).
+ * Order creation after `maybe-applied` must not be repeated blindly when the platform may ignore the key.
+ */
+export type CallOutcome = 'not-sent' | 'rejected' | 'maybe-applied';
+
+/** Every {@link CallOutcome}, for validation and iteration. */
+export const CALL_OUTCOMES: readonly CallOutcome[] = Object.freeze(['not-sent', 'rejected', 'maybe-applied']);
+
+/** The facts {@link classifyOutcome} decides on. */
+export type OutcomeFacts =
+  /** The platform answered with this status (`retryAfter`: whether a `Retry-After` header came with it). */
+  | { readonly kind: 'answered'; readonly status: number; readonly retryAfter?: boolean }
+  /** No answer: the transport failed with this low-level code (`ECONNREFUSED`, `ETIMEDOUT`, …). */
+  | { readonly kind: 'transport'; readonly code?: string }
+  /** The client's own total or stall deadline ended the call after it had started. */
+  | { readonly kind: 'deadline' }
+  /** A local problem before (or instead of) sending: the file to upload cannot be read. */
+  | { readonly kind: 'local' }
+  /** The token call was answered 401: nothing was done with the credentials. */
+  | { readonly kind: 'bad-credentials' };
+
+/** Transport codes that prove the request never reached the platform. */
+const NOT_SENT_TRANSPORT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ECONNECTTIMEOUT',
+  'EPROTO',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_INVALID_URL',
+]);
+
+/** Statuses that are a definite refusal of this request. */
+const REJECTED_STATUSES = new Set([400, 401, 403, 404, 409, 413, 415, 422]);
+
+/**
+ * The one rule that says what a failed call may have done on the platform. Used by the HTTP layer for every
+ * error it builds, and as the default of every {@link PlatformError}.
+ * @param facts what is known about the failure
+ */
+export function classifyOutcome(facts: OutcomeFacts): CallOutcome {
+  switch (facts.kind) {
+    case 'local':
+    case 'bad-credentials':
+      return 'not-sent';
+    case 'deadline':
+      return 'maybe-applied';
+    case 'transport': {
+      const code = facts.code ?? '';
+      // TLS handshake failures carry OpenSSL codes such as ERR_SSL_WRONG_VERSION_NUMBER.
+      return NOT_SENT_TRANSPORT_CODES.has(code) || code.startsWith('ERR_SSL_') ? 'not-sent' : 'maybe-applied';
+    }
+    case 'answered': {
+      const { status } = facts;
+      if (status === 429) return 'not-sent';
+      // Maintenance announces its end; a crash after committing does not.
+      if (status === 503 && facts.retryAfter === true) return 'not-sent';
+      if (REJECTED_STATUSES.has(status)) return 'rejected';
+      return 'maybe-applied';
+    }
+  }
+}
 
 /**
  * The codes {@link isRetryable} rejects, derived from the same table; handy for Temporal's
  * `nonRetryableErrorTypes` when activities use the code as the `ApplicationFailure` type.
  */
 export const NON_RETRYABLE_PLATFORM_ERROR_CODES: readonly PlatformErrorCode[] = Object.freeze(
-  (Object.keys(RETRYABLE) as PlatformErrorCode[]).filter((code) => !RETRYABLE[code]),
+  Object.values(PLATFORM_ERROR_CODES).filter((code) => !retryableCode(code)),
 );
 
 /**
@@ -107,6 +177,11 @@ export interface PlatformErrorInit {
   readonly platformMessage?: string;
   /** A sanitised cause. */
   readonly cause?: PlatformErrorCause;
+  /**
+   * What the call may have done on the platform. When absent it is derived by {@link classifyOutcome} from
+   * `status` (or, without one, from the error's kind).
+   */
+  readonly outcome?: CallOutcome;
 }
 
 /** `POST /x failed with 422 (Unprocessable Entity): detail`, or without status for failures without one. */
@@ -139,19 +214,30 @@ export abstract class PlatformError extends Error {
   readonly platformMessage?: string;
   /** A sanitised summary of the underlying error (never a raw axios error). */
   declare readonly cause?: PlatformErrorCause;
+  /** What the call may have done on the platform; see {@link CallOutcome}. */
+  readonly outcome: CallOutcome;
 
-  protected constructor(init: PlatformErrorInit, fallback = 'failed') {
+  protected constructor(init: PlatformErrorInit, fallback = 'failed', kindOutcome?: CallOutcome) {
     super(buildMessage(init, fallback), init.cause === undefined ? undefined : { cause: init.cause });
     this.method = init.method;
     this.path = init.path;
     if (init.status !== undefined) this.status = init.status;
     if (init.platformCode !== undefined) this.platformCode = init.platformCode;
     if (init.platformMessage !== undefined) this.platformMessage = init.platformMessage;
+    this.outcome =
+      init.outcome ??
+      (init.status !== undefined
+        ? classifyOutcome({ kind: 'answered', status: init.status })
+        : (kindOutcome ??
+          classifyOutcome({
+            kind: 'transport',
+            ...(init.cause?.code !== undefined && { code: init.cause.code }),
+          })));
   }
 
   /** Whether trying the same call again can succeed; same answer as {@link isRetryable}. */
   get retryable(): boolean {
-    return RETRYABLE[this.code];
+    return retryableCode(this.code);
   }
 
   /** A plain, secret-free representation for structured logs. */
@@ -172,7 +258,11 @@ export class BadCredentialsError extends PlatformError {
   readonly code = PLATFORM_ERROR_CODES.BAD_CREDENTIALS;
   /** @param init where and how the call failed */
   constructor(init: PlatformErrorInit) {
-    super({ ...init, detail: init.detail ?? 'the platform rejected the configured credentials' });
+    super({
+      ...init,
+      detail: init.detail ?? 'the platform rejected the configured credentials',
+      outcome: init.outcome ?? classifyOutcome({ kind: 'bad-credentials' }),
+    });
   }
 }
 named(BadCredentialsError, 'BadCredentialsError');
@@ -275,13 +365,29 @@ export class RateLimitedError extends PlatformError {
 }
 named(RateLimitedError, 'RateLimitedError');
 
-/** Thrown on 5xx. Retryable. */
+/**
+ * Thrown on 5xx. Retryable. A 503 with `Retry-After` is maintenance (outcome `not-sent`, `retryAfterMs` set);
+ * any other 5xx may have taken effect.
+ */
 export class ServerError extends PlatformError {
   /** Always `SERVER_ERROR`. */
   readonly code = PLATFORM_ERROR_CODES.SERVER_ERROR;
-  /** @param init where and how the call failed */
-  constructor(init: PlatformErrorInit) {
-    super(init);
+  /** Delay the platform asked for, from `Retry-After`; absent when not sent or unreadable. */
+  readonly retryAfterMs?: number;
+  /** @param init where and how the call failed, plus the requested delay */
+  constructor(init: PlatformErrorInit & { readonly retryAfterMs?: number }) {
+    super({
+      ...init,
+      ...(init.outcome === undefined &&
+        init.status !== undefined && {
+          outcome: classifyOutcome({
+            kind: 'answered',
+            status: init.status,
+            retryAfter: init.retryAfterMs !== undefined,
+          }),
+        }),
+    });
+    if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
   }
 }
 named(ServerError, 'ServerError');
@@ -333,7 +439,7 @@ export class FileError extends PlatformError {
   readonly filePath: string;
   /** @param init where and how the call failed, plus the local file path */
   constructor(init: PlatformErrorInit & { readonly filePath: string }) {
-    super(init);
+    super({ ...init, outcome: init.outcome ?? classifyOutcome({ kind: 'local' }) });
     this.filePath = init.filePath;
   }
 }
@@ -346,7 +452,7 @@ export function isPlatformError(error: unknown): error is PlatformError {
   const code = (error as { code?: unknown }).code;
   return (
     typeof code === 'string' &&
-    Object.hasOwn(RETRYABLE, code) &&
+    Object.values<string>(PLATFORM_ERROR_CODES).includes(code) &&
     typeof (error as { method?: unknown }).method === 'string' &&
     typeof (error as { path?: unknown }).path === 'string' &&
     typeof (error as { message?: unknown }).message === 'string'
@@ -359,5 +465,5 @@ export function isPlatformError(error: unknown): error is PlatformError {
  * local file errors are not. Anything that is not a {@link PlatformError} (a bug, an abort) is not retryable.
  */
 export function isRetryable(error: unknown): boolean {
-  return isPlatformError(error) && RETRYABLE[error.code];
+  return isPlatformError(error) && retryableCode(error.code);
 }

@@ -24,7 +24,10 @@ import {
   UnexpectedResponseError,
   ValidationError,
 } from './errors';
+import { classifyOutcome } from './errors';
 import type { PlatformError, PlatformErrorCause, PlatformErrorInit } from './errors';
+import { describeShape } from './extract';
+import type { ResponseMap } from './extract';
 import { parseErrorBody, ResponseShapeError } from './schemas';
 import type { PlatformLogger, PlatformRequestEvent, PlatformRoute } from './types';
 
@@ -39,8 +42,18 @@ export const PLATFORM_PATHS = Object.freeze({
 /** Name of the header carrying the caller's idempotency key on order creation and uploads. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
-/** Default timeouts, in milliseconds. */
-export const DEFAULT_TIMEOUTS = Object.freeze({ requestMs: 30_000, uploadMs: 30 * 60_000 });
+/**
+ * Default deadlines. `requestMs` is the TOTAL deadline of a non-upload call; an upload's total deadline is
+ * `max(uploadMinMs, size / minUploadBytesPerSecond)`, capped at `uploadMs`, and it is also aborted when no body
+ * byte moved for `uploadStallMs` while the body is being sent.
+ */
+export const DEFAULT_TIMEOUTS = Object.freeze({
+  requestMs: 30_000,
+  uploadMs: 30 * 60_000,
+  uploadMinMs: 60_000,
+  minUploadBytesPerSecond: 64 * 1024,
+  uploadStallMs: 30_000,
+});
 
 /** Largest response body the client accepts; platform responses are small JSON documents. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -65,8 +78,14 @@ export interface HttpSettings {
   readonly baseUrl: string;
   /** Deadline of a non-upload call, ms. */
   readonly requestMs: number;
-  /** Deadline of an upload, ms. */
+  /** Upper bound of an upload's total deadline, ms. */
   readonly uploadMs: number;
+  /** Least total deadline of an upload, ms. */
+  readonly uploadMinMs: number;
+  /** Slowest upload rate the deadline allows for, bytes per second. */
+  readonly minUploadBytesPerSecond: number;
+  /** Longest time without a body byte moving while an upload's body is sent, ms. */
+  readonly uploadStallMs: number;
   /** Deadline for establishing the TCP connection, ms (only with the client's own agents). */
   readonly connectMs?: number;
   /** Where to log. */
@@ -75,6 +94,8 @@ export interface HttpSettings {
   readonly onRequest?: (event: PlatformRequestEvent) => void;
   /** Strings that must never appear in an error or a log line (the password; tokens are added per call). */
   readonly secrets: readonly string[];
+  /** Pointers that win over the heuristics when reading answers. */
+  readonly responseMap?: ResponseMap;
 }
 
 /** One HTTP attempt. */
@@ -89,12 +110,30 @@ export interface PlatformRequest {
   readonly headers?: RawAxiosRequestHeaders;
   /** Request body: a JSON string or a multipart stream. */
   readonly data?: unknown;
-  /** Whether this is an upload: upload deadline, no redirects (which would buffer the body). */
+  /** Whether this is an upload: no redirects (which would buffer the body). */
   readonly upload?: boolean;
+  /** Total deadline of this attempt, ms. @default the client's `requestMs` */
+  readonly deadlineMs?: number;
+  /** Stall detection while the body is sent (uploads). */
+  readonly stall?: BodyActivity;
+  /** Query parameters (never part of `path`, so never in errors or logs). */
+  readonly query?: Readonly<Record<string, string>>;
   /** The caller's abort signal. */
   readonly signal?: AbortSignal;
   /** The bearer token used, to redact it from errors. */
   readonly bearer?: string;
+}
+
+/**
+ * How the HTTP layer learns that body bytes moved: `subscribe` registers `onBytes` (called whenever bytes were
+ * read into the request) and `onEnd` (the whole body was read; only the total deadline applies from then on)
+ * and returns a function that unsubscribes.
+ */
+export interface BodyActivity {
+  /** Abort when no byte moved for this long, ms. */
+  readonly stallMs: number;
+  /** Start observing the body. */
+  subscribe(onBytes: () => void, onEnd: () => void): () => void;
 }
 
 /** The platform's answer to one attempt, whatever its status. */
@@ -247,6 +286,7 @@ export function sanitizeCause(
  */
 export class PlatformHttp {
   readonly #settings: HttpSettings;
+  readonly #warnedShapes = new Set<PlatformRoute>();
   readonly #agents: { httpAgent: http.Agent; httpsAgent: https.Agent } | undefined;
 
   /** @param settings resolved client settings */
@@ -258,6 +298,33 @@ export class PlatformHttp {
   /** Deadline of a non-upload call, ms. */
   get requestMs(): number {
     return this.#settings.requestMs;
+  }
+
+  /** Base URL of the platform, without trailing slash. */
+  get baseUrl(): string {
+    return this.#settings.baseUrl;
+  }
+
+  /** The operator's response map, if any. */
+  get responseMap(): ResponseMap | undefined {
+    return this.#settings.responseMap;
+  }
+
+  /**
+   * Log once per route (at warn) that an answer could not be fully read, with its key structure only: values
+   * may be signed links or tokens.
+   * @param route the API answered
+   * @param status the answer's status
+   * @param body the parsed body
+   * @param missing what was not found, e.g. `['documentId', 'links.thumbnail']`
+   */
+  warnUnreadable(route: PlatformRoute, status: number, body: unknown, missing: readonly string[]): void {
+    if (this.#warnedShapes.has(route)) return;
+    this.#warnedShapes.add(route);
+    this.logger.warn(
+      { route, status, missing, shape: describeShape(body) },
+      'platform answer not fully understood; pin its shape with the response map (logged once per route)',
+    );
   }
 
   /** The logger of the client. */
@@ -272,14 +339,46 @@ export class PlatformHttp {
    */
   async send(request: PlatformRequest): Promise<PlatformResponse> {
     const { method, path, route } = request;
-    const timeoutMs = request.upload ? this.#settings.uploadMs : this.#settings.requestMs;
+    const callerSignal = request.signal;
+    callerSignal?.throwIfAborted();
+    const deadlineMs = request.deadlineMs ?? this.#settings.requestMs;
+    // axios' own `timeout` is an idle timeout that restarts with every byte; this controller enforces the
+    // total deadline and the stall timeout, and carries the caller's abort.
+    const controller = new AbortController();
+    let ended: { readonly why: 'deadline' | 'stall'; readonly ms: number } | undefined;
+    const end = (why: 'deadline' | 'stall', ms: number): void => {
+      ended ??= { why, ms };
+      controller.abort(new Error(`platform call ${why} after ${ms} ms`));
+    };
+    const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    const deadline = setTimeout(() => end('deadline', deadlineMs), deadlineMs);
+    let stallTimer: NodeJS.Timeout | undefined;
+    let unsubscribe: (() => void) | undefined;
+    const stall = request.stall;
+    if (stall !== undefined) {
+      const arm = (): void => {
+        clearTimeout(stallTimer);
+        stallTimer = setTimeout(() => end('stall', stall.stallMs), stall.stallMs);
+      };
+      arm();
+      unsubscribe = stall.subscribe(arm, () => clearTimeout(stallTimer));
+    }
+    const cleanUp = (): void => {
+      clearTimeout(deadline);
+      clearTimeout(stallTimer);
+      unsubscribe?.();
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+    };
+
     const config: AxiosRequestConfig = {
       url: `${this.#settings.baseUrl}${path}`,
       method,
       headers: { Accept: 'application/json', ...request.headers },
+      ...(request.query !== undefined && { params: request.query }),
       data: request.data,
-      timeout: timeoutMs,
-      signal: request.signal,
+      timeout: deadlineMs,
+      signal: controller.signal,
       validateStatus: () => true,
       responseType: 'text',
       transformResponse: [(data: unknown) => data],
@@ -287,7 +386,7 @@ export class PlatformHttp {
       maxBodyLength: Infinity,
       // Redirect-following buffers the request body for replay: never for uploads, and POSTs are not
       // redirected by this platform anyway.
-      maxRedirects: method === 'GET' ? 5 : 0,
+      maxRedirects: method === 'GET' && request.upload !== true ? 5 : 0,
       transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: false },
       ...this.#agents,
     };
@@ -309,22 +408,55 @@ export class PlatformHttp {
     try {
       raw = await this.#settings.http.request<unknown>(config);
     } catch (error) {
-      if (request.signal?.aborted) {
+      if (callerSignal?.aborted) {
         // The caller gave up (e.g. the activity was cancelled): surface its reason, not a platform error.
         report('network-error');
-        throw request.signal.reason ?? error;
+        throw callerSignal.reason ?? error;
       }
-      const mapped = this.#transportError(request, error, timeoutMs);
+      const mapped =
+        ended === undefined
+          ? this.#transportError(request, error, deadlineMs)
+          : new TimeoutError({
+              method,
+              path,
+              timeoutMs: ended.ms,
+              outcome: classifyOutcome({ kind: 'deadline' }),
+              ...(ended.why === 'stall' && { detail: `no body byte moved for ${ended.ms} ms` }),
+              cause: {
+                name: 'DeadlineError',
+                code: ended.why === 'stall' ? 'ESTALLED' : 'EDEADLINE',
+                method,
+                path,
+              },
+            });
       const durationMs = report(mapped instanceof TimeoutError ? 'timeout' : 'network-error');
       this.logger.debug(
         { route, method, path, error: mapped.code, cause: mapped.cause?.code, durationMs },
         'platform request failed',
       );
       throw mapped;
+    } finally {
+      cleanUp();
     }
     const durationMs = report(raw.status);
     this.logger.debug({ route, method, path, status: raw.status, durationMs }, 'platform request');
     return { status: raw.status, headers: lowerCaseHeaders(raw.headers), body: decodeBody(raw.data) };
+  }
+
+  /**
+   * Total deadline of an upload of `sizeBytes`: `max(uploadMinMs, size / minUploadBytesPerSecond)`, never
+   * above `uploadMs`.
+   * @param sizeBytes the size of the file sent
+   */
+  uploadDeadlineMs(sizeBytes: number): number {
+    const { uploadMinMs, minUploadBytesPerSecond, uploadMs } = this.#settings;
+    const bySize = Math.ceil((Math.max(0, sizeBytes) / minUploadBytesPerSecond) * 1000);
+    return Math.min(uploadMs, Math.max(uploadMinMs, bySize));
+  }
+
+  /** Stall timeout of an upload's body, ms. */
+  get uploadStallMs(): number {
+    return this.#settings.uploadStallMs;
   }
 
   #secrets(request: PlatformRequest): string[] {
@@ -383,6 +515,7 @@ export class PlatformHttp {
     const { status } = response;
     const secrets = this.#secrets(request);
     const parsed = parseErrorBody(response.body);
+    // Every status goes through the one outcome rule (the 503 branch adds the Retry-After fact).
     const platformMessage = parsed.message === undefined ? undefined : redactText(parsed.message, secrets);
     const init: PlatformErrorInit = {
       method,
@@ -421,7 +554,15 @@ export class PlatformHttp {
           ...(parsed.field !== undefined && { field: redactText(parsed.field, secrets) }),
         });
       default:
-        if (status >= 500) return new ServerError(init);
+        if (status >= 500) {
+          const retryAfter = response.headers['retry-after'];
+          const retryAfterMs = parseRetryAfter(retryAfter);
+          return new ServerError({
+            ...init,
+            outcome: classifyOutcome({ kind: 'answered', status, retryAfter: retryAfter !== undefined }),
+            ...(retryAfterMs !== undefined && { retryAfterMs }),
+          });
+        }
         return new UnexpectedResponseError({
           ...init,
           detail: platformMessage ?? `unexpected status ${status}`,

@@ -5,6 +5,7 @@
 export { createPlatformClient, DEFAULT_TOKEN_REFRESH_MARGIN_MS } from './client';
 export type {
   AuthSession,
+  CallOptions,
   CreatedOrder,
   CreateOrderInput,
   DocumentLinks,
@@ -17,9 +18,12 @@ export type {
   StockList,
   UploadDocumentInput,
   UploadedDocument,
+  UploadSource,
 } from './types';
 export {
   BadCredentialsError,
+  CALL_OUTCOMES,
+  classifyOutcome,
   ConflictError,
   FileError,
   ForbiddenError,
@@ -38,10 +42,17 @@ export {
   UnexpectedResponseError,
   ValidationError,
 } from './errors';
-export type { PlatformErrorCause, PlatformErrorCode, PlatformErrorInit } from './errors';
+export type {
+  CallOutcome,
+  OutcomeFacts,
+  PlatformErrorCause,
+  PlatformErrorCode,
+  PlatformErrorInit,
+} from './errors';
 export { AccessToken, decodeTokenClaims, defaultTokenCache, TokenCache } from './token-cache';
 export type { CachedTokenResult, IssuedToken, TokenCacheOptions, TokenClaims } from './token-cache';
-export { hasStock } from './stocks';
+export { checkStock, hasStock, MAX_STOCK_PAGES } from './stocks';
+export type { StockCheck, StockVerdict } from './stocks';
 export {
   normaliseStockId,
   parseDocumentResponse,
@@ -53,3 +64,15 @@ export {
 } from './schemas';
 export { DEFAULT_TIMEOUTS, IDEMPOTENCY_KEY_HEADER, parseRetryAfter, PLATFORM_PATHS } from './http';
 export { DOCUMENT_FILE_PART, DOCUMENT_TYPE_BADGE, resolveContentType } from './documents';
+export {
+  describeShape,
+  extractDocument,
+  extractOrderId,
+  extractToken,
+  jsonPointerSchema,
+  resolvePointer,
+  responseMapSchema,
+} from './extract';
+export type { ExtractedDocument, ExtractedToken, LinkRole, ResponseMap } from './extract';
+export { pointerTo, probePlatform } from './probe';
+export type { ProbeCall, ProbeFailure, ProbeInput, ProbeReport } from './probe';

@@ -22,8 +22,9 @@ export function requireIdempotencyKey(key: unknown, operation: string): string {
  * Create an order. The caller's idempotency key is sent as `Idempotency-Key`, so repeating the call (after a
  * timeout, or in a retried activity) yields the same order instead of a second one.
  * @throws `StockNotFoundError` on 404 when a `stock_id` was sent, `ValidationError` on 422, `ForbiddenError`
- * without the badge scope, `ConflictError` while the same key is in flight, `UnexpectedResponseError` when the
- * response has no order id, and the transport errors of every call
+ * without the badge scope, `ConflictError` while the same key is in flight, `UnexpectedResponseError` (outcome
+ * `maybe-applied`: the order may exist) when a 2xx answer has no recognisable order id, the transport errors
+ * of every call, or the reason of `input.signal` when it aborts
  */
 export async function createOrder(context: ApiContext, input: CreateOrderInput): Promise<CreatedOrder> {
   const idempotencyKey = requireIdempotencyKey(input.idempotencyKey, 'createOrder');
@@ -41,13 +42,22 @@ export async function createOrder(context: ApiContext, input: CreateOrderInput):
       },
       data,
       bearer,
+      ...(input.signal && { signal: input.signal }),
     };
     return { request, response: await context.http.send(request) };
-  });
+  }, input.signal);
   if (response.status < 200 || response.status >= 300) {
     const stockId = stock_id === undefined ? undefined : normaliseStockId(stock_id);
     throw context.http.errorFor(request, response, stockId === undefined ? {} : { stockId });
   }
-  const { orderId } = context.http.parse(request, response, parseOrderResponse);
-  return { orderId, raw: response.body };
+  const map = context.http.responseMap;
+  let parsed;
+  try {
+    parsed = context.http.parse(request, response, (body) => parseOrderResponse(body, map));
+  } catch (error) {
+    // A 2xx without a recognisable id is not a rejection: the order may exist (outcome maybe-applied).
+    context.http.warnUnreadable('orders', response.status, response.body, ['orderId']);
+    throw error;
+  }
+  return { orderId: parsed.orderId, status: response.status, raw: response.body };
 }

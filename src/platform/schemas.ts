@@ -8,6 +8,8 @@
  * messages, so a token or a signed URL cannot leak through an error.
  */
 import { z } from 'zod';
+import { extractDocument, extractOrderId, extractToken } from './extract';
+import type { ResponseMap } from './extract';
 
 /**
  * Thrown by the parsers in this module when a body cannot be understood. Carries only a description of what
@@ -24,16 +26,6 @@ Object.defineProperty(ResponseShapeError.prototype, 'name', { value: 'ResponseSh
 const nonEmptyString = z.string().trim().min(1);
 const looseObject = z.record(z.string(), z.unknown());
 type LooseObject = z.infer<typeof looseObject>;
-
-/** A numeric identifier: a safe non-negative integer, or a string of digits holding one. */
-const numericIdSchema = z.union([
-  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-  z
-    .string()
-    .trim()
-    .regex(/^\d{1,15}$/)
-    .transform(Number),
-]);
 
 /** An identifier that may be a number or a string; normalised to a string. */
 const anyIdSchema = z.union([
@@ -98,22 +90,20 @@ export interface ParsedTokenResponse {
   readonly expiresInSeconds?: number;
 }
 
-/** Parse the token response; throws {@link ResponseShapeError} when there is no `access_token` string. */
+/**
+ * Parse the token response: `access_token` at the top or inside a `data` envelope; every other field is
+ * optional. Throws {@link ResponseShapeError} when there is no token string.
+ */
 export function parseTokenResponse(body: unknown): ParsedTokenResponse {
-  const parsed = tokenResponseSchema.safeParse(body);
-  if (!parsed.success) {
+  const token = extractToken(body);
+  if (token === null) {
     throw new ResponseShapeError(
       asObject(body)
-        ? 'no access_token string in the token response'
+        ? 'no access_token string in the token response (at the top or under data)'
         : `token response is ${describeBody(body)}, expected an object with access_token`,
     );
   }
-  const { access_token, token_type, expires_in } = parsed.data;
-  return {
-    accessToken: access_token,
-    ...(token_type !== undefined && { tokenType: token_type }),
-    ...(expires_in !== undefined && { expiresInSeconds: expires_in }),
-  };
+  return token;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -190,54 +180,55 @@ export function parseStocksResponse(body: unknown): ParsedStock[] {
   });
 }
 
+/**
+ * Tolerant reading of a stocks page for advice: the ids that can be read, and whether some records could not.
+ * `undefined` when no list is found at all. Never throws.
+ */
+export function readStockIds(body: unknown): { ids: string[]; partial: boolean } | undefined {
+  const found = findList(body);
+  if (!found) return undefined;
+  const ids: string[] = [];
+  let partial = false;
+  for (const record of found.list) {
+    const object = asObject(record);
+    const candidate = object ? firstPresent(object, STOCK_ID_KEYS) : { key: '', value: record };
+    const id = candidate === undefined ? undefined : normaliseStockId(candidate.value);
+    if (id === undefined) partial = true;
+    else ids.push(id);
+  }
+  return { ids, partial };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Orders
 
 /** Field names the order id may have. */
 export const ORDER_ID_KEYS = ['id', 'order_id', 'orderId'] as const;
 /** Keys under which the order may be nested. */
-export const ORDER_ENVELOPE_KEYS = ['data', 'order'] as const;
+export const ORDER_ENVELOPE_KEYS = ['data', 'order', 'result'] as const;
 
 /**
- * Parse the order-creation response and return the order id as a number. The id may be `id`, `order_id` or
- * `orderId`, at the top or nested under `data` or `order` (also `data.order`), a number or a numeric string.
- * Throws {@link ResponseShapeError} when none is found.
+ * Parse the order-creation response and return the order id as a number: `order_id`, `orderId` or `id` at the
+ * top or inside envelopes (`data`, `order`, `result`, …), a number or a digit string; a pinned pointer of
+ * `map` wins. Throws {@link ResponseShapeError} when none is found (the caller must treat the order as
+ * possibly created: the status said success).
  */
-export function parseOrderResponse(body: unknown): { orderId: number } {
-  const top = asObject(body);
-  if (!top) {
-    throw new ResponseShapeError(`order response is ${describeBody(body)}, expected an object with an id`);
+export function parseOrderResponse(body: unknown, map?: ResponseMap): { orderId: number } {
+  const orderId = extractOrderId(body, map);
+  if (orderId === null) {
+    throw new ResponseShapeError(
+      asObject(body)
+        ? `no order id (${ORDER_ID_KEYS.join(', ')}, at the top or inside envelopes such as ${ORDER_ENVELOPE_KEYS.join(', ')})`
+        : `order response is ${describeBody(body)}, expected an object with an id`,
+    );
   }
-  const candidates: LooseObject[] = [top];
-  for (const key of ORDER_ENVELOPE_KEYS) {
-    const inner = asObject(top[key]);
-    if (!inner) continue;
-    candidates.push(inner);
-    for (const innerKey of ORDER_ENVELOPE_KEYS) {
-      const nested = asObject(inner[innerKey]);
-      if (nested) candidates.push(nested);
-    }
-  }
-  let invalid: string | undefined;
-  for (const object of candidates) {
-    for (const key of ORDER_ID_KEYS) {
-      const value = object[key];
-      if (value === undefined || value === null) continue;
-      const parsed = numericIdSchema.safeParse(value);
-      if (parsed.success) return { orderId: parsed.data };
-      invalid ??= `${key} is ${describe(value)} but not a numeric id`;
-    }
-  }
-  throw new ResponseShapeError(
-    invalid ??
-      `no order id (${ORDER_ID_KEYS.join(', ')}, at the top or under ${ORDER_ENVELOPE_KEYS.join(', ')})`,
-  );
+  return { orderId };
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Documents
 
-/** Field names each document link may have, in order of preference. */
+/** Typical field names of each document link (documentation only: the extraction recognises many more). */
 export const DOCUMENT_LINK_KEYS = {
   original: ['original', 'original_url', 'originalUrl', 'url'],
   thumbnail: ['thumbnail', 'thumbnail_url', 'thumbnailUrl', 'thumb', 'thumb_url', 'thumbUrl'],
@@ -252,14 +243,8 @@ export const DOCUMENT_LINK_KEYS = {
   ],
 } as const;
 
-/** Field names the document id may have. */
+/** Typical field names of the document id (documentation only). */
 export const DOCUMENT_ID_KEYS = ['id', 'document_id', 'documentId'] as const;
-
-/** A link value: a non-empty string or a HAL-style `{ href }` object. */
-const linkValueSchema = z.union([
-  nonEmptyString,
-  z.object({ href: nonEmptyString }).transform((link) => link.href),
-]);
 
 /** The parsed document-upload response. */
 export interface ParsedDocument {
@@ -273,58 +258,12 @@ export interface ParsedDocument {
   readonly documentId: string | null;
 }
 
-function pickLink(containers: readonly LooseObject[], keys: readonly string[]): string | null {
-  for (const container of containers) {
-    for (const key of keys) {
-      const parsed = linkValueSchema.safeParse(container[key]);
-      if (parsed.success) return parsed.data;
-    }
-  }
-  return null;
-}
-
 /**
- * Parse the document-upload response. Links may be nested (`links` or `_links`) or flat on the body (also
- * under `data`), under the names in {@link DOCUMENT_LINK_KEYS}, as strings or `{ href }` objects. Missing
- * individual links become `null`; a response with none of them throws {@link ResponseShapeError}.
+ * Parse the document-upload response best-effort: the id and the links are looked for anywhere in the body
+ * (see `extractDocument`); missing ones are `null`. Never throws: a 2xx upload means the document is stored.
  */
-export function parseDocumentResponse(body: unknown): ParsedDocument {
-  const top = asObject(body);
-  if (!top) {
-    throw new ResponseShapeError(`document response is ${describeBody(body)}, expected an object with links`);
-  }
-  const bodies = [top, asObject(top.data), asObject(top.document)].filter(
-    (object): object is LooseObject => object !== undefined,
-  );
-  // Nested link objects win over flat fields: a flat `url` may mean something else.
-  const containers = [
-    ...bodies.flatMap((object) =>
-      [asObject(object.links), asObject(object._links)].filter(
-        (links): links is LooseObject => links !== undefined,
-      ),
-    ),
-    ...bodies,
-  ];
-  const links = {
-    original: pickLink(containers, DOCUMENT_LINK_KEYS.original),
-    thumbnail: pickLink(containers, DOCUMENT_LINK_KEYS.thumbnail),
-    download: pickLink(containers, DOCUMENT_LINK_KEYS.download),
-  };
-  if (links.original === null && links.thumbnail === null && links.download === null) {
-    throw new ResponseShapeError(
-      'no document links in the response (expected links/_links or flat fields naming original, thumbnail or download)',
-    );
-  }
-  let documentId: string | null = null;
-  for (const object of bodies) {
-    const candidate = firstPresent(object, DOCUMENT_ID_KEYS);
-    const id = candidate === undefined ? undefined : anyIdSchema.safeParse(candidate.value);
-    if (id?.success) {
-      documentId = id.data;
-      break;
-    }
-  }
-  return { links, documentId };
+export function parseDocumentResponse(body: unknown, map?: ResponseMap): ParsedDocument {
+  return extractDocument(body, map);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -3,6 +3,8 @@
  * Kept apart from the implementation so that the API modules and the client can share them without cycles.
  */
 import type { AxiosInstance } from 'axios';
+import type { ResponseMap } from './extract';
+import type { StockCheck } from './stocks';
 import type { TokenCache } from './token-cache';
 
 /** The four platform APIs as seen by metrics and logs: the token call, stocks, order creation, uploads. */
@@ -42,16 +44,33 @@ export interface PlatformClientOptions {
   /** Timeouts in milliseconds. */
   readonly timeouts?: {
     /**
-     * Deadline of a non-upload call until its response arrives.
+     * TOTAL deadline of a non-upload call, from sending until the whole response has arrived (a server that
+     * drips bytes cannot keep a call open past it). Keep it below the calling activity's start-to-close timeout.
      * @default 30_000
      */
     readonly requestMs?: number;
     /**
-     * Deadline of a document upload until its response arrives; generous so large files over slow links can
-     * finish. Stalls are better caught by the calling activity's heartbeat timeout (see `onProgress`).
+     * Upper bound of an upload's total deadline, whatever the file size.
      * @default 1_800_000 (30 minutes)
      */
     readonly uploadMs?: number;
+    /**
+     * Least total deadline of an upload; small files get this much time.
+     * @default 60_000
+     */
+    readonly uploadMinMs?: number;
+    /**
+     * The slowest upload rate allowed for: an upload's total deadline is
+     * `max(uploadMinMs, sizeBytes / minUploadBytesPerSecond)` (capped at `uploadMs`).
+     * @default 65_536 (64 KiB/s)
+     */
+    readonly minUploadBytesPerSecond?: number;
+    /**
+     * An upload is aborted (as a `TimeoutError`) when no body byte moved for this long while its body is sent;
+     * after the last byte only the total deadline applies (the platform may take its time to store the file).
+     * @default 30_000
+     */
+    readonly uploadStallMs?: number;
     /**
      * Deadline for establishing the TCP connection. When set, the client uses its own keep-alive agents.
      * @default undefined (only the request deadline applies)
@@ -72,6 +91,12 @@ export interface PlatformClientOptions {
   readonly logger?: PlatformLogger;
   /** Called after every HTTP attempt (including the token call and the repeat after a 401), e.g. for metrics. */
   readonly onRequest?: (event: PlatformRequestEvent) => void;
+  /**
+   * JSON pointers (RFC 6901) to the order id, the document id and the links in the platform's answers; each
+   * one given wins over the built-in heuristics. Validated with `responseMapSchema`.
+   * @default none (heuristics only)
+   */
+  readonly responseMap?: ResponseMap;
 }
 
 /** Non-secret facts about the token in use; returned by {@link PlatformClient.authenticate}. */
@@ -96,6 +121,8 @@ export interface Stock {
 export interface StockList {
   /** Every stock, in the platform's order. */
   readonly stocks: readonly Stock[];
+  /** The HTTP status of the answer. */
+  readonly status: number;
   /** The response body as sent. */
   readonly raw: unknown;
 }
@@ -110,20 +137,44 @@ export interface CreateOrderInput {
   };
   /** Sent as `Idempotency-Key`: the same key must yield the same order, however often it is sent. */
   readonly idempotencyKey: string;
+  /** Aborts the call (e.g. the activity's cancellation signal); the promise then rejects with its reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of a call that takes no other input. */
+export interface CallOptions {
+  /** Aborts the call (e.g. the activity's cancellation signal); the promise then rejects with its reason. */
+  readonly signal?: AbortSignal;
 }
 
 /** The order the platform created. */
 export interface CreatedOrder {
   /** The platform's numeric order id, the `document_type_id` of its documents. */
   readonly orderId: number;
+  /** The HTTP status of the answer (200 or 201, …). */
+  readonly status: number;
   /** The response body as sent. */
   readonly raw: unknown;
 }
 
-/** Input of {@link PlatformClient.uploadDocument}. */
+/**
+ * An already-open document to upload (e.g. a file handle checked once by the document side, so the bytes sent
+ * are the bytes checked). `openStream()` may be called more than once: once per attempt, e.g. again after a
+ * 401; each call must yield the whole content from the start, `sizeBytes` long.
+ */
+export interface UploadSource {
+  /** Exact number of bytes every stream yields (sent as the part's length). */
+  readonly sizeBytes: number;
+  /** A fresh stream of the whole content. An error it emits with a failure-type `code` is passed through. */
+  openStream(): NodeJS.ReadableStream;
+}
+
+/** Input of {@link PlatformClient.uploadDocument}: exactly one of `filePath` and `source`. */
 export interface UploadDocumentInput {
   /** Local path of the file; it is streamed, never read into memory. */
-  readonly filePath: string;
+  readonly filePath?: string;
+  /** An already-open document to stream instead of a path. */
+  readonly source?: UploadSource;
   /** The order the document belongs to (`document_type_id`). */
   readonly orderId: number;
   /** The user who owns the document (`document_owner`), normally {@link AuthSession.userId}. */
@@ -132,7 +183,7 @@ export interface UploadDocumentInput {
   readonly idempotencyKey: string;
   /** Content type of the file part. @default derived from the file name, else `application/octet-stream` */
   readonly contentType?: string;
-  /** File name of the file part. @default the base name of `filePath` */
+  /** File name of the file part. @default the base name of `filePath`, else `document` */
   readonly filename?: string;
   /** Called with the number of file bytes read into the request so far; use it to heartbeat. */
   readonly onProgress?: (bytesSent: number) => void;
@@ -156,7 +207,9 @@ export interface UploadedDocument {
   readonly links: DocumentLinks;
   /** The platform's document id, when it sent one. */
   readonly documentId: string | null;
-  /** The response body as sent. */
+  /** The HTTP status of the answer (200 or 201, …). */
+  readonly status: number;
+  /** The response body as sent (may hold signed links: do not log or keep it). */
   readonly raw: unknown;
 }
 
@@ -167,9 +220,14 @@ export interface UploadedDocument {
  */
 export interface PlatformClient {
   /** Returns the cached token's non-secret facts, authenticating if needed. */
-  authenticate(): Promise<AuthSession>;
-  /** `GET /badge/v2/api/v1/stocks`: the stocks available to the user. */
-  listStocks(): Promise<StockList>;
+  authenticate(options?: CallOptions): Promise<AuthSession>;
+  /** `GET /badge/v2/api/v1/stocks`: the stocks available to the user (first page; throws on odd shapes). */
+  listStocks(options?: CallOptions): Promise<StockList>;
+  /**
+   * Advise whether the user's stocks list `stockId` (reading a few pages at most). Never throws except the
+   * caller's abort reason: errors and odd shapes give `unknown`.
+   */
+  checkStock(stockId: string | number, options?: CallOptions): Promise<StockCheck>;
   /** `POST /badge/v2/api/v1/orders`: creates an order (idempotent by `idempotencyKey`). */
   createOrder(input: CreateOrderInput): Promise<CreatedOrder>;
   /** `POST /document/api/v1/documents`: streams a file up and links it to an order. */

@@ -1,0 +1,398 @@
+/**
+ * Best-effort extraction of what the client needs from a successful answer, whatever the platform named it.
+ *
+ * Success is decided by the status code, never by the body: a 2xx upload means the document is stored, so its
+ * id and links are looked for anywhere in the body (any nesting, strings or `{ href }`, names that mean
+ * original / thumbnail / signed or download) and are `null` when not found. An operator who knows the real
+ * shapes pins them with a {@link ResponseMap} of RFC 6901 JSON pointers, which wins over the heuristics.
+ *
+ * Nothing here throws on a body, and nothing copies a value into a message: signed links are credentials.
+ */
+import { z } from 'zod';
+
+// ---------------------------------------------------------------------------------------------------------
+// Response map
+
+/** An RFC 6901 JSON pointer: empty (the whole body) or `/`-separated tokens with `~0` and `~1` escapes. */
+export const jsonPointerSchema = z
+  .string()
+  .regex(
+    /^(\/([^~/]|~[01])*)*$/,
+    'must be an RFC 6901 JSON pointer such as /data/id (with ~0 and ~1 escapes)',
+  );
+
+/**
+ * Where the platform puts what the client needs, as JSON pointers into the response body; each one given wins
+ * over the heuristics (which still apply to what it leaves out, or when it points at nothing usable).
+ * Configured from `BADGE_RESPONSE_MAP` (JSON), e.g.
+ * `{"orderId":"/data/order/id","documentId":"/document/id","links":{"download":"/urls/signed"}}`.
+ */
+export const responseMapSchema = z
+  .object({
+    /** Pointer to the numeric order id in the order-creation answer. */
+    orderId: jsonPointerSchema.optional(),
+    /** Pointer to the document id in the upload answer. */
+    documentId: jsonPointerSchema.optional(),
+    /** Pointers to the links in the upload answer (a string or an object with `href`). */
+    links: z
+      .object({
+        original: jsonPointerSchema.optional(),
+        thumbnail: jsonPointerSchema.optional(),
+        download: jsonPointerSchema.optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/** A validated response map; see {@link responseMapSchema}. */
+export type ResponseMap = z.infer<typeof responseMapSchema>;
+
+/**
+ * The value a JSON pointer designates, or `undefined` when it designates nothing.
+ * @param body the parsed JSON body
+ * @param pointer an RFC 6901 pointer (`''` is the whole body)
+ */
+export function resolvePointer(body: unknown, pointer: string): unknown {
+  if (pointer === '') return body;
+  if (!pointer.startsWith('/')) return undefined;
+  let current: unknown = body;
+  for (const raw of pointer.slice(1).split('/')) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(current)) {
+      if (!/^(0|[1-9]\d*)$/.test(token)) return undefined;
+      current = current[Number(token)];
+    } else if (typeof current === 'object' && current !== null && Object.hasOwn(current, token)) {
+      current = (current as Record<string, unknown>)[token];
+    } else {
+      return undefined;
+    }
+  }
+  return current;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Walking a body
+
+/** One value found in a body, with the keys that lead to it (array indices as `[]`). */
+interface Entry {
+  readonly path: readonly string[];
+  readonly value: unknown;
+  /** The object or array holding the value. */
+  readonly parent: unknown;
+}
+
+const MAX_DEPTH = 12;
+const MAX_ENTRIES = 5_000;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Every value in the body, parents before children, depth- and size-limited against hostile bodies. */
+function walk(body: unknown, arrays: boolean): Entry[] {
+  const out: Entry[] = [];
+  const visit = (value: unknown, path: readonly string[], parent: unknown): void => {
+    if (out.length >= MAX_ENTRIES || path.length > MAX_DEPTH) return;
+    out.push({ path, value, parent });
+    if (Array.isArray(value)) {
+      if (arrays) for (const item of value.slice(0, 50)) visit(item, [...path, '[]'], value);
+    } else if (isObject(value)) {
+      for (const [key, item] of Object.entries(value)) visit(item, [...path, key], value);
+    }
+  };
+  visit(body, [], undefined);
+  return out;
+}
+
+/** A key reduced to lower-case letters and digits: `signed_download_url`, `signedDownloadUrl` → same. */
+function norm(key: string): string {
+  return key.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+/** The lowest-ranked candidate; ties go to the shallowest, then the first found. */
+function best<T>(candidates: readonly { rank: number; depth: number; value: T }[]): T | null {
+  let winner: { rank: number; depth: number; value: T } | undefined;
+  for (const candidate of candidates) {
+    if (
+      winner === undefined ||
+      candidate.rank < winner.rank ||
+      (candidate.rank === winner.rank && candidate.depth < winner.depth)
+    ) {
+      winner = candidate;
+    }
+  }
+  return winner === undefined ? null : winner.value;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Document links and id
+
+/** The three links of an uploaded document. */
+export type LinkRole = 'original' | 'thumbnail' | 'download';
+
+/** Keys that say "a link" without saying which. */
+const GENERIC_LINK_KEYS = new Set(['url', 'uri', 'href', 'link', 'links', 'urls', 'location', 'value', '[]']);
+/** Keys under which a bare `url` still means the document itself. */
+const DOCUMENT_ENVELOPES = new Set([
+  'data',
+  'document',
+  'attributes',
+  'result',
+  'payload',
+  'item',
+  'file',
+  'links',
+  'urls',
+  'response',
+  'body',
+]);
+
+function roleOf(key: string): LinkRole | undefined {
+  const k = norm(key);
+  if (k.includes('thumb') || k.includes('preview')) return 'thumbnail';
+  if (k.includes('signed') || k.includes('download')) return 'download';
+  if (k.includes('original')) return 'original';
+  return undefined;
+}
+
+/** A value that can be a link: an absolute URL (any scheme) or an absolute path, without spaces. */
+function linkText(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  if (text.length === 0 || text.length > 16_384 || /\s/.test(text)) return undefined;
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(text) || text.startsWith('/') ? text : undefined;
+}
+
+/** A link given as a string or as `{ href }` (HAL), else `undefined`. */
+function linkValue(value: unknown): string | undefined {
+  return linkText(value) ?? (isObject(value) ? linkText(value.href) : undefined);
+}
+
+/** Which link a string at `path` is, and how sure: 0 when the nearest meaningful key names it. */
+function classifyLink(
+  path: readonly string[],
+  holder: unknown,
+): { role: LinkRole; rank: number } | undefined {
+  // HAL-style arrays: `links: [{ rel: "thumbnail", href }]`.
+  if (isObject(holder)) {
+    for (const key of ['rel', 'name', 'type', 'kind']) {
+      const named = holder[key];
+      const role = typeof named === 'string' ? roleOf(named) : undefined;
+      if (role) return { role, rank: 0 };
+    }
+  }
+  let distance = 0;
+  for (let index = path.length - 1; index >= 0; index -= 1) {
+    const key = path[index] ?? '';
+    const role = roleOf(key);
+    if (role) return { role, rank: distance };
+    if (!GENERIC_LINK_KEYS.has(norm(key)) && key !== '[]') distance += 1;
+  }
+  // A bare `url` on the document (or its envelopes) is the document itself.
+  const leaf = norm(path[path.length - 1] ?? '');
+  const parents = path.slice(0, -1);
+  if (
+    ['url', 'uri', 'href', 'link', 'fileurl'].includes(leaf) &&
+    parents.every((k) => DOCUMENT_ENVELOPES.has(norm(k)))
+  ) {
+    return { role: 'original', rank: 50 };
+  }
+  return undefined;
+}
+
+/** Document id keys that name the document. */
+const DOCUMENT_ID_KEYS = new Set(['documentid', 'docid']);
+const ID_ENVELOPES = new Set(['data', 'attributes', 'result', 'payload', 'item', 'response', 'body']);
+
+function idText(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  return text.length > 0 && text.length <= 256 && !/\s/.test(text) ? text : undefined;
+}
+
+/** What {@link extractDocument} found; `null` where nothing usable was found. */
+export interface ExtractedDocument {
+  /** The platform's document id as a string. */
+  readonly documentId: string | null;
+  /** Links to the original, a thumbnail and a signed download. */
+  readonly links: {
+    readonly original: string | null;
+    readonly thumbnail: string | null;
+    readonly download: string | null;
+  };
+}
+
+/**
+ * Find the document id and links in an upload answer. Never throws.
+ * @param body the parsed body (anything)
+ * @param map pointers that win over the heuristics
+ */
+export function extractDocument(body: unknown, map?: ResponseMap): ExtractedDocument {
+  const entries = walk(body, true);
+  const found: Record<LinkRole, { rank: number; depth: number; value: string }[]> = {
+    original: [],
+    thumbnail: [],
+    download: [],
+  };
+  const ids: { rank: number; depth: number; value: string }[] = [];
+  for (const { path, value, parent } of entries) {
+    const leaf = path[path.length - 1];
+    if (leaf === undefined) continue;
+    const link = linkText(value);
+    if (link !== undefined) {
+      const holder = norm(leaf) === 'href' ? parent : undefined;
+      const kind = classifyLink(norm(leaf) === 'href' ? path.slice(0, -1) : path, holder);
+      if (kind) found[kind.role].push({ rank: kind.rank, depth: path.length, value: link });
+      continue;
+    }
+    const id = idText(value);
+    if (id === undefined || path.includes('[]')) continue;
+    const key = norm(leaf);
+    const parents = path.slice(0, -1).map(norm);
+    const parentKey = parents[parents.length - 1];
+    if (DOCUMENT_ID_KEYS.has(key)) ids.push({ rank: 0, depth: path.length, value: id });
+    else if ((key === 'id' || key === 'uuid') && (parentKey === 'document' || parentKey === 'doc')) {
+      ids.push({ rank: 0, depth: path.length, value: id });
+    } else if ((key === 'id' || key === 'uuid') && parents.every((k) => ID_ENVELOPES.has(k))) {
+      ids.push({ rank: 1, depth: path.length, value: id });
+    }
+  }
+  const pinnedLink = (role: LinkRole): string | undefined => {
+    const pointer = map?.links?.[role];
+    return pointer === undefined ? undefined : linkValue(resolvePointer(body, pointer));
+  };
+  const pinnedId = map?.documentId === undefined ? undefined : idText(resolvePointer(body, map.documentId));
+  return {
+    documentId: pinnedId ?? best(ids),
+    links: {
+      original: pinnedLink('original') ?? best(found.original),
+      thumbnail: pinnedLink('thumbnail') ?? best(found.thumbnail),
+      download: pinnedLink('download') ?? best(found.download),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Order id
+
+/** A numeric id: a safe non-negative integer, or a string of up to 15 digits. */
+export function numericId(value: unknown): number | undefined {
+  if (typeof value === 'number') {
+    return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  }
+  if (typeof value === 'string' && /^\s*\d{1,15}\s*$/.test(value)) return Number(value.trim());
+  return undefined;
+}
+
+/** Envelopes an order (or its id) may be wrapped in. */
+const ORDER_ENVELOPES = new Set([
+  'data',
+  'order',
+  'result',
+  'attributes',
+  'payload',
+  'item',
+  'response',
+  'body',
+]);
+
+/**
+ * Find the numeric order id in an order-creation answer: `order_id` / `orderId` / `id` at the top or inside
+ * envelopes (`data`, `order`, `result`, …), a number or a digit string. Never looks into arrays or other
+ * objects (a `vehicle.id` is not the order's). Never throws.
+ * @param body the parsed body (anything)
+ * @param map a pinned `orderId` pointer wins
+ * @returns the id, or `null` when none is recognisable
+ */
+export function extractOrderId(body: unknown, map?: ResponseMap): number | null {
+  if (map?.orderId !== undefined) {
+    const pinned = numericId(resolvePointer(body, map.orderId));
+    if (pinned !== undefined) return pinned;
+  }
+  const ids: { rank: number; depth: number; value: number }[] = [];
+  for (const { path, value } of walk(body, false)) {
+    const leaf = path[path.length - 1];
+    if (leaf === undefined) continue;
+    const parents = path.slice(0, -1).map(norm);
+    if (!parents.every((key) => ORDER_ENVELOPES.has(key))) continue;
+    const key = norm(leaf);
+    if (key !== 'orderid' && key !== 'id') continue;
+    const id = numericId(value);
+    if (id !== undefined) ids.push({ rank: key === 'orderid' ? 0 : 1, depth: path.length, value: id });
+  }
+  return best(ids);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Token
+
+/** What {@link extractToken} found. */
+export interface ExtractedToken {
+  /** The bearer token. */
+  readonly accessToken: string;
+  /** `token_type`, when sent. */
+  readonly tokenType?: string;
+  /** `expires_in` in seconds, when sent and positive. */
+  readonly expiresInSeconds?: number;
+}
+
+/**
+ * The token of a token answer: `access_token` (the specification's name; `accessToken` tolerated) at the top
+ * or inside a `data` envelope. Other fields are optional.
+ * @returns the token, or `null` when none is found
+ */
+export function extractToken(body: unknown): ExtractedToken | null {
+  const candidates = isObject(body) ? [body, body.data] : [];
+  for (const candidate of candidates) {
+    if (!isObject(candidate)) continue;
+    const token = candidate.access_token ?? candidate.accessToken;
+    if (typeof token !== 'string' || token.trim() === '') continue;
+    const type = candidate.token_type ?? candidate.tokenType;
+    const expires = Number(candidate.expires_in ?? candidate.expiresIn);
+    return {
+      accessToken: token,
+      ...(typeof type === 'string' && { tokenType: type }),
+      ...(Number.isFinite(expires) && expires > 0 && { expiresInSeconds: expires }),
+    };
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Shape for logs
+
+/**
+ * The key structure of a body with the JSON type of each leaf and never a value, e.g.
+ * `['data.urls.original:string', 'data.id:number']`: safe to log even when the values are signed links.
+ * @param body the parsed body
+ * @param limit most entries listed
+ */
+export function describeShape(body: unknown, limit = 40): string[] {
+  const out: string[] = [];
+  const visit = (value: unknown, path: string, depth: number): void => {
+    if (out.length >= limit) return;
+    if (depth > 8) {
+      out.push(`${path || '(body)'}:…`);
+    } else if (Array.isArray(value)) {
+      if (value.length === 0) out.push(`${path}[]:empty`);
+      else visit(value[0], `${path}[]`, depth + 1);
+    } else if (isObject(value)) {
+      const keys = Object.keys(value);
+      if (keys.length === 0) out.push(`${path || '(body)'}:{}`);
+      // Key names are shown, not values; a key that looks like a secret value is cut short.
+      for (const key of keys)
+        visit(value[key], path === '' ? safeKey(key) : `${path}.${safeKey(key)}`, depth + 1);
+    } else {
+      const type = value === null ? 'null' : value === undefined ? 'empty' : typeof value;
+      out.push(`${path || '(body)'}:${type}`);
+    }
+  };
+  visit(body, '', 0);
+  return out;
+}
+
+function safeKey(key: string): string {
+  return key.length > 40 ? `${key.slice(0, 12)}…` : key;
+}

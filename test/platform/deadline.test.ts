@@ -1,0 +1,221 @@
+/**
+ * Total deadlines, stall timeouts and aborts against a raw Node HTTP server on port 0 that misbehaves: it drips
+ * its answer one byte at a time (which resets axios' idle timeout forever), or never reads the body. No
+ * durations are asserted: the calls must end, and end as the right error.
+ */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { createPlatformClient, TimeoutError, TokenCache } from '../../src/platform';
+import type { PlatformClient, PlatformClientOptions } from '../../src/platform';
+import { makeJwt, PASSWORD, USERNAME } from './fake-http';
+
+type Behaviour = (request: IncomingMessage, response: ServerResponse) => void;
+
+let server: Server;
+let behaviour: Behaviour;
+const timers = new Set<NodeJS.Timeout>();
+const token = makeJwt({ sub: '7', exp: Math.floor(Date.now() / 1000) + 3600 });
+
+function drip(response: ServerResponse): void {
+  response.writeHead(201, { 'Content-Type': 'application/json' });
+  response.write('{');
+  const timer = setInterval(() => {
+    if (response.destroyed || response.writableEnded) {
+      clearInterval(timer);
+      timers.delete(timer);
+      return;
+    }
+    response.write(' ');
+  }, 20);
+  timers.add(timer);
+}
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    if (request.url?.endsWith('/auth/jwt')) {
+      request.resume();
+      request.once('end', () => {
+        response.writeHead(200, { 'Content-Type': 'application/json' });
+        response.end(JSON.stringify({ access_token: token }));
+      });
+      return;
+    }
+    behaviour(request, response);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+});
+
+afterEach(() => {
+  for (const timer of timers) clearInterval(timer);
+  timers.clear();
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  server.close();
+  await once(server, 'close');
+});
+
+function client(timeouts: PlatformClientOptions['timeouts']): PlatformClient {
+  const { port } = server.address() as AddressInfo;
+  return createPlatformClient({
+    baseUrl: `http://127.0.0.1:${port}`,
+    credentials: { username: USERNAME, password: PASSWORD },
+    tokenCache: new TokenCache(),
+    timeouts,
+  });
+}
+
+const order = { payload: { vehicle: {}, badge: {} }, idempotencyKey: 'k-1' };
+
+describe('total deadline', () => {
+  it('ends an order creation whose answer drips, as a TimeoutError that may have taken effect', async () => {
+    behaviour = (request, response) => {
+      request.resume();
+      request.once('end', () => drip(response));
+    };
+    const error = await client({ requestMs: 300 })
+      .createOrder(order)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ code: 'TIMEOUT', outcome: 'maybe-applied', timeoutMs: 300 });
+  });
+
+  it('ends an upload whose answer drips, by the deadline derived from its size', async () => {
+    behaviour = (request, response) => {
+      request.resume();
+      request.once('end', () => drip(response));
+    };
+    const error = await client({
+      uploadMinMs: 300,
+      minUploadBytesPerSecond: 1_000_000,
+      uploadStallMs: 60_000,
+    })
+      .uploadDocument({
+        source: { sizeBytes: 5, openStream: () => Readable.from([Buffer.from('hello')]) },
+        filename: 'a.pdf',
+        orderId: 1,
+        documentOwner: '7',
+        idempotencyKey: 'd-1',
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ outcome: 'maybe-applied', timeoutMs: 300 });
+  });
+});
+
+describe('stall timeout', () => {
+  it('aborts an upload whose body stops moving', async () => {
+    behaviour = (request) => {
+      request.resume();
+    };
+    // Yields 5 of the announced 1000 bytes, then nothing: the body never moves again.
+    const stuck = (): NodeJS.ReadableStream => {
+      let sent = false;
+      return new Readable({
+        read() {
+          if (!sent) {
+            sent = true;
+            this.push(Buffer.from('hello'));
+          }
+        },
+      });
+    };
+    const error = await client({ uploadMinMs: 600_000, uploadStallMs: 200 })
+      .uploadDocument({
+        source: { sizeBytes: 1000, openStream: stuck },
+        filename: 'a.pdf',
+        orderId: 1,
+        documentOwner: '7',
+        idempotencyKey: 'd-2',
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ outcome: 'maybe-applied', timeoutMs: 200 });
+    expect((error as Error).message).toMatch(/no body byte moved/);
+  });
+});
+
+describe('abort', () => {
+  it('surfaces the caller’s abort reason, never a platform error', async () => {
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    behaviour = (request) => {
+      request.resume();
+      arrived();
+    };
+    const controller = new AbortController();
+    const reason = new Error('activity cancelled');
+    const pending = client({ requestMs: 600_000 })
+      .createOrder({ ...order, signal: controller.signal })
+      .catch((e: unknown) => e);
+    await requestArrived;
+    controller.abort(reason);
+    expect(await pending).toBe(reason);
+  });
+
+  it('rejects at once with an already aborted signal', async () => {
+    const controller = new AbortController();
+    const reason = new Error('gone');
+    controller.abort(reason);
+    const c = client({});
+    await expect(c.authenticate({ signal: controller.signal })).rejects.toBe(reason);
+    await expect(c.listStocks({ signal: controller.signal })).rejects.toBe(reason);
+    await expect(c.createOrder({ ...order, signal: controller.signal })).rejects.toBe(reason);
+  });
+});
+
+describe('upload source errors', () => {
+  it('passes a read error that carries a failure type through as is', async () => {
+    behaviour = (request, response) => {
+      request.resume();
+      request.once('end', () => response.writeHead(201).end('{}'));
+    };
+    const failure = Object.assign(new Error('disk went away'), { code: 'DOCUMENT_UNAVAILABLE' });
+    const broken = (): NodeJS.ReadableStream =>
+      new Readable({
+        read() {
+          this.destroy(failure);
+        },
+      });
+    const error = await client({})
+      .uploadDocument({
+        source: { sizeBytes: 10, openStream: broken },
+        filename: 'a.pdf',
+        orderId: 1,
+        documentOwner: '7',
+        idempotencyKey: 'd-3',
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBe(failure);
+  });
+
+  it('turns any other read error into a FileError that was not sent', async () => {
+    behaviour = (request, response) => {
+      request.resume();
+      request.once('end', () => response.writeHead(201).end('{}'));
+    };
+    const broken = (): NodeJS.ReadableStream =>
+      new Readable({
+        read() {
+          this.destroy(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }));
+        },
+      });
+    const error = await client({})
+      .uploadDocument({
+        source: { sizeBytes: 10, openStream: broken },
+        filename: 'a.pdf',
+        orderId: 1,
+        documentOwner: '7',
+        idempotencyKey: 'd-4',
+      })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'FILE_ERROR', outcome: 'not-sent' });
+  });
+});

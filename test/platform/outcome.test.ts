@@ -1,0 +1,126 @@
+/**
+ * The outcome rule: every row of the table in docs/platform-client.md, through `classifyOutcome` and through
+ * the errors the HTTP layer builds from real answers.
+ */
+import {
+  BadCredentialsError,
+  classifyOutcome,
+  FileError,
+  NetworkError,
+  RateLimitedError,
+  ServerError,
+  TimeoutError,
+  UnexpectedResponseError,
+} from '../../src/platform';
+import type { CallOutcome, OutcomeFacts } from '../../src/platform';
+import { fakeHttp, makeJwt, PASSWORD, USERNAME } from './fake-http';
+import { createPlatformClient, TokenCache } from '../../src/platform';
+
+const where = { method: 'POST', path: '/badge/v2/api/v1/orders' };
+
+describe('classifyOutcome', () => {
+  const rows: readonly [string, OutcomeFacts, CallOutcome][] = [
+    ['connection refused', { kind: 'transport', code: 'ECONNREFUSED' }, 'not-sent'],
+    ['DNS failure', { kind: 'transport', code: 'ENOTFOUND' }, 'not-sent'],
+    ['DNS temporary failure', { kind: 'transport', code: 'EAI_AGAIN' }, 'not-sent'],
+    ['TLS handshake (certificate)', { kind: 'transport', code: 'CERT_HAS_EXPIRED' }, 'not-sent'],
+    ['TLS handshake (protocol)', { kind: 'transport', code: 'ERR_SSL_WRONG_VERSION_NUMBER' }, 'not-sent'],
+    ['connect timeout', { kind: 'transport', code: 'ECONNECTTIMEOUT' }, 'not-sent'],
+    ['429', { kind: 'answered', status: 429 }, 'not-sent'],
+    ['503 with Retry-After (maintenance)', { kind: 'answered', status: 503, retryAfter: true }, 'not-sent'],
+    ['local file error', { kind: 'local' }, 'not-sent'],
+    ['bad credentials on the token call', { kind: 'bad-credentials' }, 'not-sent'],
+    ['400', { kind: 'answered', status: 400 }, 'rejected'],
+    ['401 after re-authentication', { kind: 'answered', status: 401 }, 'rejected'],
+    ['403', { kind: 'answered', status: 403 }, 'rejected'],
+    ['404', { kind: 'answered', status: 404 }, 'rejected'],
+    ['409', { kind: 'answered', status: 409 }, 'rejected'],
+    ['413', { kind: 'answered', status: 413 }, 'rejected'],
+    ['415', { kind: 'answered', status: 415 }, 'rejected'],
+    ['422', { kind: 'answered', status: 422 }, 'rejected'],
+    ['timeout after sending', { kind: 'transport', code: 'ETIMEDOUT' }, 'maybe-applied'],
+    ['reset after sending', { kind: 'transport', code: 'ECONNRESET' }, 'maybe-applied'],
+    ['socket hang up (no code)', { kind: 'transport' }, 'maybe-applied'],
+    ['total or stall deadline', { kind: 'deadline' }, 'maybe-applied'],
+    ['500', { kind: 'answered', status: 500 }, 'maybe-applied'],
+    ['502', { kind: 'answered', status: 502 }, 'maybe-applied'],
+    ['503 without Retry-After', { kind: 'answered', status: 503 }, 'maybe-applied'],
+    ['503 with retryAfter false', { kind: 'answered', status: 503, retryAfter: false }, 'maybe-applied'],
+    ['504', { kind: 'answered', status: 504 }, 'maybe-applied'],
+    ['408', { kind: 'answered', status: 408 }, 'maybe-applied'],
+    ['unreadable 2xx', { kind: 'answered', status: 201 }, 'maybe-applied'],
+    ['a redirect', { kind: 'answered', status: 302 }, 'maybe-applied'],
+    ['an unknown 4xx', { kind: 'answered', status: 418 }, 'maybe-applied'],
+  ];
+  it.each(rows)('%s → %s', (_name, facts, expected) => {
+    expect(classifyOutcome(facts)).toBe(expected);
+  });
+});
+
+describe('error defaults follow the same rule', () => {
+  it('derives outcomes from what each error knows', () => {
+    expect(new BadCredentialsError({ ...where, status: 401 }).outcome).toBe('not-sent');
+    expect(new FileError({ ...where, filePath: '/x' }).outcome).toBe('not-sent');
+    expect(new RateLimitedError({ ...where, status: 429 }).outcome).toBe('not-sent');
+    expect(new ServerError({ ...where, status: 503, retryAfterMs: 1000 }).outcome).toBe('not-sent');
+    expect(new ServerError({ ...where, status: 503 }).outcome).toBe('maybe-applied');
+    expect(new UnexpectedResponseError({ ...where, status: 201 }).outcome).toBe('maybe-applied');
+    expect(new NetworkError({ ...where, cause: { name: 'Error', code: 'ECONNREFUSED' } }).outcome).toBe(
+      'not-sent',
+    );
+    expect(new NetworkError({ ...where, cause: { name: 'Error', code: 'ECONNRESET' } }).outcome).toBe(
+      'maybe-applied',
+    );
+    expect(new TimeoutError({ ...where }).outcome).toBe('maybe-applied');
+    expect(new ServerError({ ...where, status: 500, outcome: 'not-sent' }).outcome).toBe('not-sent');
+  });
+});
+
+describe('the HTTP layer classifies answers', () => {
+  const token = makeJwt({ sub: '7', exp: Math.floor(Date.now() / 1000) + 3600 });
+  function clientAnswering(status: number, headers?: Record<string, string>) {
+    const { http } = fakeHttp((request) =>
+      request.path.endsWith('/auth/jwt')
+        ? { status: 200, body: { access_token: token } }
+        : { status, body: { error: { message: 'no' } }, ...(headers && { headers }) },
+    );
+    return createPlatformClient({
+      baseUrl: 'https://platform.test',
+      credentials: { username: USERNAME, password: PASSWORD },
+      http,
+      tokenCache: new TokenCache(),
+    });
+  }
+  const order = { payload: { vehicle: {}, badge: {} }, idempotencyKey: 'k' };
+
+  it.each([
+    [503, { 'Retry-After': '120' }, 'not-sent'],
+    [503, undefined, 'maybe-applied'],
+    [500, undefined, 'maybe-applied'],
+    [422, undefined, 'rejected'],
+    [429, { 'Retry-After': '1' }, 'not-sent'],
+    [408, undefined, 'maybe-applied'],
+  ] as const)('%i %j → %s', async (status, headers, outcome) => {
+    const error = await clientAnswering(status, headers)
+      .createOrder(order)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ status, outcome });
+  });
+
+  it('keeps the maintenance delay on a 503', async () => {
+    const error = await clientAnswering(503, { 'Retry-After': '120' })
+      .createOrder(order)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    expect((error as ServerError).retryAfterMs).toBe(120_000);
+  });
+
+  it('a refused connection is not sent', async () => {
+    const client = createPlatformClient({
+      baseUrl: 'http://127.0.0.1:1',
+      credentials: { username: USERNAME, password: PASSWORD },
+      tokenCache: new TokenCache(),
+    });
+    await expect(client.authenticate()).rejects.toMatchObject({ code: 'NETWORK', outcome: 'not-sent' });
+  });
+});
