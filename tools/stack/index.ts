@@ -191,6 +191,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     const scratchDir = mkdtempSync(join(tmpdir(), 'badge-stack-'));
     cleanups.add('the scratch folder', () => rmSync(scratchDir, { recursive: true, force: true }));
+    options.log?.(`scratch folder ${scratchDir}`);
     const documentsRoot = options.documentsRoot ?? join(scratchDir, 'documents');
     mkdirSync(documentsRoot, { recursive: true });
 
