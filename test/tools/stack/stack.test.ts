@@ -4,34 +4,13 @@
  * folder behind once stopped, also when a part fails while the stack starts.
  */
 import { existsSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { CodecServerOptionsError } from '../../../src/codec/codec-server';
 import type { BadgeOrderInput } from '../../../src/contract';
 import { DevServerStartError } from '../../../tools/dev/dev-server';
 import { startLocalStack, type LocalStack } from '../../../tools/stack';
+import { isListening, isProcessAlive } from '../../helpers/liveness';
 
 /** `host:port` or a base URL. */
-async function isListening(where: string): Promise<boolean> {
-  const { hostname, port } = new URL(where.includes('://') ? where : `tcp://${where}`);
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: hostname, port: Number(port) });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The URL a progress line names after `prefix`, e.g. `sandbox at http://…`. */
 function logged(lines: readonly string[], prefix: string): string {
   const line = lines.find((candidate) => candidate.startsWith(prefix));
