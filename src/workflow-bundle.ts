@@ -39,7 +39,10 @@ export async function bundleWorkflows(
 export async function buildServiceBundle(
   options: { readonly workflowsPath?: string } = {},
 ): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflows({ ...serviceBundleOptions(), workflowsPath: options.workflowsPath ?? WORKFLOWS_PATH });
+  return bundleWorkflows({
+    ...serviceBundleOptions(),
+    workflowsPath: options.workflowsPath ?? WORKFLOWS_PATH,
+  });
 }
 
 /** Webpack's progress and statistics are noise; warnings and errors are not. */
