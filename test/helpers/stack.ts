@@ -4,7 +4,7 @@
  * that tests may SIGKILL. Everything started here is stopped by `teardown()`.
  */
 import type { BadgeOrdersClient } from '../../src/client/badge-orders-client';
-import type { PayloadKeyRing } from '../../src/codec/key-ring';
+import { generatePayloadKeyEntry, type PayloadKeyRing } from '../../src/codec/key-ring';
 import type { WorkerConfig } from '../../src/config';
 import type { RunningSandbox, StartSandboxOptions } from '../../src/sandbox';
 import type { ChildProcessHandle } from '../../tools/dev/child-process';
@@ -56,6 +56,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     sandbox: options.sandbox,
     temporal: options.temporal,
     user: options.user,
+    // A random key per stack: every test runs with encryption, as production does.
+    payloadKeys: generatePayloadKeyEntry('test-stack'),
     webUi: options.webUi ?? false,
     codecServer: options.webUi ?? false,
     // Worker processes log at info: a failing test shows what the worker did.

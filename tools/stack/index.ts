@@ -294,6 +294,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           { workflowBundle: requireBundle().bundle },
         );
         const running = worker.run();
+        // A worker that fails on its own rejects `running`; stop() reports it, nothing else must crash on it.
+        running.catch(() => undefined);
         let stopping: Promise<void> | undefined;
         const stop = (): Promise<void> => {
           stopping ??= (async () => {
