@@ -43,7 +43,7 @@ export interface ChildProcessHandle {
 export interface StartTsProcessOptions {
   /** For messages, e.g. `worker 2`. */
   readonly name: string;
-  /** Entry file relative to the project root, e.g. `src/worker.ts`. */
+  /** Entry file relative to the project root, e.g. `src/main/worker.ts`. */
   readonly script: string;
   /** The whole environment of the child (PATH is added). */
   readonly env: Readonly<Record<string, string | undefined>>;
