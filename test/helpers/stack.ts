@@ -19,7 +19,11 @@ export type WorkerProcess = ChildProcessHandle;
 
 export interface TestStackOptions {
   readonly sandbox?: StartSandboxOptions;
-  readonly temporal?: DevServerOptions;
+  /**
+   * The dev server's options; `persistent: true` keeps its data in the stack's scratch folder (removed at
+   * teardown), which `restartTemporal()` needs, as does a `dbFilename` of the test's own.
+   */
+  readonly temporal?: DevServerOptions & { readonly persistent?: boolean };
   /** Platform user the workers log in as. @default the sandbox's demo user */
   readonly user?: StackUser;
   /** The workers' `maxDocumentBytes` (`MAX_DOCUMENT_BYTES`). @default the worker config's default */
@@ -45,7 +49,7 @@ export interface TestStack {
   startWorker(): Promise<InProcessWorker>;
   /** `env` adds to or overrides the worker's environment (e.g. `METRICS_PORT`). */
   startWorkerProcess(env?: Readonly<Record<string, string>>): WorkerProcess;
-  /** Restarts the Temporal dev server on the same port and db file (only with `temporal.dbFilename`). */
+  /** Restarts the Temporal dev server on the same port and db file (with `temporal.persistent` or `dbFilename`). */
   restartTemporal(): Promise<void>;
   teardown(): Promise<void>;
 }
