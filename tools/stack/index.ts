@@ -297,6 +297,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         // A worker that fails on its own rejects `running`; stop() reports it, nothing else must crash on it.
         running.catch(() => undefined);
         let stopping: Promise<void> | undefined;
+        let remove = (): void => undefined;
         const stop = (): Promise<void> => {
           stopping ??= (async () => {
             remove();
@@ -310,7 +311,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           })();
           return stopping;
         };
-        const remove = cleanups.add('an in-process worker', stop);
+        remove = cleanups.add('an in-process worker', stop);
         return { stop };
       },
       startWorkerProcess(processOptions = {}) {
