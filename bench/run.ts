@@ -9,9 +9,9 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_RULES } from '../src/sandbox';
+import { PROJECT_ROOT } from '../tools/dev/child-process';
 import { readLoadAverage } from './metrics';
 import { mergeRepeats } from './merge';
-import { PROJECT_ROOT } from './processes';
 import { indexBundle, summariseProfileDir } from './profile';
 import { evaluateTargets, formatReport, type BenchResults, type WorkerSetAuth } from './report';
 import {
@@ -135,17 +135,8 @@ async function main(): Promise<number> {
   const loadStart = readLoadAverage();
   log(`load average ${loadStart.join(' ')}; ${availableParallelism()} CPUs`);
 
+  // The stack stops itself on Ctrl-C (SIGINT / SIGTERM), also while it starts.
   let stack: BenchStack | undefined;
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping everything`);
-    void (stack?.teardown() ?? Promise.resolve()).finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-
   try {
     stack = await startBenchStack({
       maxConcurrentActivities: cli.maxActivities,

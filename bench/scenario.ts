@@ -20,7 +20,7 @@ import {
   type PlatformRequestCounts,
 } from './metrics';
 import { runOrders } from './pool';
-import { startTsProcess } from './processes';
+import { startTsProcess } from '../tools/dev/child-process';
 import type { BenchStack, WorkerSet } from './stack';
 
 /** Which implementation a scenario ran. */

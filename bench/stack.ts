@@ -1,22 +1,22 @@
 /**
- * The processes of a benchmark run, all on loopback: the sandbox platform in this process, a Temporal dev
- * server, the two workflow bundles (badgeOrder and the floor) built once, a documents root with generated
- * files, and worker processes. `teardown()` stops everything that was started, in reverse order.
+ * The processes of a benchmark run, on the local stack (tools/stack): the sandbox platform in this process, a
+ * Temporal dev server, the service's workflow bundle and the floor's, built once, a documents root with
+ * generated files, and worker processes. `teardown()` (also run on Ctrl-C) stops everything, newest first.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, ftruncateSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { BadgeOrdersClient } from '../src/client/badge-orders-client';
-import { createDataConverter } from '../src/codec/data-converter';
-import { buildServiceBundle } from '../src/workflow-bundle';
-import { generatePayloadKeyEntry, parsePayloadKeys } from '../src/codec/key-ring';
-import { startDevServer, type DevServer } from '../tools/dev/dev-server';
-import { DEMO_USER, startSandbox, type RunningSandbox } from '../src/sandbox';
-import { startTsProcess, waitUntilPolling, type BenchProcess } from './processes';
+import type { Client } from '@temporalio/client';
+import type { BadgeOrdersClient } from '../src/client/badge-orders-client';
+import type { RunningSandbox } from '../src/sandbox';
+import { bundleWorkflows } from '../src/workflow-bundle';
+import type { ChildProcessHandle } from '../tools/dev/child-process';
+import type { DevServer } from '../tools/dev/dev-server';
+import { startLocalStack, type StackUser } from '../tools/stack';
+
+/** A child process started by the bench. */
+export type BenchProcess = ChildProcessHandle;
 
 /** Options of {@link startBenchStack}. */
 export interface BenchStackOptions {
@@ -50,12 +50,12 @@ export interface BenchStack {
   readonly plainClient: Client;
   readonly orders: (taskQueue: string) => BadgeOrdersClient;
   readonly documentsRoot: string;
-  readonly user: { readonly username: string; readonly password: string };
+  readonly user: StackUser;
   /** Writes `count` files of `bytes` random bytes (`<prefix>-<n>.pdf`); returns their relative paths. */
   writeDocuments(prefix: string, count: number, bytes: number): string[];
   /** Creates a sparse file of `bytes` bytes (reads as zeros); returns its relative path. */
   writeSparseDocument(name: string, bytes: number): string;
-  /** Starts `count` `src/worker.ts` processes on a new task queue and waits until they poll. */
+  /** Starts `count` `src/main/worker.ts` processes on a new task queue and waits until they poll. */
   startBadgeWorkers(count: number): Promise<WorkerSet>;
   /** Starts `count` floor worker processes on a new task queue and waits until they poll. */
   startFloorWorkers(count: number): Promise<WorkerSet>;
@@ -64,116 +64,76 @@ export interface BenchStack {
   teardown(): Promise<void>;
 }
 
-const silentBundlerLogger = {
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-  log: () => undefined,
-};
-
-/** Starts the stack; always call `teardown()` (also on failure and on Ctrl-C). */
+/** Starts the stack; always call `teardown()` (Ctrl-C stops it too). */
 export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
-  const cleanups: (() => Promise<void>)[] = [];
-  const teardown = async (): Promise<void> => {
-    while (cleanups.length > 0) {
-      const cleanup = cleanups.pop();
-      await cleanup?.().catch(() => undefined);
-    }
-  };
-  try {
-    const scratch = mkdtempSync(join(tmpdir(), 'badge-bench-'));
-    cleanups.push(() => Promise.resolve(rmSync(scratch, { recursive: true, force: true })));
-    const documentsRoot = join(scratch, 'documents');
-    mkdirSync(documentsRoot);
-
-    const sandbox = await startSandbox({
-      port: 0,
+  options.log('starting the sandbox, the Temporal dev server and the workflow bundles');
+  // The floor's bundle is built while the stack starts; a failed start leaves it unused.
+  const floorBundleBuild = bundleWorkflows({ workflowsPath: require.resolve('./floor/workflows') });
+  floorBundleBuild.catch(() => undefined);
+  const stack = await startLocalStack({
+    sandbox: {
       tokenTtlSeconds: options.tokenTtlSeconds,
       rules: { maxUploadBytes: options.maxDocumentBytes },
-    });
-    cleanups.push(() => sandbox.close());
-    options.log(`sandbox at ${sandbox.baseUrl}`);
-
-    options.log('starting the Temporal dev server and building the workflow bundles');
-    const [server, badgeBundle, floorBundle] = await Promise.all([
-      startDevServer({ log: options.log }),
-      // Exactly the production bundle: workflows, metrics interceptors and the failure converter.
-      buildServiceBundle(),
-      bundleWorkflowCode({
-        workflowsPath: require.resolve('./floor/workflows'),
-        logger: silentBundlerLogger,
-      }),
-    ]);
-    cleanups.push(() => server.stop());
-    const badgeBundlePath = join(scratch, 'badge-bundle.js');
-    const floorBundlePath = join(scratch, 'floor-bundle.js');
-    writeFileSync(badgeBundlePath, badgeBundle.code);
+    },
+    worker: {
+      maxDocumentBytes: options.maxDocumentBytes,
+      maxConcurrentActivities: options.maxConcurrentActivities,
+      // The dev server has them already; checking costs every worker start a round trip.
+      ensureSearchAttributes: false,
+      logLevel: options.workerLogLevel,
+    },
+    // Graceful, so workers write their CPU profiles.
+    workerProcessStop: 'graceful',
+    stopOnSignals: true,
+    log: options.log,
+  });
+  try {
+    const floorBundle = await floorBundleBuild;
+    const floorBundlePath = join(stack.scratchDir, 'floor-bundle.js');
     writeFileSync(floorBundlePath, floorBundle.code);
 
-    const payloadKeysEntry = generatePayloadKeyEntry('bench');
-    const connection = await Connection.connect({ address: server.address });
-    cleanups.push(() => connection.close());
-    const client = new Client({
-      connection,
-      namespace: server.namespace,
-      dataConverter: createDataConverter(parsePayloadKeys(payloadKeysEntry)),
-    });
-    const plainClient = new Client({ connection, namespace: server.namespace });
-    const user = { username: DEMO_USER.username, password: DEMO_USER.password };
-
-    const startWorkers = async (
-      kind: 'badge' | 'floor',
-      count: number,
-      env: Record<string, string>,
-    ): Promise<WorkerSet> => {
+    const startWorkers = async (kind: 'badge' | 'floor', count: number): Promise<WorkerSet> => {
       const taskQueue = `bench-${kind}-${randomUUID()}`;
-      const script = kind === 'badge' ? 'src/main/worker.ts' : 'bench/floor/worker.ts';
-      const processes: BenchProcess[] = [];
+      const processes = Array.from({ length: count }, (_, index) =>
+        stack.startWorkerProcess({
+          name: `${kind} worker ${index + 1}`,
+          taskQueue,
+          ...(kind === 'floor'
+            ? { script: 'bench/floor/worker.ts', env: { WORKFLOW_BUNDLE_PATH: floorBundlePath } }
+            : {}),
+          nodeFlags: options.profileDir
+            ? ['--cpu-prof', `--cpu-prof-dir=${join(options.profileDir, kind)}`]
+            : [],
+        }),
+      );
       const stop = async (): Promise<void> => {
         await Promise.all(processes.map((child) => child.stop()));
       };
-      cleanups.push(stop);
-      for (let index = 0; index < count; index++) {
-        processes.push(
-          startTsProcess({
-            name: `${kind} worker ${index + 1}`,
-            script,
-            env: {
-              ...env,
-              TEMPORAL_ADDRESS: server.address,
-              TEMPORAL_NAMESPACE: server.namespace,
-              TEMPORAL_TASK_QUEUE: taskQueue,
-              WORKER_MAX_CONCURRENT_ACTIVITIES: String(options.maxConcurrentActivities),
-            },
-            nodeFlags: options.profileDir
-              ? ['--cpu-prof', `--cpu-prof-dir=${join(options.profileDir, kind)}`]
-              : [],
-          }),
-        );
-      }
-      await waitUntilPolling(client, taskQueue, processes);
+      await stack.waitUntilPolling(processes, taskQueue);
       return { taskQueue, processes, stop };
     };
 
     return {
-      sandbox,
-      server,
-      client,
-      plainClient,
-      orders: (taskQueue) => new BadgeOrdersClient({ client, taskQueue }),
-      documentsRoot,
-      user,
+      sandbox: stack.sandbox,
+      get server() {
+        return stack.temporal.server;
+      },
+      get client() {
+        return stack.temporal.client;
+      },
+      get plainClient() {
+        return stack.temporal.rawClient;
+      },
+      orders: (taskQueue) => stack.orders(taskQueue),
+      documentsRoot: stack.documentsRoot,
+      user: stack.user,
       writeDocuments(prefix, count, bytes) {
-        return Array.from({ length: count }, (_, index) => {
-          const name = `${prefix}-${index + 1}.pdf`;
-          writeFileSync(join(documentsRoot, name), randomBytes(bytes));
-          return name;
-        });
+        return Array.from({ length: count }, (_, index) =>
+          stack.writeDocument(`${prefix}-${index + 1}.pdf`, randomBytes(bytes)),
+        );
       },
       writeSparseDocument(name, bytes) {
-        const fd = openSync(join(documentsRoot, name), 'w');
+        const fd = openSync(join(stack.documentsRoot, name), 'w');
         try {
           ftruncateSync(fd, bytes);
         } finally {
@@ -181,27 +141,16 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         }
         return name;
       },
-      startBadgeWorkers: (count) =>
-        startWorkers('badge', count, {
-          BADGE_BASE_URL: sandbox.baseUrl,
-          BADGE_USERNAME: user.username,
-          BADGE_PASSWORD: user.password,
-          DOCUMENTS_ROOT: documentsRoot,
-          MAX_DOCUMENT_BYTES: String(options.maxDocumentBytes),
-          WORKFLOW_BUNDLE_PATH: badgeBundlePath,
-          PAYLOAD_KEYS: payloadKeysEntry,
-          ENSURE_SEARCH_ATTRIBUTES: 'false',
-          LOG_LEVEL: options.workerLogLevel,
-        }),
+      startBadgeWorkers: (count) => startWorkers('badge', count),
+      startFloorWorkers: (count) => startWorkers('floor', count),
       bundles: [
-        { url: pathToFileURL(badgeBundlePath).href, code: badgeBundle.code },
+        { url: pathToFileURL(stack.workflowBundle.path).href, code: stack.workflowBundle.bundle.code },
         { url: pathToFileURL(floorBundlePath).href, code: floorBundle.code },
       ],
-      startFloorWorkers: (count) => startWorkers('floor', count, { WORKFLOW_BUNDLE_PATH: floorBundlePath }),
-      teardown,
+      teardown: () => stack.stop(),
     };
   } catch (error) {
-    await teardown();
+    await stack.stop().catch(() => undefined);
     throw error;
   }
 }

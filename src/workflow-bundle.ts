@@ -22,12 +22,31 @@ export function serviceBundleOptions(): Pick<
   };
 }
 
-/** Builds the service's workflow bundle; bundler noise below warnings is dropped. */
-export async function buildServiceBundle(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ ...serviceBundleOptions(), logger: quietBundlerLogger });
+/**
+ * Bundles workflow code with the one quiet bundler logger (warnings and errors only): for the service's bundle
+ * and for other workflow modules of tests and benchmarks.
+ */
+export async function bundleWorkflows(
+  options: Omit<BundleOptions, 'logger'>,
+): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ ...options, logger: quietBundlerLogger });
 }
 
-const quietBundlerLogger = {
+/**
+ * Builds the service's workflow bundle; `workflowsPath` replaces the workflows module (the interceptors and the
+ * failure converter stay, as a prebuilt bundle must carry them).
+ */
+export async function buildServiceBundle(
+  options: { readonly workflowsPath?: string } = {},
+): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflows({
+    ...serviceBundleOptions(),
+    workflowsPath: options.workflowsPath ?? WORKFLOWS_PATH,
+  });
+}
+
+/** Webpack's progress and statistics are noise; warnings and errors are not. */
+const quietBundlerLogger: BundleOptions['logger'] = {
   trace: () => undefined,
   debug: () => undefined,
   info: () => undefined,

@@ -6,9 +6,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { Command } from 'commander';
-import { serviceBundleOptions, WORKFLOWS_PATH } from '../src/workflow-bundle';
+import { buildServiceBundle, WORKFLOWS_PATH } from '../src/workflow-bundle';
 
 /** Where the workflows live and where the bundle goes. */
 export interface BuildWorkflowBundleOptions {
@@ -27,25 +26,14 @@ export interface BuildWorkflowBundleResult {
 /** Default workflows module: the same one the worker bundles at start-up when no bundle is given. */
 export const DEFAULT_WORKFLOWS_PATH = WORKFLOWS_PATH;
 
-const bundlerLogger = {
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  log: () => undefined,
-  warn: (message: string) => console.warn(message),
-  error: (message: string) => console.error(message),
-};
-
 /** Bundles the workflows and writes the code to `outFile`; throws when bundling fails. */
 export async function buildWorkflowBundle(
   options: BuildWorkflowBundleOptions,
 ): Promise<BuildWorkflowBundleResult> {
   const outFile = resolve(options.outFile);
-  const { code } = await bundleWorkflowCode({
-    // Interceptors and the failure converter too: a prebuilt bundle must carry them (the SDK cannot add them).
-    ...serviceBundleOptions(),
+  // Interceptors and the failure converter too: a prebuilt bundle must carry them (the SDK cannot add them).
+  const { code } = await buildServiceBundle({
     workflowsPath: options.workflowsPath ?? DEFAULT_WORKFLOWS_PATH,
-    logger: bundlerLogger,
   });
   await mkdir(dirname(outFile), { recursive: true });
   await writeFile(outFile, code);

@@ -1,6 +1,6 @@
 /**
  * The floor's worker process: polls `FLOOR_TASK_QUEUE` on `TEMPORAL_ADDRESS` with the no-op activities and the
- * prebuilt floor bundle at `WORKFLOW_BUNDLE_PATH`. Started by the bench like `src/worker.ts`; SIGTERM stops it.
+ * prebuilt floor bundle at `WORKFLOW_BUNDLE_PATH`. Started by the bench like `src/main/worker.ts`; SIGTERM stops it.
  */
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { z } from 'zod';

@@ -1,22 +1,22 @@
 /**
- * The one place where tests start Temporal: a dev server per test file, a client connected to it, the
- * workflow bundle built once per file, and a teardown that stops everything that was started.
+ * Temporal for tests without the whole stack: a dev server with a client (the stack module's Temporal part),
+ * workflow bundles of test workflow modules, and unique task queues.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { startDevServer, type DevServer, type DevServerOptions } from '../../tools/dev/dev-server';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { DevServerOptions } from '../../tools/dev/dev-server';
+import { startLocalTemporal, type LocalTemporal, type LocalTemporalClientOptions } from '../../tools/stack';
+import { bundleWorkflows as bundleQuietly } from '../../src/workflow-bundle';
 
 /** A dev server and a client connected to it. */
-export interface TestTemporal {
-  readonly server: DevServer;
-  readonly connection: Connection;
-  readonly client: Client;
-  /** A client without the payload codec: sees histories as the server stores them. */
-  readonly rawClient: Client;
-  /** Closes the connection and stops the server. */
+export interface TestTemporal extends LocalTemporal {
+  /** Closes the connection and stops the server (the same as `stop()`). */
   teardown(): Promise<void>;
+}
+
+/** Gives a running Temporal the test helpers' `teardown()`. */
+export function asTestTemporal(temporal: LocalTemporal): TestTemporal {
+  return { ...temporal, teardown: () => temporal.stop() };
 }
 
 /**
@@ -25,31 +25,9 @@ export interface TestTemporal {
  */
 export async function startTestTemporal(
   options: DevServerOptions = {},
-  clientOptions: { readonly dataConverter?: DataConverter } = {},
+  clientOptions: LocalTemporalClientOptions = {},
 ): Promise<TestTemporal> {
-  const server = await startDevServer(options);
-  try {
-    const connection = await Connection.connect({ address: server.address });
-    const client = new Client({
-      connection,
-      namespace: server.namespace,
-      dataConverter: clientOptions.dataConverter,
-    });
-    const rawClient = new Client({ connection, namespace: server.namespace });
-    return {
-      server,
-      connection,
-      client,
-      rawClient,
-      async teardown() {
-        await connection.close();
-        await server.stop();
-      },
-    };
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
+  return asTestTemporal(await startLocalTemporal(options, clientOptions));
 }
 
 /**
@@ -60,21 +38,8 @@ export async function bundleWorkflows(
   workflowsPath: string,
   options: { readonly failureConverterPath?: string } = {},
 ): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({
-    workflowsPath,
-    failureConverterPath: options.failureConverterPath,
-    logger: silentBundlerLogger,
-  });
+  return bundleQuietly({ workflowsPath, failureConverterPath: options.failureConverterPath });
 }
-
-const silentBundlerLogger = {
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-  log: () => undefined,
-};
 
 /** A task queue no other test uses. */
 export function uniqueTaskQueue(prefix = 'test'): string {

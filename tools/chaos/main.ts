@@ -59,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
     tokenTtlSeconds: options.tokenTtl,
     timeLimitMs: options.timeLimit * 1000,
     disruptAnytime: options.disruptAnytime ?? false,
+    stopOnSignals: true,
     log: (message) => console.error(`[chaos ${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${message}`),
   });
   console.log(options.json ? JSON.stringify(report, null, 2) : formatChaosReport(report));

@@ -9,7 +9,8 @@
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import { BadgeOrderId, BadgeOrderStatus, type BadgeOrderStatusValue } from '../../src/contract';
 import { DEMO_USER, type FaultConfig, type SandboxState } from '../../src/sandbox';
-import { startChaosStack, type ChaosStack, type ChaosWorker } from './chaos-stack';
+import type { ChildProcessHandle } from '../dev/child-process';
+import { startLocalStack, type LocalStack } from '../stack';
 import { planOrders, type PlannedOrder } from './chaos-orders';
 import { findSecrets, textOf } from './secrets';
 
@@ -36,6 +37,8 @@ export interface ChaosOptions {
   readonly disruptAnytime?: boolean;
   /** Progress lines. @default none */
   readonly log?: (message: string) => void;
+  /** For the command line: Ctrl-C (SIGINT, SIGTERM) stops everything and exits. @default false */
+  readonly stopOnSignals?: boolean;
 }
 
 /** One order's outcome. */
@@ -129,7 +132,7 @@ interface Settled {
   readonly pending: readonly string[];
 }
 
-async function describeOrder(stack: ChaosStack, orderRef: string): Promise<Settled> {
+async function describeOrder(stack: LocalStack, orderRef: string): Promise<Settled> {
   const description = await stack.orders().getHandle(orderRef).describe();
   const searchStatus = description.typedSearchAttributes.get(BadgeOrderStatus);
   const workflowStatus = description.status.name;
@@ -148,16 +151,16 @@ class WorkerSupervisor {
   kills = 0;
   readonly unexpectedExits: string[] = [];
   readonly outputs: string[] = [];
-  private current: ChaosWorker | undefined;
+  private current: ChildProcessHandle | undefined;
   private stopped = false;
 
   constructor(
-    private readonly stack: ChaosStack,
+    private readonly stack: LocalStack,
     private readonly log: (message: string) => void,
   ) {}
 
   start(): void {
-    const worker = this.stack.startWorker();
+    const worker = this.stack.startWorkerProcess();
     this.current = worker;
     this.starts += 1;
     this.log(`worker process ${worker.pid ?? '?'} started (#${this.starts})`);
@@ -254,7 +257,7 @@ function checkSandbox(state: SandboxState, planned: readonly PlannedOrder[], vio
 }
 
 async function checkOrder(
-  stack: ChaosStack,
+  stack: LocalStack,
   order: PlannedOrder,
   violations: string[],
 ): Promise<ChaosOrderReport> {
@@ -311,12 +314,12 @@ async function checkOrder(
 }
 
 async function checkHistories(
-  stack: ChaosStack,
+  stack: LocalStack,
   planned: readonly PlannedOrder[],
   secrets: readonly { name: string; value: string }[],
   violations: string[],
 ): Promise<number> {
-  const client = stack.client();
+  const client = stack.temporal.client;
   const seen = new Set<string>();
   let checked = 0;
   const check = async (workflowId: string, runId?: string): Promise<void> => {
@@ -347,13 +350,19 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   const planned = planOrders(orderCount);
   const violations: string[] = [];
 
-  const stack = await startChaosStack({
+  const stack = await startLocalStack({
     sandbox: {
       seed: options.seed ?? 1,
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3,
       faults: CHAOS_FAULTS,
     },
+    // Kept in a database file, so the server restarts with its workflows.
+    temporal: { persistent: true },
+    // Unencrypted, so the search for secrets reads the histories as they are.
+    payloadKeys: null,
+    taskQueue: `badge-chaos-${Date.now().toString(36)}`,
     user,
+    stopOnSignals: options.stopOnSignals ?? false,
     log,
   });
   const supervisor = new WorkerSupervisor(stack, log);
@@ -463,7 +472,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     violations.push(`checks aborted: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     await supervisor.stop();
-    await stack.teardown();
+    await stack.stop();
   }
 
   return {

@@ -6,9 +6,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { PROJECT_ROOT } from './temporal-cli';
 
 /** The project root. */
-export const PROJECT_ROOT = resolve(__dirname, '..', '..');
+export { PROJECT_ROOT } from './temporal-cli';
 
 const SETPRIV = '/usr/bin/setpriv';
 /** Output kept per process: enough for a worker's warnings over a long chaos run. */
@@ -42,7 +43,7 @@ export interface ChildProcessHandle {
 export interface StartTsProcessOptions {
   /** For messages, e.g. `worker 2`. */
   readonly name: string;
-  /** Entry file relative to the project root, e.g. `src/worker.ts`. */
+  /** Entry file relative to the project root, e.g. `src/main/worker.ts`. */
   readonly script: string;
   /** The whole environment of the child (PATH is added). */
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -105,14 +106,23 @@ export interface WorkerProcessSettings {
   readonly workflowBundlePath: string;
   /** `PAYLOAD_KEYS` entry; unencrypted when absent. */
   readonly payloadKeys?: string;
+  /** `LOG_LEVEL`. @default warn */
   readonly logLevel?: string;
+  /** `MAX_DOCUMENT_BYTES`; the worker's default when absent. */
+  readonly maxDocumentBytes?: number;
+  /** `WORKER_MAX_CONCURRENT_ACTIVITIES`; the worker's default when absent. */
+  readonly maxConcurrentActivities?: number;
+  /** `ENSURE_SEARCH_ATTRIBUTES`; the worker's default when absent. */
+  readonly ensureSearchAttributes?: boolean;
 }
 
-/** The environment of a badge worker process (`src/worker.ts`), plus `extra` variables. */
+/** The one place that turns worker settings into the environment of a worker process, plus `extra` variables. */
 export function workerProcessEnv(
   settings: WorkerProcessSettings,
   extra: Readonly<Record<string, string>> = {},
 ): Record<string, string | undefined> {
+  const optional = (value: number | boolean | undefined): string | undefined =>
+    value === undefined ? undefined : String(value);
   return {
     TEMPORAL_ADDRESS: settings.temporal.address,
     TEMPORAL_NAMESPACE: settings.temporal.namespace,
@@ -124,6 +134,9 @@ export function workerProcessEnv(
     WORKFLOW_BUNDLE_PATH: settings.workflowBundlePath,
     PAYLOAD_KEYS: settings.payloadKeys,
     LOG_LEVEL: settings.logLevel ?? 'warn',
+    MAX_DOCUMENT_BYTES: optional(settings.maxDocumentBytes),
+    WORKER_MAX_CONCURRENT_ACTIVITIES: optional(settings.maxConcurrentActivities),
+    ENSURE_SEARCH_ATTRIBUTES: optional(settings.ensureSearchAttributes),
     ...extra,
   };
 }

@@ -3,26 +3,26 @@
  * `.data/temporal.db` across restarts. Ctrl-C stops it.
  */
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from './child-process';
+import { CleanupList } from '../stack/cleanup';
 import { startDevServer } from './dev-server';
 
 async function main(): Promise<void> {
-  const dataDir = resolve(__dirname, '..', '.data');
+  const dataDir = join(PROJECT_ROOT, '.data');
   mkdirSync(dataDir, { recursive: true });
+  const cleanups = new CleanupList();
+  cleanups.stopOnSignals();
   const server = await startDevServer({
     port: 7233,
     uiPort: 8233,
     dbFilename: join(dataDir, 'temporal.db'),
     log: (message) => console.log(message),
   });
+  cleanups.add('the dev server', () => server.stop());
   console.log(
     `Temporal dev server at ${server.address}, Web UI at ${server.uiUrl ?? '(headless)'}. Ctrl-C stops it.`,
   );
-  const stop = (): void => {
-    void server.stop().then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
 main().catch((error: unknown) => {

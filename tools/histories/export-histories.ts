@@ -6,19 +6,20 @@
  * regenerate them.
  */
 import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { startChaosStack, type ChaosStack, type ChaosWorker } from '../chaos/chaos-stack';
 import { findSecrets, textOf } from '../chaos/secrets';
 import type { BadgeOrderInput, BadgeOrderStatusView } from '../../src/contract';
 import { DEMO_USER } from '../../src/sandbox';
+import { PROJECT_ROOT, type ChildProcessHandle } from '../dev/child-process';
+import { startLocalStack, type LocalStack } from '../stack';
 
-const OUT_DIR = resolve(__dirname, '..', 'test', 'histories');
+const OUT_DIR = join(PROJECT_ROOT, 'test', 'histories');
 const vehicle = { licensePlate: 'B-HI 2024', fuel: 'diesel' };
 const badge = { type: 'green' };
 
 async function waitForStatus(
-  stack: ChaosStack,
+  stack: LocalStack,
   orderRef: string,
   until: (status: BadgeOrderStatusView) => boolean,
 ): Promise<BadgeOrderStatusView> {
@@ -37,7 +38,7 @@ async function waitForStatus(
 }
 
 /** One scenario: runs an order to completion and returns its orderRef. */
-type Scenario = (stack: ChaosStack, worker: () => ChaosWorker) => Promise<string>;
+type Scenario = (stack: LocalStack, worker: () => ChildProcessHandle) => Promise<string>;
 
 const SCENARIOS: Record<string, Scenario> = {
   /** Stock listed, two documents uploaded. */
@@ -160,10 +161,17 @@ const SCENARIOS: Record<string, Scenario> = {
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const only = process.argv.slice(2);
-  const stack = await startChaosStack({ sandbox: {}, user: DEMO_USER, log: (line) => console.error(line) });
-  let current = stack.startWorker();
+  // No payload codec: the histories must replay without keys.
+  const stack = await startLocalStack({
+    payloadKeys: null,
+    user: DEMO_USER,
+    stopOnSignals: true,
+    log: (line) => console.error(line),
+  });
+  let current = stack.startWorkerProcess();
   // The current worker; called again after the current one died, it starts a new one.
-  const worker = (): ChaosWorker => (current.running() ? current : (current = stack.startWorker()));
+  const worker = (): ChildProcessHandle =>
+    current.running() ? current : (current = stack.startWorkerProcess());
   try {
     for (const [name, scenario] of Object.entries(SCENARIOS)) {
       if (only.length > 0 && !only.includes(name)) continue;
@@ -176,7 +184,7 @@ async function main(): Promise<void> {
       console.log(`${name}: ${history.events?.length ?? 0} events -> ${file}`);
     }
   } finally {
-    await stack.teardown();
+    await stack.stop();
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * A small chaos run in CI: six orders under platform faults, one worker process killed with SIGKILL, one
- * Temporal server restart. The run itself checks the invariants (see src/chaos/run-chaos.ts); this test fails
+ * Temporal server restart. The run itself checks the invariants (see tools/chaos/run-chaos.ts); this test fails
  * on any violation and makes sure the disruptions and faults really happened.
  */
 import { runChaos, formatChaosReport } from '../../../tools/chaos';

@@ -3,7 +3,6 @@
  * workflow on a real worker, and leaves nothing running once stopped.
  */
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createConnection } from 'node:net';
 import { BADGE_SEARCH_ATTRIBUTES, BadgeOrderStatus } from '../../../src/contract';
 import {
   bundleWorkflows,
@@ -13,27 +12,7 @@ import {
 } from '../../helpers/temporal';
 import * as probeActivities from '../../fixtures/probe-activities';
 import type { probe } from '../../fixtures/probe-workflows';
-
-async function isListening(address: string): Promise<boolean> {
-  const [host, port] = address.split(':');
-  return new Promise((resolve) => {
-    const socket = createConnection({ host, port: Number(port) });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { isListening, isProcessAlive } from '../../helpers/liveness';
 
 describe('Temporal dev server helper', () => {
   let temporal: TestTemporal;

@@ -1,14 +1,7 @@
-/**
- * Child processes of the benchmarks: started with the dev tooling's `startTsProcess` (tied to this process,
- * output kept), and a readiness check that waits until worker processes poll their task queue.
- */
+/** Readiness of worker processes: they count as started once they poll their task queue. */
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { ChildProcessHandle } from '../tools/dev/child-process';
-
-export { PROJECT_ROOT, startTsProcess } from '../tools/dev/child-process';
-/** A child process started by the bench. */
-export type BenchProcess = ChildProcessHandle;
+import type { ChildProcessHandle } from '../dev/child-process';
 
 const { TaskQueueType } = temporal.api.enums.v1;
 
@@ -28,7 +21,7 @@ async function pollerIdentities(client: Client, taskQueue: string, type: number)
 export async function waitUntilPolling(
   client: Client,
   taskQueue: string,
-  processes: readonly BenchProcess[],
+  processes: readonly ChildProcessHandle[],
   timeoutMs = 120_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
