@@ -316,7 +316,9 @@ export const retryUploadsSignal = defineSignal('retryUploads');
 /** Update: swap a failed document's file, retry it and return its new state. */
 export const replaceDocumentUpdate = defineUpdate<DocumentState, [ReplaceDocumentInput]>('replaceDocument');
 /** Update: resolve an order awaiting reconciliation; returns the order's status after the answer is taken. */
-export const reconcileOrderUpdate = defineUpdate<BadgeOrderStatusView, [ReconcileOrderInput]>('reconcileOrder');
+export const reconcileOrderUpdate = defineUpdate<BadgeOrderStatusView, [ReconcileOrderInput]>(
+  'reconcileOrder',
+);
 
 /** Id of the Temporal Schedule that starts {@link WORKFLOW_TYPES.replayFailedUploads} every night. */
 export const REPLAY_SCHEDULE_ID = 'badge-nightly-upload-replay';
@@ -362,4 +364,6 @@ export interface ReplayFailedUploadsResult extends ReplayFailedUploadsCounts {
 }
 
 /** The signature of the `replayFailedUploads` workflow, for clients that start it by name (the Schedule). */
-export type ReplayFailedUploadsWorkflow = (input?: ReplayFailedUploadsInput) => Promise<ReplayFailedUploadsResult>;
+export type ReplayFailedUploadsWorkflow = (
+  input?: ReplayFailedUploadsInput,
+) => Promise<ReplayFailedUploadsResult>;

@@ -41,8 +41,8 @@ export function uploadDocumentActivity(
   const behaviour = deps.behaviour ?? DEFAULT_PLATFORM_BEHAVIOUR;
   return async function uploadDocument(input) {
     const context = Context.current();
-    const { attempt, heartbeatDetails } = context.info;
-    const previous: unknown = heartbeatDetails;
+    const attempt = context.info.attempt;
+    const previous: unknown = context.info.heartbeatDetails;
     // No record of an earlier attempt that was started: assume the worst.
     const mayHaveStored = isUploadHeartbeat(previous)
       ? previous.mayHaveStored || previous.inFlight

@@ -9,11 +9,7 @@ import {
   type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
-import {
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  WorkflowNotFoundError,
-} from '@temporalio/common';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/common';
 import {
   BadgeOrderId,
   BadgeOrderRef,

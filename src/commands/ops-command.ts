@@ -63,7 +63,14 @@ function documentRows(documents: readonly DocumentState[]): (string | number | n
   ]);
 }
 
-const DOCUMENT_COLUMNS = ['path', 'status', 'attempts', 'replaced by', 'possible duplicate', 'last error'] as const;
+const DOCUMENT_COLUMNS = [
+  'path',
+  'status',
+  'attempts',
+  'replaced by',
+  'possible duplicate',
+  'last error',
+] as const;
 
 function renderStatus(view: BadgeOrderStatusView, link: string | null): string {
   const summary = renderFields([
@@ -231,18 +238,15 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
     .addOption(
       new Option('--order-id <id>', 'the platform created the order with this id: continue with its uploads')
         .argParser((value) => {
-          if (!/^\d{1,15}$/.test(value)) throw new OpsError(`--order-id: must be a positive integer, got ${value}`);
+          if (!/^\d{1,15}$/.test(value))
+            throw new OpsError(`--order-id: must be a positive integer, got ${value}`);
           return Number(value);
         })
         .conflicts('notCreated'),
     )
     .option('--not-created', 'the platform holds no such order: create it now')
     .action(
-      async (
-        orderRef: string,
-        options: { orderId?: number; notCreated?: boolean },
-        command: Command,
-      ) => {
+      async (orderRef: string, options: { orderId?: number; notCreated?: boolean }, command: Command) => {
         if (options.orderId === undefined && !options.notCreated) {
           throw new OpsError('reconcile: give --order-id <id> or --not-created');
         }

@@ -3,13 +3,7 @@
  * `reconcileOrder` updates. Validators refuse what cannot apply now, so a refused update leaves no trace in
  * history.
  */
-import {
-  ApplicationFailure,
-  condition,
-  isCancellation,
-  log,
-  setHandler,
-} from '@temporalio/workflow';
+import { ApplicationFailure, condition, isCancellation, log, setHandler } from '@temporalio/workflow';
 import {
   formatIssues,
   reconcileOrderInputSchema,

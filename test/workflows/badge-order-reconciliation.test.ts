@@ -69,7 +69,9 @@ describe('badgeOrder with an unknown creation outcome', () => {
     const after = await stack.sandbox.control.state();
     expect(after.orders).toHaveLength(1);
     expect(after.documents.map((document) => document.document_type_id)).toEqual([createdId]);
-    expect((await started.handle.describe()).searchAttributes[BadgeOrderId.name]).toEqual([String(createdId)]);
+    expect((await started.handle.describe()).searchAttributes[BadgeOrderId.name]).toEqual([
+      String(createdId),
+    ]);
   });
 
   it('creates the order once an operator says the platform holds none', async () => {
@@ -105,9 +107,9 @@ describe('badgeOrder with an unknown creation outcome', () => {
     await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
     await stack.orders.startOrder(order(stack, 'rc-invalid'));
     await awaitingReconciliation(stack, 'rc-invalid');
-    await expect(
-      stack.orders.reconcileOrder('rc-invalid', { orderId: -3 } as unknown as { orderId: number }),
-    ).rejects.toThrow(/orderId: must be positive/);
+    await expect(stack.orders.reconcileOrder('rc-invalid', { orderId: -3 })).rejects.toThrow(
+      /orderId: must be positive/,
+    );
     await expect(
       stack.orders.reconcileOrder('rc-invalid', {} as unknown as { orderId: number }),
     ).rejects.toThrow(/must be \{ "orderId": <number> \} or \{ "notCreated": true \}/);
@@ -141,7 +143,9 @@ describe('badgeOrder with an unknown creation outcome', () => {
 
   it('refuses to start again an order whose failed run had created it, naming the order id', async () => {
     await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
-    const started = await stack.orders.startOrder(order(stack, 'rc-repair-expired', { repairWindowMs: 1_000 }));
+    const started = await stack.orders.startOrder(
+      order(stack, 'rc-repair-expired', { repairWindowMs: 1_000 }),
+    );
     await expect(started.handle.result()).rejects.toThrow(WorkflowFailedError);
     const createdId = (await stack.sandbox.control.state()).orders[0]?.id as number;
 
@@ -170,7 +174,11 @@ describe('badgeOrder with an unknown creation outcome', () => {
     const platform = await stack.sandbox.control.state();
     expect(platform.orders).toHaveLength(1);
     const status = await started.handle.query('status');
-    expect(status).toMatchObject({ phase: 'cancelled', searchStatus: 'Cancelled', orderId: platform.orders[0]?.id });
+    expect(status).toMatchObject({
+      phase: 'cancelled',
+      searchStatus: 'Cancelled',
+      orderId: platform.orders[0]?.id,
+    });
     const description = await started.handle.describe();
     expect(description.searchAttributes[BadgeOrderId.name]).toEqual([String(platform.orders[0]?.id)]);
     expect(description.searchAttributes[BadgeOrderStatus.name]).toEqual(['Cancelled']);

@@ -68,7 +68,11 @@ describe('OrderState', () => {
     );
     state.answerReconciliation({ notCreated: true });
     state.resumeCreating();
-    expect(state.view()).toMatchObject({ phase: 'creating-order', searchStatus: 'Running', reconciliation: null });
+    expect(state.view()).toMatchObject({
+      phase: 'creating-order',
+      searchStatus: 'Running',
+      reconciliation: null,
+    });
     expect(published).toEqual(['AwaitingReconciliation', 'Running']);
   });
 
@@ -81,7 +85,11 @@ describe('OrderState', () => {
   it('ends as Failed or Cancelled with the reason', () => {
     const failed = newState();
     failed.state.ended('Failed', 'ORDER_REJECTED: 422');
-    expect(failed.state.view()).toMatchObject({ phase: 'failed', searchStatus: 'Failed', failure: 'ORDER_REJECTED: 422' });
+    expect(failed.state.view()).toMatchObject({
+      phase: 'failed',
+      searchStatus: 'Failed',
+      failure: 'ORDER_REJECTED: 422',
+    });
     const cancelled = newState();
     cancelled.state.ended('Cancelled', 'cancelled');
     expect(cancelled.state.view()).toMatchObject({ phase: 'cancelled', searchStatus: 'Cancelled' });

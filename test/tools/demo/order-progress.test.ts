@@ -17,7 +17,9 @@ function document(path: string, overrides: Partial<DocumentState> = {}): Documen
     status: 'pending',
     attempts: 0,
     lastError: null,
+    documentId: null,
     links: null,
+    possibleDuplicate: false,
     sourcePath: path,
     ...overrides,
   };
@@ -33,6 +35,8 @@ function order(overrides: Partial<BadgeOrderStatusView> = {}): BadgeOrderStatusV
     stockFallbackReason: null,
     documents: [document('vehicle-photo.jpg'), document('handwritten-note.txt')],
     repairDeadline: null,
+    reconciliation: null,
+    reconciliationDeadline: null,
     failure: null,
     ...overrides,
   };
