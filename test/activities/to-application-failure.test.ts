@@ -15,6 +15,7 @@ import {
 import {
   BadCredentialsError,
   ConflictError,
+  DocumentUnavailableError,
   FileError,
   ForbiddenError,
   isRetryable,
@@ -123,6 +124,9 @@ describe('toApplicationFailure', () => {
       2,
     ) as ApplicationFailure;
     expect(unavailable).toMatchObject({ type: 'DOCUMENT_UNAVAILABLE', nonRetryable: false });
+    const fromClient = toApplicationFailure(new DocumentUnavailableError('/docs/a.pdf', 'EIO'), 2);
+    expect(fromClient).toMatchObject({ type: 'DOCUMENT_UNAVAILABLE', nonRetryable: false });
+    expect(details(fromClient)).toEqual({ attempt: 2, outcome: 'not-sent' });
   });
 
   it('turns anything else into a retryable UNEXPECTED_ERROR that may have taken effect', () => {
