@@ -11,7 +11,7 @@ import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ApiContext, Answered } from './auth';
-import { isFailureType } from '../failure-types';
+import { isFailureType, SERVICE_FAILURE_TYPES } from '../failure-types';
 import { FileError, PLATFORM_ERROR_CODES } from './errors';
 import { IDEMPOTENCY_KEY_HEADER, PLATFORM_PATHS, sanitizeCause } from './http';
 import type { BodyActivity, PlatformRequest } from './http';
@@ -41,7 +41,36 @@ export function resolveContentType(filename: string, contentType?: string): stri
 
 const where = { method: 'POST', path: PLATFORM_PATHS.documents } as const;
 
-function fileError(filePath: string, problem: string, error?: unknown): FileError {
+/** File-system codes that say the file is not there (or not reachable by this path): trying again cannot help. */
+const PERMANENT_FILE_CODES = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EISDIR']);
+
+/**
+ * Thrown when reading the local file failed with a file-system error that may pass (`EIO`, `EMFILE`,
+ * `EACCES`, …): failure type `DOCUMENT_UNAVAILABLE`, retryable, nothing was sent.
+ */
+export class FileUnavailableError extends Error {
+  /** Always `DOCUMENT_UNAVAILABLE`. */
+  readonly code = SERVICE_FAILURE_TYPES.documentUnavailable;
+  /** Nothing reached the platform. */
+  readonly outcome = 'not-sent' as const;
+  /** The file-system error code. */
+  readonly fsCode: string;
+  /**
+   * @param filePath the local path
+   * @param fsCode the file-system error code
+   */
+  constructor(filePath: string, fsCode: string) {
+    super(`${where.method} ${where.path} not sent: cannot read local file ${filePath} now (${fsCode})`);
+    this.fsCode = fsCode;
+  }
+}
+Object.defineProperty(FileUnavailableError.prototype, 'name', { value: 'FileUnavailableError' });
+
+function fileError(filePath: string, problem: string, error?: unknown): FileError | FileUnavailableError {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code) && !PERMANENT_FILE_CODES.has(code)) {
+    return new FileUnavailableError(filePath, code);
+  }
   return new FileError({
     ...where,
     filePath,
@@ -62,7 +91,7 @@ async function openFile(filePath: string): Promise<{ handle: FileHandle; size: n
     }
     return { handle, size: stats.size };
   } catch (error) {
-    if (error instanceof FileError) throw error;
+    if (error instanceof FileError || error instanceof FileUnavailableError) throw error;
     await handle?.close().catch(() => undefined);
     const code = (error as { code?: unknown }).code;
     throw fileError(filePath, typeof code === 'string' ? code : 'open failed', error);
@@ -116,17 +145,13 @@ function destroyStream(stream: NodeJS.ReadableStream): void {
 
 /**
  * A read error of a caller's {@link UploadSource}: an error that already carries a failure type of its own (the
- * document side's `INVALID_DOCUMENT`, `DOCUMENT_UNAVAILABLE`) passes through; anything else is a `FileError`.
+ * document side's `INVALID_DOCUMENT`, `DOCUMENT_UNAVAILABLE`) passes through; a passing file-system error is a
+ * {@link FileUnavailableError}; anything else is a `FileError`.
  */
 function sourceError(error: unknown): Error {
   const code = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error && isFailureType(code) && !(code in PLATFORM_ERROR_CODES)) return error;
-  return new FileError({
-    ...where,
-    filePath: '(upload source)',
-    message: `${where.method} ${where.path} not sent: cannot read the upload source (${typeof code === 'string' ? code : 'read failed'})`,
-    cause: sanitizeCause(error, where, []),
-  });
+  return fileError('(upload source)', typeof code === 'string' ? code : 'read failed', error);
 }
 
 /**

@@ -63,7 +63,12 @@ export {
   ResponseShapeError,
 } from './schemas';
 export { DEFAULT_TIMEOUTS, IDEMPOTENCY_KEY_HEADER, parseRetryAfter, PLATFORM_PATHS } from './http';
-export { DOCUMENT_FILE_PART, DOCUMENT_TYPE_BADGE, resolveContentType } from './documents';
+export {
+  DOCUMENT_FILE_PART,
+  DOCUMENT_TYPE_BADGE,
+  FileUnavailableError,
+  resolveContentType,
+} from './documents';
 export {
   describeShape,
   extractDocument,

@@ -15,6 +15,7 @@ import {
 import {
   BadCredentialsError,
   ConflictError,
+  FileUnavailableError,
   FileError,
   ForbiddenError,
   isRetryable,
@@ -124,6 +125,9 @@ describe('toApplicationFailure', () => {
     ) as ApplicationFailure;
     expect(unavailable).toMatchObject({ type: 'DOCUMENT_UNAVAILABLE', nonRetryable: false });
     expect(details(unavailable)).toEqual({ attempt: 2, outcome: 'not-sent' });
+    const fromClient = toApplicationFailure(new FileUnavailableError('/docs/a.pdf', 'EIO'), 2);
+    expect(fromClient).toMatchObject({ type: 'DOCUMENT_UNAVAILABLE', nonRetryable: false });
+    expect(details(fromClient)).toEqual({ attempt: 2, outcome: 'not-sent' });
   });
 
   it('turns anything else into a retryable UNEXPECTED_ERROR that may have taken effect', () => {

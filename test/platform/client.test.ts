@@ -57,7 +57,11 @@ describe('orders', () => {
     const h = harness(() => ({ status: 201, body: { id: 5001, stock_id: 1001, status: 'created' } }));
     const payload = { vehicle: { plate: 'B-XY 123' }, badge: { colour: 'green' }, stock_id: 1001 };
     const order = await h.client.createOrder({ payload, idempotencyKey: 'order-ref-1' });
-    expect(order).toEqual({ orderId: 5001, raw: { id: 5001, stock_id: 1001, status: 'created' } });
+    expect(order).toEqual({
+      orderId: 5001,
+      status: 201,
+      raw: { id: 5001, stock_id: 1001, status: 'created' },
+    });
     const [request] = h.apiRequests();
     expect(request).toMatchObject({ method: 'POST', path: '/badge/v2/api/v1/orders', body: payload });
     expect(request?.headers['idempotency-key']).toBe('order-ref-1');
@@ -106,6 +110,7 @@ describe('uploads', () => {
     expect(uploaded).toEqual({
       documentId: 'doc-1',
       links: { original: 'https://p/o', thumbnail: 'https://p/t', download: 'https://p/d?signature=s' },
+      status: 201,
       raw: DOCUMENT_REPLY.body,
     });
     const [request] = h.apiRequests();

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { createPlatformClient, TimeoutError, TokenCache } from '../../src/platform';
 import type { PlatformClient, PlatformClientOptions } from '../../src/platform';
+import { FAILURE_TABLE } from '../../src/failure-types';
 import { makeJwt, PASSWORD, USERNAME } from './fake-http';
 
 type Behaviour = (request: IncomingMessage, response: ServerResponse) => void;
@@ -196,7 +197,11 @@ describe('upload source errors', () => {
     expect(error).toBe(failure);
   });
 
-  it('turns any other read error into a FileError that was not sent', async () => {
+  it.each([
+    ['EIO', 'DOCUMENT_UNAVAILABLE', true],
+    ['ENOENT', 'FILE_ERROR', false],
+    [undefined, 'FILE_ERROR', false],
+  ])('turns a source read error %s into %s, not sent', async (fsCode, code, retryable) => {
     behaviour = (request, response) => {
       request.resume();
       request.once('end', () => response.writeHead(201).end('{}'));
@@ -204,7 +209,7 @@ describe('upload source errors', () => {
     const broken = (): NodeJS.ReadableStream =>
       new Readable({
         read() {
-          this.destroy(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }));
+          this.destroy(Object.assign(new Error('read failed'), fsCode === undefined ? {} : { code: fsCode }));
         },
       });
     const error = await client({})
@@ -216,6 +221,7 @@ describe('upload source errors', () => {
         idempotencyKey: 'd-4',
       })
       .catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'FILE_ERROR', outcome: 'not-sent' });
+    expect(error).toMatchObject({ code, outcome: 'not-sent' });
+    expect(FAILURE_TABLE[code as keyof typeof FAILURE_TABLE].retryable).toBe(retryable);
   });
 });
