@@ -123,17 +123,20 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   };
   const logger = options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
   // Child loggers (Fastify's per request, ours per order) are made from this one and inherit these two. The
-  // originals are called with the logger they are called on (`this`): pino's child of a child needs that.
-  /* eslint-disable @typescript-eslint/unbound-method */
-  const child = logger.child;
-  logger.child = function (this: Logger, bindings: pino.Bindings, childOptions?: pino.ChildLoggerOptions) {
-    return child.call(this, redactSecrets(bindings) as pino.Bindings, childOptions);
-  } as Logger['child'];
-  const setBindings = logger.setBindings;
-  /* eslint-enable @typescript-eslint/unbound-method */
-  logger.setBindings = function (this: Logger, bindings: pino.Bindings) {
-    setBindings.call(this, redactSecrets(bindings) as pino.Bindings);
-  };
+  // originals are called on the logger they are called on (`this`): a child of a child needs that.
+  for (const method of ['child', 'setBindings'] as const) {
+    const original: unknown = Reflect.get(logger, method);
+    Object.defineProperty(logger, method, {
+      configurable: true,
+      writable: true,
+      value: function (this: Logger, bindings: pino.Bindings, ...rest: unknown[]): unknown {
+        return Reflect.apply(original as (...args: unknown[]) => unknown, this, [
+          redactSecrets(bindings),
+          ...rest,
+        ]);
+      },
+    });
+  }
   return logger;
 }
 
