@@ -1,37 +1,143 @@
 /**
- * Structured logs (pino) for the service's processes. Secrets are redacted by key wherever they might appear,
- * as a second line of defence: the code never logs them on purpose.
+ * Structured logs (pino) for the service's processes. Secrets are redacted wherever they might appear, as a
+ * second line of defence: the code never logs them on purpose, but an error from an HTTP library carries the
+ * request's headers, a nested configuration object carries a password, a message quotes a URL with
+ * credentials in it. Every argument of every log call, and every child logger's bindings, goes through
+ * {@link redactSecrets} before pino sees it (pino's own `redact` only knows fixed paths, not "any depth").
  */
-import pino, { type Logger, type LevelWithSilent } from 'pino';
+import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import { DefaultLogger, type LogLevel, type LogMetadata } from '@temporalio/worker';
 
-/** Keys whose values never reach a log line. */
-export const REDACTED_KEYS = [
-  'password',
-  'token',
-  'access_token',
-  'accessToken',
-  'authorization',
-  'Authorization',
-  'apiKey',
-  'headers.authorization',
-  'headers.Authorization',
-  '*.password',
-  '*.token',
-  '*.access_token',
-  '*.accessToken',
-  '*.authorization',
-  '*.Authorization',
-  '*.apiKey',
+/**
+ * Key names whose values never reach a log line, at any depth: anything containing `secret`, `token`,
+ * `password` (or `passwd`, `passphrase`), `authorization`, `cookie`, `api-key` / `apiKey` / `x-api-key`,
+ * `credential`, `private-key` or `signature`, in any case.
+ */
+export const SECRET_KEY_PATTERN =
+  /secret|token|passw(?:or)?d|passphrase|authorization|cookie|api[-_]?key|credential|private[-_]?key|signature/i;
+
+/** What a redacted value is replaced with. */
+export const REDACTED = '[redacted]';
+
+/** Deeper than this, values are cut off (log lines are not the place for deep structures anyway). */
+const MAX_DEPTH = 12;
+
+/** Secrets inside free text: credentials in URLs, `Bearer …` headers, `password=…` / `"token": "…"` pairs. */
+const TEXT_SECRETS: readonly [RegExp, string][] = [
+  [/\b((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]+/gi, `$1${REDACTED}`],
+  [/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, `$1${REDACTED}@`],
+  [
+    /([A-Za-z0-9_-]*(?:secret|token|passw(?:or)?d|passphrase|api[-_]?key|credential|signature)[A-Za-z0-9_-]*["']?\s*[=:]\s*["']?)[^\s"'&,;}]+/gi,
+    `$1${REDACTED}`,
+  ],
 ];
 
-/** Creates the process logger. */
-export function createLogger(options: { readonly level: LevelWithSilent; readonly name: string }): Logger {
-  return pino({
+/** Removes secrets from free text (messages, error messages, stacks); see {@link TEXT_SECRETS}. */
+export function redactText(text: string): string {
+  return TEXT_SECRETS.reduce((result, [pattern, replacement]) => result.replace(pattern, replacement), text);
+}
+
+/** A plain, redacted copy of an error: type, message, stack, code, its own fields and its cause. */
+function redactError(error: Error, depth: number, seen: WeakSet<object>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {
+    type: error.name || error.constructor.name,
+    message: redactText(error.message),
+  };
+  if (error.stack !== undefined) copy.stack = redactText(error.stack);
+  for (const [key, value] of Object.entries(error)) {
+    if (key in copy) continue;
+    copy[key] = SECRET_KEY_PATTERN.test(key) ? REDACTED : redactValue(value, depth + 1, seen);
+  }
+  if (error.cause !== undefined) copy.cause = redactValue(error.cause, depth + 1, seen);
+  if (error instanceof AggregateError) copy.errors = redactValue(error.errors, depth + 1, seen);
+  return copy;
+}
+
+function redactValue(value: unknown, depth: number, seen: WeakSet<object>): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (value === null || typeof value !== 'object') return value;
+  // Bytes are never logged: they may be key material or a document.
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[binary ${value.byteLength} bytes]`;
+  if (value instanceof Date) return value;
+  if (seen.has(value)) return '[circular]';
+  if (depth >= MAX_DEPTH) return '[too deep]';
+  seen.add(value);
+  try {
+    if (value instanceof Error) return redactError(value, depth, seen);
+    if (Array.isArray(value)) return value.map((item: unknown) => redactValue(item, depth + 1, seen));
+    if (value instanceof Map) return redactValue(Object.fromEntries(value), depth, seen);
+    if (value instanceof Set) return redactValue([...value], depth, seen);
+    // An object that says how it is written as JSON (a key ring writes only its ids) is redacted as that.
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') return redactValue(toJSON.call(value) as unknown, depth + 1, seen);
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        SECRET_KEY_PATTERN.test(key) ? REDACTED : redactValue(item, depth + 1, seen),
+      ]),
+    );
+  } finally {
+    seen.delete(value);
+  }
+}
+
+/**
+ * A copy of `value` that is safe to log: values under secret-looking keys ({@link SECRET_KEY_PATTERN}) at any
+ * depth are replaced, secrets in text ({@link redactText}) removed, errors turned into plain objects (with
+ * their causes), bytes summarised, cycles cut.
+ */
+export function redactSecrets(value: unknown): unknown {
+  return redactValue(value, 0, new WeakSet());
+}
+
+export interface CreateLoggerOptions {
+  readonly level: LevelWithSilent;
+  readonly name: string;
+  /** Where lines go. @default standard output */
+  readonly destination?: DestinationStream;
+}
+
+/** Creates the process logger; see the module comment. */
+export function createLogger(options: CreateLoggerOptions): Logger {
+  const pinoOptions: pino.LoggerOptions = {
     name: options.name,
     level: options.level,
-    redact: { paths: REDACTED_KEYS, censor: '[redacted]' },
-  });
+    // Errors arrive here already as redacted plain objects (see logMethod); pino's error serializer would
+    // only rename their type.
+    serializers: { err: (value: unknown) => value },
+    hooks: {
+      logMethod(args, method) {
+        const [first, ...rest] = args as unknown[];
+        // `logger.error(error)` and `logger.error(error, 'message')`: keep pino's meaning, an `err` field and
+        // the error's message as the line's message.
+        const redacted =
+          first instanceof Error
+            ? [
+                { err: redactSecrets(first) },
+                ...(rest.length > 0 ? rest : [first.message]).map(redactSecrets),
+              ]
+            : [first, ...rest].map(redactSecrets);
+        method.apply(this, redacted as Parameters<typeof method>);
+      },
+    },
+  };
+  const logger = options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
+  // Child loggers (Fastify's per request, ours per order) are made from this one and inherit these two. The
+  // originals are called on the logger they are called on (`this`): a child of a child needs that.
+  for (const method of ['child', 'setBindings'] as const) {
+    const original: unknown = Reflect.get(logger, method);
+    Object.defineProperty(logger, method, {
+      configurable: true,
+      writable: true,
+      value: function (this: Logger, bindings: pino.Bindings, ...rest: unknown[]): unknown {
+        return Reflect.apply(original as (...args: unknown[]) => unknown, this, [
+          redactSecrets(bindings),
+          ...rest,
+        ]);
+      },
+    });
+  }
+  return logger;
 }
 
 const SDK_TO_PINO = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;

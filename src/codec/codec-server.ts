@@ -4,8 +4,13 @@
  * `{ payloads: [{ metadata: { key: base64 }, data: base64 }] }` in and out — so operators can read encrypted
  * payloads in the Web UI and the CLI. Browsers are served only for the configured UI origin (CORS), and every
  * call needs a bearer token or, when allowed, the Web UI's passed access token.
+ *
+ * The server holds the keys to every order's personal data, so it spends as little as possible on callers it
+ * does not know: credentials are checked as soon as the headers are in (`onRequest`), before a byte of the body
+ * is read, and a refused request's connection is closed instead of drained. Bodies, payload counts, requests
+ * in progress, connections and the time a request may take are all bounded ({@link CodecServerLimits}).
  */
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -14,12 +19,45 @@ import { formatIssues } from '../contract';
 import { EncryptionCodec, PayloadDecryptionError } from './encryption-codec';
 import type { PayloadKeyRing } from './key-ring';
 
-/** Largest request body: a page of history payloads. */
-const BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 const ALLOWED_HEADERS = 'content-type, x-namespace, authorization';
 
 /** Checks an access token the Web UI passed; resolves true when it is valid. */
 export type AccessTokenVerifier = (token: string) => Promise<boolean>;
+
+/**
+ * Bounds on what one caller can make the server hold. The defaults fit the Web UI and the CLI, which send the
+ * payloads of one history event (or one query, signal or update) per request.
+ */
+export interface CodecServerLimits {
+  /** Largest request body. One payload is at most 2 MiB (Temporal's blob limit), 2.7 MiB as base64. @default 4 MiB */
+  readonly bodyLimitBytes?: number;
+  /** Most payloads in one request; more are refused with 413 before the body is parsed. @default 1000 */
+  readonly maxPayloads?: number;
+  /** Authenticated requests in progress at once; more are answered 503 with `retry-after`. @default 16 */
+  readonly maxConcurrentRequests?: number;
+  /** Open connections; more are closed as they arrive. @default 256 */
+  readonly maxConnections?: number;
+  /** Time a caller has to send the request headers. @default 10 s */
+  readonly headersTimeoutMs?: number;
+  /** Time a caller has to send the whole request, body included (a slow drip ends here). @default 30 s */
+  readonly requestTimeoutMs?: number;
+  /** A connection on which nothing moves for this long is closed. @default 30 s */
+  readonly idleTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this long. @default 5 s */
+  readonly keepAliveTimeoutMs?: number;
+}
+
+/** The limits used when {@link CodecServerOptions.limits} leaves one out. */
+export const DEFAULT_CODEC_SERVER_LIMITS: Readonly<Required<CodecServerLimits>> = Object.freeze({
+  bodyLimitBytes: 4 * 1024 * 1024,
+  maxPayloads: 1000,
+  maxConcurrentRequests: 16,
+  maxConnections: 256,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  idleTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+});
 
 export interface CodecServerOptions {
   /** The keys to encode and decode with (the workers' keys). */
@@ -39,6 +77,8 @@ export interface CodecServerOptions {
    * unless `host` is a loopback address.
    */
   readonly allowUnauthenticatedOnLoopback?: boolean;
+  /** Size, count, concurrency and time limits; see {@link DEFAULT_CODEC_SERVER_LIMITS}. */
+  readonly limits?: CodecServerLimits;
   /** Request logs; silent when absent. */
   readonly logger?: Logger;
 }
@@ -83,10 +123,36 @@ function toJson(payload: Payload): { metadata: Record<string, string>; data: str
   };
 }
 
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
+const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * Compares a given secret with the expected one's digest. Both sides are hashed first, so the comparison
+ * always runs over 32 bytes: neither its time nor an early length check tells a caller anything.
+ */
+function sameSecret(given: string, expectedDigest: Buffer): boolean {
+  return timingSafeEqual(sha256(given), expectedDigest);
+}
+
+/** An error the error handler answers with its own status and code. */
+function httpError(statusCode: number, code: string, message: string): Error {
+  return Object.assign(new Error(message), { statusCode, code });
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+
+/**
+ * Objects and arrays a JSON text can hold at most: its `{` and `[` characters (some may sit inside strings,
+ * so this only over-counts). Counted before `JSON.parse`, so a body of a million `{}` is refused without
+ * building a million objects.
+ */
+function containerCount(text: string): number {
+  let count = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text.charCodeAt(index);
+    if (char === OPEN_BRACE || char === OPEN_BRACKET) count += 1;
+  }
+  return count;
 }
 
 const isLoopback = (host: string): boolean => host === '127.0.0.1' || host === '::1' || host === 'localhost';
@@ -102,11 +168,32 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     );
   }
   if (!options.keys.encrypts) throw new CodecServerOptionsError('The codec server needs at least one key');
+  const limits = { ...DEFAULT_CODEC_SERVER_LIMITS, ...options.limits };
   const codec = new EncryptionCodec(options.keys);
+  const tokenDigest = options.token === undefined ? undefined : sha256(options.token);
+  // A payload is an object with a metadata object (and, in newer protocol versions, a list of external
+  // payload details): four containers each, plus the body and its list.
+  const maxContainers = 4 * limits.maxPayloads + 2;
 
   const app = Fastify({
-    bodyLimit: BODY_LIMIT_BYTES,
+    bodyLimit: limits.bodyLimitBytes,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // Node checks the header and request deadlines on this interval (30 s by default, longer than a deadline).
+    http: {
+      headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 2))),
+    },
+    forceCloseConnections: true,
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+  });
+  app.server.maxConnections = limits.maxConnections;
+
+  // A refused request's unread body is not drained: the connection closes after the answer.
+  app.addHook('onSend', async (request, reply) => {
+    if (reply.statusCode >= 400 && !request.raw.complete) reply.header('connection', 'close');
   });
 
   // CORS: only the UI's origin, checked before anything else; other origins get no CORS headers and a 403.
@@ -136,24 +223,69 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const given = match?.[1];
     if (given === undefined) return !hasCredentials;
-    if (options.token !== undefined && sameSecret(given, options.token)) return true;
+    if (tokenDigest !== undefined && sameSecret(given, tokenDigest)) return true;
     if (options.verifyUiAccessToken) return options.verifyUiAccessToken(given).catch(() => false);
     return false;
   };
 
-  const handle = (operation: 'encode' | 'decode') => async (request: FastifyRequest, reply: FastifyReply) => {
+  // Authentication and the concurrency limit, as soon as the headers are in: the body is read only for a
+  // caller with credentials and a free slot. Preflights carry no credentials (browsers never send them).
+  let inProgress = 0;
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS') return;
     if (!(await authenticated(request))) {
       return reply
         .code(401)
         .header('www-authenticate', 'Bearer')
         .send({ error: 'A valid bearer token is required', code: 'UNAUTHORIZED' });
     }
+    if (inProgress >= limits.maxConcurrentRequests) {
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .send({ error: 'Too many requests in progress; retry shortly', code: 'BUSY' });
+    }
+    inProgress += 1;
+    reply.raw.once('close', () => {
+      inProgress -= 1;
+    });
+  });
+
+  // Our own JSON parser: it refuses a body with too many payloads before parsing it, and its errors never
+  // quote the body (payload data) back.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (containerCount(text) > maxContainers) {
+      done(tooManyPayloads(limits.maxPayloads));
+      return;
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(httpError(400, 'INVALID_JSON', 'The body is not valid JSON'));
+    }
+  });
+
+  app.setErrorHandler(async (error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const status =
+      error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500
+        ? error.statusCode
+        : 500;
+    if (status === 500) request.log.error({ err: error }, 'codec request failed');
+    return reply
+      .code(status)
+      .send({ error: status === 500 ? 'Internal error' : error.message, code: error.code ?? 'ERROR' });
+  });
+
+  const handle = (operation: 'encode' | 'decode') => async (request: FastifyRequest, reply: FastifyReply) => {
     const body = bodySchema.safeParse(request.body);
     if (!body.success) {
       return reply
         .code(400)
         .send({ error: `Invalid body: ${formatIssues(body.error).join('; ')}`, code: 'INVALID_BODY' });
     }
+    if (body.data.payloads.length > limits.maxPayloads) throw tooManyPayloads(limits.maxPayloads);
     const payloads = body.data.payloads.map(fromJson);
     try {
       const converted = operation === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
@@ -173,4 +305,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     url: address.replace('[::1]', 'localhost'),
     close: () => app.close(),
   };
+}
+
+function tooManyPayloads(maxPayloads: number): Error {
+  return httpError(413, 'TOO_MANY_PAYLOADS', `At most ${maxPayloads} payloads per request`);
 }

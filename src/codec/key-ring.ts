@@ -39,21 +39,34 @@ export class PayloadKeyRing {
     return new PayloadKeyRing([]);
   }
 
-  /** A ring from keys, newest first; throws {@link PayloadKeysError} for a bad id, size or duplicate. */
-  static of(keys: readonly PayloadKey[]): PayloadKeyRing {
-    const seen = new Set<string>();
-    for (const key of keys) {
+  /**
+   * A ring from keys, newest first; throws {@link PayloadKeysError} for a bad id, size or duplicate. The error
+   * names a key by its position only (`name(1)` = "key 1"): a mistyped entry may hold key material where the
+   * id belongs.
+   */
+  static of(
+    keys: readonly PayloadKey[],
+    name: (position: number) => string = (position) => `key ${position}`,
+  ): PayloadKeyRing {
+    const positions = new Map<string, number>();
+    keys.forEach((key, index) => {
+      const position = index + 1;
       if (!KEY_ID.test(key.id)) {
-        throw new PayloadKeysError(`key id "${key.id}" must be 1-64 characters of A-Z a-z 0-9 . _ -`);
-      }
-      if (seen.has(key.id)) throw new PayloadKeysError(`key id "${key.id}" appears twice`);
-      seen.add(key.id);
-      if (key.material.length !== PAYLOAD_KEY_BYTES) {
         throw new PayloadKeysError(
-          `key "${key.id}" must be ${PAYLOAD_KEY_BYTES} bytes, got ${key.material.length} bytes`,
+          `${name(position)}: the key id must be 1-64 characters of A-Z a-z 0-9 . _ -`,
         );
       }
-    }
+      const earlier = positions.get(key.id);
+      if (earlier !== undefined) {
+        throw new PayloadKeysError(`${name(earlier)} and ${name(position)} have the same key id`);
+      }
+      positions.set(key.id, position);
+      if (key.material.length !== PAYLOAD_KEY_BYTES) {
+        throw new PayloadKeysError(
+          `${name(position)}: the key must be ${PAYLOAD_KEY_BYTES} bytes, got ${key.material.length} bytes`,
+        );
+      }
+    });
     return new PayloadKeyRing(keys);
   }
 
@@ -85,6 +98,9 @@ export class PayloadKeyRing {
 /**
  * Parses `keyId=base64,keyId=base64` (newest first; whitespace and newlines around entries are ignored).
  * `source` names the variable in error messages ('' for none). An empty text gives an empty ring.
+ *
+ * Errors name an entry by its position, never by its text: an entry written without `id=` (or with its parts
+ * swapped) holds key material where the id belongs, and the error goes to logs.
  */
 export function parsePayloadKeys(text: string, source = 'PAYLOAD_KEYS'): PayloadKeyRing {
   const prefix = source ? `${source}: ` : '';
@@ -96,20 +112,23 @@ export function parsePayloadKeys(text: string, source = 'PAYLOAD_KEYS'): Payload
     const separator = entry.indexOf('=');
     const id = separator < 0 ? '' : entry.slice(0, separator).trim();
     const encoded = separator < 0 ? '' : entry.slice(separator + 1).trim();
-    const where = `${prefix}entry ${index + 1}${id ? ` ("${id}")` : ''}`;
+    const where = `${prefix}entry ${index + 1}`;
     if (!id || !encoded) throw new PayloadKeysError(`${where}: expected keyId=base64(32 bytes)`);
     if (!BASE64.test(encoded)) throw new PayloadKeysError(`${where}: the key is not base64`);
     return { id, material: Buffer.from(encoded, 'base64') };
   });
   try {
-    return PayloadKeyRing.of(keys);
+    return PayloadKeyRing.of(keys, (position) => `entry ${position}`);
   } catch (error) {
-    throw new PayloadKeysError(`${prefix}${(error as Error).message}`);
+    if (error instanceof PayloadKeysError) throw new PayloadKeysError(`${prefix}${error.message}`);
+    throw error;
   }
 }
 
 /** A new random key entry, `keyId=base64(32 bytes)`, for the demo, tests and operators' key generation. */
 export function generatePayloadKeyEntry(keyId: string): string {
-  if (!KEY_ID.test(keyId)) throw new PayloadKeysError(`key id "${keyId}" is not valid`);
+  if (!KEY_ID.test(keyId)) {
+    throw new PayloadKeysError('the key id must be 1-64 characters of A-Z a-z 0-9 . _ -');
+  }
   return `${keyId}=${randomBytes(PAYLOAD_KEY_BYTES).toString('base64')}`;
 }
