@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/envconfig';
 import { z } from 'zod';
 import { PayloadKeyRing, parsePayloadKeys } from './codec/key-ring';
+import { responseMapSchema, type ResponseMap } from './platform/extract';
 import { DEFAULT_TASK_QUEUE, formatIssues } from './contract';
 
 /** Thrown when the environment is invalid; the message names every variable concerned. */
@@ -100,20 +101,34 @@ export const platformConfigSchema = z.object({
    * or `hold` (the document waits for repair). @default retry
    */
   uploadUnknownOutcome: z.enum(['retry', 'hold']).default('retry'),
-  /** JSON pointers to the platform's response fields, once known; they win over the client's guesses. */
+  /** An upload is aborted and retried when no byte moved for this long. @default 30000 */
+  uploadStallMs: z.coerce.number().int().positive().optional(),
+  /** Slowest upload rate allowed for: an upload's deadline grows with the file's size. @default 65536 */
+  minUploadBytesPerSecond: z.coerce.number().int().positive().optional(),
+  /**
+   * JSON pointers to the platform's response fields, once known (`npm run ops -- probe` suggests them); they
+   * win over the client's guesses. Example: `{"orderId":"/data/id","links":{"original":"/urls/original"}}`.
+   */
   responseMap: z
     .string()
     .optional()
-    .transform((text, context): unknown => {
+    .transform((text, context): ResponseMap | undefined => {
       if (text === undefined || text.trim() === '') return undefined;
+      let json: unknown;
       try {
-        return JSON.parse(text) as unknown;
+        json = JSON.parse(text) as unknown;
       } catch {
         context.addIssue({ code: 'custom', message: 'must be a JSON object of JSON pointers' });
         return z.NEVER;
       }
+      const parsed = responseMapSchema.safeParse(json);
+      if (parsed.success) return parsed.data;
+      context.addIssue({ code: 'custom', message: formatIssues(parsed.error).join('; ') });
+      return z.NEVER;
     }),
 });
+/** Parsed platform settings. */
+export type PlatformConfig = z.infer<typeof platformConfigSchema>;
 
 /** Everything the worker needs. */
 export const workerConfigSchema = z.object({
@@ -172,6 +187,8 @@ const ENV_NAMES: Record<string, string> = {
   'platform.idempotencyKeys': 'BADGE_IDEMPOTENCY_KEYS',
   'platform.uploadUnknownOutcome': 'BADGE_UPLOAD_UNKNOWN_OUTCOME',
   'platform.responseMap': 'BADGE_RESPONSE_MAP',
+  'platform.uploadStallMs': 'BADGE_UPLOAD_STALL_MS',
+  'platform.minUploadBytesPerSecond': 'BADGE_MIN_UPLOAD_BYTES_PER_SECOND',
   documentsRoot: 'DOCUMENTS_ROOT',
   maxDocumentBytes: 'MAX_DOCUMENT_BYTES',
   maxConcurrentActivities: 'WORKER_MAX_CONCURRENT_ACTIVITIES',
@@ -216,6 +233,31 @@ function temporalProfileFromEnv(env: Env): ClientConfigProfile {
   }
 }
 
+function platformFromEnv(env: Env): Record<string, unknown> {
+  return {
+    baseUrl: env.BADGE_BASE_URL || undefined,
+    username: env.BADGE_USERNAME ?? '',
+    password: secretFrom(env, 'BADGE_PASSWORD') ?? '',
+    requestTimeoutMs: env.BADGE_REQUEST_TIMEOUT_MS || undefined,
+    uploadTimeoutMs: env.BADGE_UPLOAD_TIMEOUT_MS || undefined,
+    uploadStallMs: env.BADGE_UPLOAD_STALL_MS || undefined,
+    minUploadBytesPerSecond: env.BADGE_MIN_UPLOAD_BYTES_PER_SECOND || undefined,
+    idempotencyKeys: env.BADGE_IDEMPOTENCY_KEYS || undefined,
+    uploadUnknownOutcome: env.BADGE_UPLOAD_UNKNOWN_OUTCOME || undefined,
+    responseMap: env.BADGE_RESPONSE_MAP || undefined,
+  };
+}
+
+/** The platform settings alone (`npm run ops -- probe`); throws {@link ConfigError} naming each variable. */
+export function loadPlatformConfig(env: Env = process.env): Readonly<PlatformConfig> {
+  const parsed = parse(
+    z.object({ platform: platformConfigSchema }),
+    { platform: platformFromEnv(env) },
+    ENV_NAMES,
+  );
+  return Object.freeze(parsed.platform);
+}
+
 function temporalFromEnv(env: Env): Record<string, unknown> {
   const profile = temporalProfileFromEnv(env);
   return {
@@ -242,16 +284,7 @@ export function loadTemporalConfig(env: Env = process.env): Readonly<TemporalCon
 export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig> {
   const raw = {
     temporal: temporalFromEnv(env),
-    platform: {
-      baseUrl: env.BADGE_BASE_URL || undefined,
-      username: env.BADGE_USERNAME ?? '',
-      password: secretFrom(env, 'BADGE_PASSWORD') ?? '',
-      requestTimeoutMs: env.BADGE_REQUEST_TIMEOUT_MS || undefined,
-      uploadTimeoutMs: env.BADGE_UPLOAD_TIMEOUT_MS || undefined,
-      idempotencyKeys: env.BADGE_IDEMPOTENCY_KEYS || undefined,
-      uploadUnknownOutcome: env.BADGE_UPLOAD_UNKNOWN_OUTCOME || undefined,
-      responseMap: env.BADGE_RESPONSE_MAP || undefined,
-    },
+    platform: platformFromEnv(env),
     documentsRoot: env.DOCUMENTS_ROOT || undefined,
     maxDocumentBytes: env.MAX_DOCUMENT_BYTES || undefined,
     maxConcurrentActivities: env.WORKER_MAX_CONCURRENT_ACTIVITIES || undefined,

@@ -16,6 +16,7 @@ import {
   type BadgeOrderStatusView,
   type DocumentState,
 } from '../contract';
+import { probePlatform, type PlatformClient, type ProbeReport } from '../platform';
 import { triggerReplay } from '../temporal/schedule';
 import { badgeOrdersQuery } from '../temporal/visibility';
 import { webUiWorkflowLink } from '../temporal/web-ui';
@@ -33,6 +34,11 @@ export interface OpsDependencies {
   readonly out: (text: string) => void;
   /** Standard error. */
   readonly err: (text: string) => void;
+  /**
+   * Builds a platform client from the worker's settings (`BADGE_*`), for `probe`; `baseUrl` overrides the
+   * configured one. Called only by `probe`, so other commands need no platform credentials.
+   */
+  readonly platformClient?: (baseUrl?: string) => PlatformClient;
 }
 
 /** One order as `list` prints it. */
@@ -92,6 +98,44 @@ function renderStatus(view: BadgeOrderStatusView, link: string | null): string {
   ]);
   if (view.documents.length === 0) return `${summary}\n\n(no documents)`;
   return `${summary}\n\n${renderTable(DOCUMENT_COLUMNS, documentRows(view.documents))}`;
+}
+
+function keyVerdict(honoured: boolean | null | undefined): string {
+  if (honoured === undefined) return 'not tried (use --allow-test-orders)';
+  if (honoured === null) return 'could not tell';
+  return honoured ? 'honoured' : 'IGNORED (a retry creates a second one)';
+}
+
+function renderProbe(report: ProbeReport): string {
+  const failure = report.authentication.failure;
+  const fields = renderFields([
+    ['authentication', report.authentication.ok ? 'ok' : `failed: ${failure?.message ?? 'unknown'}`],
+    [
+      'stocks',
+      report.stocks.failure
+        ? `failed: ${report.stocks.failure.message}`
+        : `${report.stocks.stockCount ?? '?'} listed`,
+    ],
+    ['stocks answer', report.stocks.shape.join(', ') || null],
+    ['order key', keyVerdict(report.orders?.keyHonoured)],
+    ['order answer', report.orders?.first.shape.join(', ') ?? null],
+    ['upload key', keyVerdict(report.documents?.keyHonoured)],
+    ['upload answer', report.documents?.first.shape.join(', ') ?? null],
+  ]);
+  const settings = [
+    `BADGE_IDEMPOTENCY_KEYS=${report.recommended.BADGE_IDEMPOTENCY_KEYS ?? 'unknown'}`,
+    ...(report.recommended.responseMap
+      ? [`BADGE_RESPONSE_MAP='${JSON.stringify(report.recommended.responseMap)}'`]
+      : []),
+  ];
+  const notes = report.notes.map((note) => `- ${note}`);
+  return [
+    fields,
+    '',
+    'Settings to use:',
+    ...settings,
+    ...(notes.length > 0 ? ['', 'Notes:', ...notes] : []),
+  ].join('\n');
 }
 
 /** Builds the commander program; exported for `--help` tests and documentation. */
@@ -258,6 +302,26 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
         );
       },
     );
+
+  program
+    .command('probe')
+    .description(
+      'ask the platform how it answers (credentials from BADGE_USERNAME / BADGE_PASSWORD) and print the settings to use',
+    )
+    .option('--base-url <url>', 'the platform to probe (default: BADGE_BASE_URL)')
+    .option(
+      '--allow-test-orders',
+      'create one test order and upload a tiny document, each twice with one key, to see whether keys are honoured',
+    )
+    .action(async (options: { baseUrl?: string; allowTestOrders?: boolean }, command: Command) => {
+      if (!deps.platformClient) throw new OpsError('probe: no platform configuration available');
+      const report = await probePlatform({
+        client: deps.platformClient(options.baseUrl),
+        allowTestOrders: options.allowTestOrders === true,
+      });
+      print(wantsJson(command), report, () => renderProbe(report));
+      if (!report.authentication.ok) throw new OpsError('probe: authentication failed');
+    });
 
   program
     .command('replay-now')

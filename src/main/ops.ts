@@ -1,5 +1,7 @@
 /** Entry point of `npm run ops -- <command>`: configuration from the environment, then {@link runOps}. */
-import { ConfigError, loadTemporalConfig } from '../config';
+import { ConfigError, loadPlatformConfig, loadTemporalConfig } from '../config';
+import { createLogger } from '../logging';
+import { platformClientFromConfig } from '../worker/platform-client';
 import { lazyClient } from '../temporal/connection';
 import { runOps } from '../commands/ops-command';
 
@@ -13,6 +15,11 @@ async function main(): Promise<number> {
       webUiUrl: config.webUiUrl,
       out: (text) => process.stdout.write(`${text}\n`),
       err: (text) => process.stderr.write(`${text}\n`),
+      platformClient: (baseUrl) =>
+        platformClientFromConfig(
+          { ...loadPlatformConfig(), ...(baseUrl !== undefined && { baseUrl }) },
+          { logger: createLogger({ level: 'warn', name: 'badge-orders-probe' }) },
+        ),
     });
   } finally {
     await client.connection.close();

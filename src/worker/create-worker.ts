@@ -10,12 +10,12 @@ import { assertDocumentsRootReadable, createDocumentsRoot } from '../documents';
 import { createReplayActivities } from '../activities/replay';
 import { createDataConverter } from '../codec/data-converter';
 import type { WorkerConfig } from '../config';
-import { createPlatformClient } from '../platform';
 import { createServiceMetrics } from '../metrics';
 import { connectClient } from '../temporal/connection';
 import { connectWorker } from '../temporal/worker-connection';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
 import { serviceBundleOptions } from '../workflow-bundle';
+import { platformClientFromConfig } from './platform-client';
 
 /** A worker ready to run, with the connections it owns (close both after `run()`). */
 export interface BadgeOrderWorker {
@@ -61,10 +61,7 @@ export async function createBadgeOrderWorker(
       const result = await ensureSearchAttributes(connection, config.temporal.namespace);
       logger.info(result, 'search attributes checked');
     }
-    const platform = createPlatformClient({
-      baseUrl: config.platform.baseUrl,
-      credentials: { username: config.platform.username, password: config.platform.password },
-      timeouts: { requestMs: config.platform.requestTimeoutMs, uploadMs: config.platform.uploadTimeoutMs },
+    const platform = platformClientFromConfig(config.platform, {
       logger: logger.child({ component: 'platform' }),
       onRequest: createServiceMetrics(Runtime.instance().metricMeter).onPlatformRequest,
     });

@@ -8,6 +8,8 @@ import { describeReplaySchedule, replayScheduleHandle } from '../../src/temporal
 import { runScheduleCommand } from '../../src/commands/schedule-command';
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
 import type { ListedOrder } from '../../src/commands/ops-command';
+import { createPlatformClient, type ProbeReport } from '../../src/platform';
+import { DEMO_USER, startSandbox } from '../../src/sandbox';
 import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
@@ -39,6 +41,11 @@ describe('ops CLI', () => {
       webUiUrl: 'http://127.0.0.1:8233',
       out: (text) => out.push(text),
       err: (text) => err.push(text),
+      platformClient: (baseUrl) =>
+        createPlatformClient({
+          baseUrl: baseUrl ?? stack.sandbox.baseUrl,
+          credentials: { username: DEMO_USER.username, password: DEMO_USER.password },
+        }),
     });
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
@@ -197,6 +204,68 @@ describe('ops CLI', () => {
     } finally {
       await stack.sandbox.control.setRules({ acceptedContentTypes: DEFAULT_TYPES });
       await replayScheduleHandle(stack.temporal.client).delete();
+    }
+  });
+
+  it('reconciles an order whose creation outcome is unknown, with the id the platform holds', async () => {
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
+    try {
+      const started = await stack.orders.startOrder({
+        orderRef: 'ops-reconcile',
+        vehicle,
+        badge,
+        documents: [],
+      });
+      await waitFor(
+        () => stack.orders.status('ops-reconcile'),
+        (status) => status.searchStatus === 'AwaitingReconciliation',
+        { what: 'ops-reconcile awaiting reconciliation' },
+      );
+      const listed = await json<ListedOrder[]>('list', '--status', 'AwaitingReconciliation');
+      expect(listed.map((order) => order.orderRef)).toContain('ops-reconcile');
+      const shown = await ops('status', 'ops-reconcile');
+      expect(shown.out).toMatch(/idempotency key\s+badge-order-ops-reconcile:create:without-stock/);
+
+      const [created] = await stack.sandbox.control.listOrders({
+        idempotencyKey: 'badge-order-ops-reconcile:create:without-stock',
+      });
+      expect(await ops('reconcile', 'ops-reconcile')).toMatchObject({
+        code: 1,
+        err: expect.stringMatching(/--order-id/),
+      });
+      const answered = await json<BadgeOrderStatusView>(
+        'reconcile',
+        'ops-reconcile',
+        '--order-id',
+        String(created?.id),
+      );
+      expect(answered.orderId).toBe(created?.id);
+      expect((await started.handle.result()).orderId).toBe(created?.id);
+      expect(await ops('reconcile', 'ops-reconcile', '--not-created')).toMatchObject({
+        code: 1,
+        err: expect.stringMatching(/not awaiting reconciliation/),
+      });
+    } finally {
+      await stack.sandbox.control.setFaults({});
+    }
+  });
+
+  it('probes a platform: whether it honours idempotency keys, and the settings to use', async () => {
+    const ignoring = await startSandbox({ port: 0, profile: 'legacy' });
+    try {
+      const honouring = await json<ProbeReport>('probe', '--allow-test-orders');
+      expect(honouring.recommended.BADGE_IDEMPOTENCY_KEYS).toBe('honoured');
+      const text = await ops('probe', '--allow-test-orders', '--base-url', ignoring.baseUrl);
+      expect(text.code).toBe(0);
+      expect(text.out).toMatch(/order key\s+IGNORED/);
+      expect(text.out).toMatch(/BADGE_IDEMPOTENCY_KEYS=unknown/);
+      // Without --allow-test-orders nothing is created.
+      const before = (await ignoring.control.listOrders()).length;
+      const readOnly = await json<ProbeReport>('probe', '--base-url', ignoring.baseUrl);
+      expect(readOnly.orders).toBeUndefined();
+      expect(await ignoring.control.listOrders()).toHaveLength(before);
+    } finally {
+      await ignoring.close();
     }
   });
 
