@@ -175,7 +175,28 @@ export class BadgeOrdersClient {
       if (error instanceof WorkflowUpdateFailedError) {
         throw new ReconcileOrderRejectedError(error.cause?.message ?? error.message, { cause: error });
       }
+      const closed = await this.closedStatus(orderRef, error);
+      if (closed !== undefined) {
+        throw new ReconcileOrderRejectedError(
+          `reconcileOrder refused: order ${orderRef} is no longer running (${closed})`,
+          { cause: error },
+        );
+      }
       throw error;
+    }
+  }
+
+  /**
+   * When `error` says the workflow is not found although a run of the order exists, that run has closed:
+   * its status (e.g. `COMPLETED`); otherwise undefined.
+   */
+  private async closedStatus(orderRef: string, error: unknown): Promise<string | undefined> {
+    if (!(error instanceof WorkflowNotFoundError)) return undefined;
+    try {
+      const description = await this.getHandle(orderRef).describe();
+      return description.status.name === 'RUNNING' ? undefined : description.status.name;
+    } catch {
+      return undefined;
     }
   }
 
@@ -189,6 +210,13 @@ export class BadgeOrdersClient {
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError) {
         throw new ReplaceDocumentRejectedError(error.cause?.message ?? error.message, { cause: error });
+      }
+      const closed = await this.closedStatus(orderRef, error);
+      if (closed !== undefined) {
+        throw new ReplaceDocumentRejectedError(
+          `replaceDocument refused: order ${orderRef} is no longer running (${closed})`,
+          { cause: error },
+        );
       }
       throw error;
     }

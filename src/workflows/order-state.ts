@@ -84,10 +84,11 @@ export class OrderState {
     return null;
   }
 
-  /** Takes the operator's answer to the pending reconciliation. */
+  /** Takes the operator's answer to the pending reconciliation; a given order id shows at once. */
   answerReconciliation(answer: ReconcileOrderInput): void {
     if (this.reconciliation === null) throw new Error('no reconciliation is pending');
     this.reconciliation.answer = answer;
+    if ('orderId' in answer) this.orderId = answer.orderId;
   }
 
   /** The operator's answer, once given. */

@@ -121,7 +121,7 @@ describe('ops CLI', () => {
     const table = await ops('status', 'cli-status');
     expect(table.code).toBe(0);
     expect(table.out).toMatch(/phase:\s+awaiting-repair/);
-    expect(table.out).toMatch(/cli-status\/scan\.gif\s+failed\s+1\s+-\s+VALIDATION/);
+    expect(table.out).toMatch(/cli-status\/scan\.gif\s+failed\s+1\s+-\s+-\s+VALIDATION/);
     expect(table.out).toContain('http://127.0.0.1:8233/namespaces/default/workflows/badge-order-cli-status');
 
     const unknown = await ops('status', 'no-such-order');
@@ -224,7 +224,7 @@ describe('ops CLI', () => {
       const listed = await json<ListedOrder[]>('list', '--status', 'AwaitingReconciliation');
       expect(listed.map((order) => order.orderRef)).toContain('ops-reconcile');
       const shown = await ops('status', 'ops-reconcile');
-      expect(shown.out).toMatch(/idempotency key\s+badge-order-ops-reconcile:create:without-stock/);
+      expect(shown.out).toMatch(/idempotency key:\s+badge-order-ops-reconcile:create:without-stock/);
 
       const [created] = await stack.sandbox.control.listOrders({
         idempotencyKey: 'badge-order-ops-reconcile:create:without-stock',
@@ -242,7 +242,7 @@ describe('ops CLI', () => {
       expect((await started.handle.result()).orderId).toBe(created?.id);
       const late = await ops('reconcile', 'ops-reconcile', '--not-created');
       expect(late.code).toBe(1);
-      expect(late.err).toMatch(/not awaiting reconciliation/);
+      expect(late.err).toMatch(/no longer running \(COMPLETED\)/);
     } finally {
       await stack.sandbox.control.setFaults({});
     }
@@ -255,7 +255,7 @@ describe('ops CLI', () => {
       expect(honouring.recommended.BADGE_IDEMPOTENCY_KEYS).toBe('honoured');
       const text = await ops('probe', '--allow-test-orders', '--base-url', ignoring.baseUrl);
       expect(text.code).toBe(0);
-      expect(text.out).toMatch(/order key\s+IGNORED/);
+      expect(text.out).toMatch(/order key:\s+IGNORED/);
       expect(text.out).toMatch(/BADGE_IDEMPOTENCY_KEYS=unknown/);
       // Without --allow-test-orders nothing is created.
       const before = (await ignoring.control.listOrders()).length;

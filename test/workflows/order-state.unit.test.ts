@@ -55,6 +55,7 @@ describe('OrderState', () => {
     expect(state.reconcilable()).toBeNull();
     state.answerReconciliation({ orderId: 5001 });
     expect(state.reconciliationAnswer).toEqual({ orderId: 5001 });
+    expect(state.view().orderId).toBe(5001);
     expect(state.reconcilable()).toMatch(/already given/);
     state.orderCreated(5001);
     expect(state.view()).toMatchObject({ orderId: 5001, reconciliation: null, reconciliationDeadline: null });
