@@ -7,14 +7,17 @@ import { http, requestToken } from './helpers';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Starts `tsx src/sandbox/main.ts` and resolves with the base URL once it printed it. */
+/**
+ * Starts `node --import tsx src/sandbox/main.ts` and resolves with the base URL once it printed it. No tsx
+ * wrapper process: a SIGTERM reaches the sandbox itself, not a relay that may kill it under load.
+ */
 function startProcess(args: string[]): {
   child: ChildProcessByStdio<null, Readable, Readable>;
   url: Promise<string>;
 } {
   const child = spawn(
     process.execPath,
-    [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'src/sandbox/main.ts', ...args],
+    ['--import', 'tsx', 'src/sandbox/main.ts', ...args],
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
