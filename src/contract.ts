@@ -47,9 +47,17 @@ export const BADGE_ORDER_STATUSES = [
 export type BadgeOrderStatusValue = (typeof BADGE_ORDER_STATUSES)[number];
 
 const ORDER_REF_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
-/** Upper bound for the JSON size of vehicle and badge data: they travel in workflow history. */
+/** Upper bound for the UTF-8 JSON size of vehicle and badge data: they travel in workflow history. */
 const MAX_ORDER_DATA_JSON_BYTES = 64 * 1024;
+/**
+ * Upper bound for the nesting of vehicle and badge data (the object itself is level 1). Deeper data is no real
+ * vehicle, and a bound keeps every later `JSON.stringify` (payload converter, size check) far from the stack limit.
+ */
+const MAX_ORDER_DATA_DEPTH = 16;
 const MAX_DOCUMENTS = 500;
+const SECOND_MS = 1000;
+const HOUR_MS = 60 * 60 * SECOND_MS;
+const DAY_MS = 24 * HOUR_MS;
 
 /**
  * Whether a document path stays inside the documents root lexically: relative, no `..` segment, no NUL.
@@ -69,13 +77,109 @@ const identifierSchema = z.union(
   { error: 'must be a non-empty string or a non-negative integer' },
 );
 
+/**
+ * UTF-8 bytes of a string as `JSON.stringify` writes it: quotes, two-character escapes, `\u00XX` for other
+ * control characters and `\uXXXX` for a lone surrogate (well-formed `JSON.stringify`).
+ */
+function jsonStringBytes(text: string): number {
+  let bytes = 2;
+  for (let index = 0; index < text.length; index += 1) {
+    const unit = text.charCodeAt(index);
+    if (unit === 0x22 || unit === 0x5c || unit === 0x08 || unit === 0x09 || unit === 0x0a) bytes += 2;
+    else if (unit === 0x0c || unit === 0x0d) bytes += 2;
+    else if (unit < 0x20) bytes += 6;
+    else if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = index + 1 < text.length ? text.charCodeAt(index + 1) : 0;
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        index += 1;
+      } else bytes += 6;
+    } else if (unit >= 0xdc00 && unit <= 0xdfff) bytes += 6;
+    else bytes += 3;
+  }
+  return bytes;
+}
+
+/** Why a value cannot travel as vehicle or badge data, or null when it can. */
+function nonJsonReason(value: unknown): string | null {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return null;
+    case 'number':
+      return Number.isFinite(value) ? null : 'must hold only finite numbers';
+    case 'object':
+      if (value === null || Array.isArray(value)) return null;
+      // Dates, Maps, class instances… would change shape in JSON; only plain data is order data.
+      return Object.prototype.toString.call(value) === '[object Object]' ? null : 'must hold only JSON data';
+    default:
+      return 'must hold only JSON data';
+  }
+}
+
+/** UTF-8 bytes of a JSON scalar, or of the brackets of an array or object (its content counted apart). */
+function jsonOwnBytes(value: unknown): number {
+  if (typeof value === 'string') return jsonStringBytes(value);
+  if (typeof value === 'number') return String(value).length;
+  if (typeof value === 'boolean') return value ? 4 : 5;
+  return value === null ? 4 : 2;
+}
+
+/**
+ * Checks vehicle or badge data without recursion and without `JSON.stringify`, so that no input (6,000 levels
+ * deep, megabytes wide, cyclic) can overflow the stack or take long: the walk stops at the first level beyond
+ * {@link MAX_ORDER_DATA_DEPTH} and as soon as the running UTF-8 size passes {@link MAX_ORDER_DATA_JSON_BYTES},
+ * so it visits at most about that many values. The size is exactly `JSON.stringify`'s output in UTF-8 bytes.
+ *
+ * @returns the problem (a message without the field name), or null when the data may travel.
+ */
+function orderDataProblem(data: unknown): string | null {
+  const tooDeep = `nesting deeper than ${MAX_ORDER_DATA_DEPTH} levels`;
+  const tooBig = `must be at most ${MAX_ORDER_DATA_JSON_BYTES} bytes as UTF-8 JSON`;
+  const pending: { readonly value: unknown; readonly depth: number }[] = [{ value: data, depth: 1 }];
+  let bytes = 0;
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, depth } = next;
+    const reason = nonJsonReason(value);
+    if (reason !== null) return reason;
+    bytes += jsonOwnBytes(value);
+    if (typeof value === 'object' && value !== null) {
+      if (depth > MAX_ORDER_DATA_DEPTH) return tooDeep;
+      if (Array.isArray(value)) {
+        const items: readonly unknown[] = value;
+        bytes += Math.max(items.length - 1, 0); // commas
+        if (bytes > MAX_ORDER_DATA_JSON_BYTES) return tooBig;
+        for (let index = 0; index < items.length; index += 1) {
+          pending.push({ value: items[index], depth: depth + 1 });
+        }
+      } else {
+        let members = 0;
+        for (const key in value) {
+          if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+          const member: unknown = (value as Record<string, unknown>)[key];
+          // JSON leaves out members whose value is undefined; so does the size.
+          if (member === undefined) continue;
+          bytes += jsonStringBytes(key) + 1 + (members > 0 ? 1 : 0); // "key": and a comma
+          members += 1;
+          if (bytes > MAX_ORDER_DATA_JSON_BYTES) return tooBig;
+          pending.push({ value: member, depth: depth + 1 });
+        }
+      }
+    }
+    if (bytes > MAX_ORDER_DATA_JSON_BYTES) return tooBig;
+  }
+  return null;
+}
+
 const orderDataSchema = z
   .record(z.string(), z.unknown(), { error: 'must be an object' })
   .refine((value) => Object.keys(value).length > 0, 'must not be empty')
-  .refine(
-    (value) => JSON.stringify(value).length <= MAX_ORDER_DATA_JSON_BYTES,
-    `must be at most ${MAX_ORDER_DATA_JSON_BYTES} bytes as JSON`,
-  );
+  .superRefine((value, ctx) => {
+    const problem = orderDataProblem(value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 /** One document to upload, as the caller names it. */
 export const documentInputSchema = z.object({
@@ -97,22 +201,49 @@ export const documentInputSchema = z.object({
   filename: z.string().min(1).max(255).optional(),
 });
 
-const durationMsSchema = z.number().int('must be whole milliseconds').positive('must be positive');
+/**
+ * A duration option in whole milliseconds between `min` and `max`: the workflow adds it to `Date.now()` and
+ * prints the deadline, so it must stay far inside the range of a date.
+ */
+function durationMsSchema(max: { readonly ms: number; readonly text: string }): z.ZodNumber {
+  return z
+    .number({ error: 'must be a number of milliseconds' })
+    .int('must be whole milliseconds')
+    .min(SECOND_MS, `must be at least ${SECOND_MS} ms (1 second)`)
+    .max(max.ms, `must be at most ${max.ms} ms (${max.text})`);
+}
+
+/** Bounds of the retry and waiting windows: at least a second, at most 30 days. */
+const windowMsSchema = durationMsSchema({ ms: 30 * DAY_MS, text: '30 days' });
+/** A heartbeat timeout beyond an hour would leave a dead worker's upload unnoticed for that long. */
+const heartbeatMsSchema = durationMsSchema({ ms: HOUR_MS, text: '1 hour' });
 
 /** Tuning of one order's run; every field has a default that suits production. */
 export const badgeOrderOptionsSchema = z.object({
   /** Documents uploaded at the same time. @default 4 */
   maxParallelUploads: z.number().int().min(1).max(32).optional(),
-  /** How long one document is retried (network, 5xx, 429) before it counts as failed. @default 30 minutes */
-  uploadRetryWindowMs: durationMsSchema.optional(),
-  /** How long an upload may go without a heartbeat before it is retried (a worker died, say). @default 1 minute */
-  uploadHeartbeatTimeoutMs: durationMsSchema.optional(),
-  /** How long authentication, stock lookup and order creation are retried before the run fails. @default 1 day */
-  platformRetryWindowMs: durationMsSchema.optional(),
-  /** How long an order waits in AwaitingRepair before it ends as Failed. @default 7 days */
-  repairWindowMs: durationMsSchema.optional(),
-  /** How long an order waits in AwaitingReconciliation before it ends as Failed. @default 7 days */
-  reconciliationWindowMs: durationMsSchema.optional(),
+  /**
+   * How long one document is retried (network, 5xx, 429) before it counts as failed; 1 second to 30 days.
+   * @default 30 minutes
+   */
+  uploadRetryWindowMs: windowMsSchema.optional(),
+  /**
+   * How long an upload may go without a heartbeat before it is retried (a worker died, say); 1 second to 1 hour.
+   * @default 1 minute
+   */
+  uploadHeartbeatTimeoutMs: heartbeatMsSchema.optional(),
+  /**
+   * How long authentication, stock lookup and order creation are retried before the run fails; 1 second to 30
+   * days. @default 1 day
+   */
+  platformRetryWindowMs: windowMsSchema.optional(),
+  /** How long an order waits in AwaitingRepair before it ends as Failed; 1 second to 30 days. @default 7 days */
+  repairWindowMs: windowMsSchema.optional(),
+  /**
+   * How long an order waits in AwaitingReconciliation before it ends as Failed; 1 second to 30 days.
+   * @default 7 days
+   */
+  reconciliationWindowMs: windowMsSchema.optional(),
 });
 
 /** Input of the `badgeOrder` workflow. */

@@ -10,7 +10,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { InvalidOrderInputError, WORKFLOW_TYPES, badgeOrderWorkflowId } from '../../src/contract';
+import {
+  BadgeOrderStatus,
+  InvalidOrderInputError,
+  WORKFLOW_TYPES,
+  badgeOrderWorkflowId,
+} from '../../src/contract';
 import { readOrderFile } from '../../src/main/starter';
 import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
@@ -22,6 +27,11 @@ const vehicle = { licensePlate: 'B-AD 1' };
 const badge = { type: 'green' };
 const valid = { orderRef: 'bad-input-base', vehicle, badge, documents: [{ path: 'ok.pdf' }] };
 const sha256 = (content: string | Buffer): string => createHash('sha256').update(content).digest('hex');
+/** The JSON text of `depth` nested objects, written by hand: JSON.stringify itself overflows the stack on it. */
+const deepJsonText = (depth: number): string => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+const deepObject = (depth: number): unknown => JSON.parse(deepJsonText(depth)) as unknown;
+/** 40 000 "é": 80 008 bytes as UTF-8 JSON, but only 40 008 UTF-16 code units. */
+const multiByteBadge = { text: 'é'.repeat(40_000) };
 
 /** [row, input, exact error message] — refused before anything reaches Temporal. */
 const REFUSED: readonly [string, unknown, string][] = [
@@ -44,7 +54,23 @@ const REFUSED: readonly [string, unknown, string][] = [
   [
     'huge vehicle (70 kB)',
     { ...valid, vehicle: { blob: 'x'.repeat(70_000) } },
-    'vehicle: must be at most 65536 bytes as JSON',
+    'vehicle: must be at most 65536 bytes as UTF-8 JSON',
+  ],
+  [
+    'badge over 64 KiB only as UTF-8 (40 000 "é")',
+    { ...valid, badge: multiByteBadge },
+    'badge: must be at most 65536 bytes as UTF-8 JSON',
+  ],
+  [
+    'vehicle 6 000 levels deep',
+    { ...valid, vehicle: deepObject(6_000) },
+    'vehicle: nesting deeper than 16 levels',
+  ],
+  ['badge 17 levels deep', { ...valid, badge: deepObject(17) }, 'badge: nesting deeper than 16 levels'],
+  [
+    'vehicle with Infinity (direct call)',
+    { ...valid, vehicle: { weight: Infinity } },
+    'vehicle: must hold only finite numbers',
   ],
   ['documents not an array', { ...valid, documents: { path: 'ok.pdf' } }, 'documents: must be an array'],
   [
@@ -87,6 +113,54 @@ const REFUSED: readonly [string, unknown, string][] = [
     'options out of range',
     { ...valid, options: { maxParallelUploads: 0 } },
     'options.maxParallelUploads: Too small: expected number to be >=1',
+  ],
+  [
+    'repairWindowMs 9007199254740991',
+    { ...valid, options: { repairWindowMs: 9007199254740991 } },
+    'options.repairWindowMs: must be at most 2592000000 ms (30 days)',
+  ],
+  [
+    'uploadRetryWindowMs under 1 second',
+    { ...valid, options: { uploadRetryWindowMs: 500 } },
+    'options.uploadRetryWindowMs: must be at least 1000 ms (1 second)',
+  ],
+  [
+    'uploadHeartbeatTimeoutMs over 1 hour',
+    { ...valid, options: { uploadHeartbeatTimeoutMs: 3_600_001 } },
+    'options.uploadHeartbeatTimeoutMs: must be at most 3600000 ms (1 hour)',
+  ],
+  [
+    'platformRetryWindowMs NaN (direct call)',
+    { ...valid, options: { platformRetryWindowMs: NaN } },
+    'options.platformRetryWindowMs: must be a number of milliseconds',
+  ],
+  [
+    'reconciliationWindowMs Infinity (direct call)',
+    { ...valid, options: { reconciliationWindowMs: Infinity } },
+    'options.reconciliationWindowMs: must be a number of milliseconds',
+  ],
+];
+
+/**
+ * [row, input fields, exact failure message] — sent around the client, straight to the workflow. The client's
+ * JSON converter cannot itself serialize 6 000 levels, so the workflow gets 1 000 (the bound is 16 either way).
+ */
+const RAW_REFUSED: readonly [string, Record<string, unknown>, string][] = [
+  [
+    'path traversal',
+    { documents: [{ path: '../secrets.pdf' }] },
+    'documents.0.path: must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
+  ],
+  [
+    'repairWindowMs 9007199254740991',
+    { options: { repairWindowMs: 9007199254740991 } },
+    'options.repairWindowMs: must be at most 2592000000 ms (30 days)',
+  ],
+  ['vehicle 1 000 levels deep', { vehicle: deepObject(1_000) }, 'vehicle: nesting deeper than 16 levels'],
+  [
+    'badge over 64 KiB only as UTF-8',
+    { badge: multiByteBadge },
+    'badge: must be at most 65536 bytes as UTF-8 JSON',
   ],
 ];
 
@@ -157,24 +231,31 @@ describe('bad input', () => {
     await expect(read).rejects.toThrow(new RegExp(`^Invalid badge order input: ${file}: not valid JSON \\(`));
   });
 
-  it('fails a workflow started around the client with invalid input, before any platform call', async () => {
-    const handle = await stack.temporal.client.workflow.start(WORKFLOW_TYPES.badgeOrder, {
-      taskQueue: stack.taskQueue,
-      workflowId: badgeOrderWorkflowId('raw-traversal'),
-      args: [{ orderRef: 'raw-traversal', vehicle, badge, documents: [{ path: '../secrets.pdf' }] }],
-    });
-    const error: unknown = await handle.result().catch((failure: unknown) => failure);
-    expect(error).toBeInstanceOf(WorkflowFailedError);
-    const cause = (error as WorkflowFailedError).cause;
-    expect(cause).toBeInstanceOf(ApplicationFailure);
-    expect((cause as ApplicationFailure).type).toBe('INVALID_INPUT');
-    expect(cause?.message).toBe(
-      'Invalid badge order input: documents.0.path: must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
-    );
-    const state = await stack.sandbox.control.state();
-    expect(state.orders).toEqual([]);
-    expect((await stack.sandbox.control.stats()).totalRequests).toBe(0);
-  });
+  it.each(RAW_REFUSED.map(([row, fields, message], index) => [row, fields, message, index] as const))(
+    'fails a workflow started around the client with %s as INVALID_INPUT, before any platform call',
+    async (_row, fields, message, index) => {
+      const orderRef = `raw-invalid-${index}`;
+      const handle = await stack.temporal.client.workflow.start(WORKFLOW_TYPES.badgeOrder, {
+        taskQueue: stack.taskQueue,
+        workflowId: badgeOrderWorkflowId(orderRef),
+        // A missing document would send the order to repair, where a bad window used to break the workflow task.
+        args: [{ orderRef, vehicle, badge, documents: [{ path: 'missing.pdf' }], ...fields }],
+      });
+      const error: unknown = await handle.result().catch((failure: unknown) => failure);
+      expect(error).toBeInstanceOf(WorkflowFailedError);
+      const cause = (error as WorkflowFailedError).cause;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect((cause as ApplicationFailure).type).toBe('INVALID_INPUT');
+      expect(cause?.message).toBe(`Invalid badge order input: ${message}`);
+      // A clean failure of the run, not a workflow task that failed and is retried.
+      const history = await handle.fetchHistory();
+      expect((history.events ?? []).filter((event) => event.workflowTaskFailedEventAttributes)).toEqual([]);
+      expect((await handle.describe()).typedSearchAttributes.get(BadgeOrderStatus)).toBe('Failed');
+      const state = await stack.sandbox.control.state();
+      expect(state.orders).toEqual([]);
+      expect((await stack.sandbox.control.stats()).totalRequests).toBe(0);
+    },
+  );
 
   it('creates the order, uploads the good document and fails each bad one visibly in AwaitingRepair', async () => {
     const good = '%PDF-1.4 the good one';
@@ -287,5 +368,30 @@ describe('bad input', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('ENOENT: no such file or directory');
     await expectNothingStarted('cli-bad-1');
+  });
+
+  it('makes the starter CLI exit 2 for input beyond the bounds, naming the field', async () => {
+    const env = { TEMPORAL_ADDRESS: stack.temporal.server.address, TEMPORAL_TASK_QUEUE: stack.taskQueue };
+    const deep = join(scratch, 'deep-vehicle.json');
+    writeFileSync(
+      deep,
+      `{"orderRef":"cli-deep","badge":{"type":"green"},"documents":[],"vehicle":${deepJsonText(6_000)}}`,
+    );
+    const window = join(scratch, 'huge-window.json');
+    writeFileSync(
+      window,
+      JSON.stringify({ ...valid, orderRef: 'cli-window', options: { repairWindowMs: 9007199254740991 } }),
+    );
+
+    const deepRun = await runStarter(deep, env);
+    expect(deepRun.stderr).toContain('Invalid badge order input: vehicle: nesting deeper than 16 levels');
+    expect(deepRun.code).toBe(2);
+    const windowRun = await runStarter(window, env);
+    expect(windowRun.stderr).toContain(
+      'Invalid badge order input: options.repairWindowMs: must be at most 2592000000 ms (30 days)',
+    );
+    expect(windowRun.code).toBe(2);
+    await expectNothingStarted('cli-deep');
+    await expectNothingStarted('cli-window');
   });
 });
