@@ -304,7 +304,10 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
       return reply.send({ payloads: converted.map(toJson) });
     } catch (error) {
       if (!(error instanceof PayloadDecryptionError)) throw error;
-      return reply.code(422).send({ error: error.message, code: error.code, keyId: error.keyId });
+      request.log.warn({ keyId: error.keyId, failure: error.failure }, 'payload could not be decrypted');
+      return reply
+        .code(422)
+        .send({ error: decryptionFailureMessage(error), code: error.code, keyId: error.keyId });
     }
   };
   for (const prefix of ['', '/:namespace']) {
@@ -317,6 +320,21 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     url: address.replace('[::1]', 'localhost'),
     close: () => app.close(),
   };
+}
+
+/**
+ * The 422 answer's message: it names the key id the payload carries (the caller sent it) but never the ids
+ * this server holds, which would tell a caller which keys to go after.
+ */
+function decryptionFailureMessage(error: PayloadDecryptionError): string {
+  switch (error.failure) {
+    case 'no-key-id':
+      return 'Encrypted payload names no key';
+    case 'unknown-key':
+      return `Payload encrypted with key "${error.keyId}" cannot be decrypted: this codec server does not have that key`;
+    case 'wrong-key':
+      return `Payload encrypted with key "${error.keyId}" could not be decrypted: the key differs or the payload was altered`;
+  }
 }
 
 function tooManyPayloads(maxPayloads: number): Error {

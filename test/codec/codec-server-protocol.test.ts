@@ -1,9 +1,10 @@
 /**
  * The codec server speaks proto JSON as the Temporal tools write it: a `Payloads` message whose empty list is
- * left out (`{}`), payloads without `data` or `metadata`, base64 in either alphabet with or without padding.
- * Real HTTP on port 0; the payloads come from the codec itself (the real CLI against real histories:
- * temporal-cli.test.ts).
+ * left out (`{}`), payloads without `data` or `metadata`, base64 in either alphabet with or without padding;
+ * and its 422 answers name the payload's key id but never the ids it holds. Real HTTP on port 0; the
+ * payloads come from the codec itself (the real CLI against real histories: temporal-cli.test.ts).
  */
+import { EncryptionCodec } from '../../src/codec/encryption-codec';
 import { generatePayloadKeyEntry, parsePayloadKeys } from '../../src/codec/key-ring';
 import { startCodecServer, type RunningCodecServer } from '../../src/codec/codec-server';
 
@@ -11,6 +12,11 @@ const TOKEN = 'protocol-test-token-0123456789';
 const SERVER_KEY_IDS = ['2026-07-server', '2026-01-server'];
 const keys = parsePayloadKeys(SERVER_KEY_IDS.map(generatePayloadKeyEntry).join(','));
 const base64 = (text: string): string => Buffer.from(text).toString('base64');
+
+interface JsonPayload {
+  metadata: Record<string, string>;
+  data: string;
+}
 
 describe('codec server protocol', () => {
   let server: RunningCodecServer;
@@ -89,5 +95,54 @@ describe('codec server protocol', () => {
       expect({ body, status: answer.status }).toEqual({ body, status: 400 });
       expect(answer.body).toMatchObject({ code: 'INVALID_BODY' });
     }
+  });
+
+  describe('422 answers', () => {
+    const otherKeys = parsePayloadKeys(generatePayloadKeyEntry('2025-12-elsewhere'));
+    const sameIdOtherKey = parsePayloadKeys(generatePayloadKeyEntry(SERVER_KEY_IDS[0] ?? ''));
+    const encryptedWith = async (ring: typeof keys): Promise<JsonPayload> => {
+      const [payload] = await new EncryptionCodec(ring).encode([
+        { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('{"licensePlate":"B-KE 1"}') },
+      ]);
+      return {
+        metadata: Object.fromEntries(
+          Object.entries(payload?.metadata ?? {}).map(([key, value]) => [
+            key,
+            Buffer.from(value ?? []).toString('base64'),
+          ]),
+        ),
+        data: Buffer.from(payload?.data ?? []).toString('base64'),
+      };
+    };
+
+    it.each([
+      [
+        'a key the server lacks',
+        () => encryptedWith(otherKeys),
+        'Payload encrypted with key "2025-12-elsewhere" cannot be decrypted: this codec server does not have that key',
+      ],
+      [
+        'another key under the same id',
+        () => encryptedWith(sameIdOtherKey),
+        'Payload encrypted with key "2026-07-server" could not be decrypted: the key differs or the payload was altered',
+      ],
+      [
+        'no key id',
+        async () => {
+          const payload = await encryptedWith(keys);
+          delete payload.metadata['encryption-key-id'];
+          return payload;
+        },
+        'Encrypted payload names no key',
+      ],
+    ])('name the payload’s key id but none of the server’s for %s', async (_, payload, message) => {
+      const answer = await call('/decode', JSON.stringify({ payloads: [await payload()] }));
+      expect(answer.status).toBe(422);
+      expect(answer.body).toMatchObject({ error: message, code: 'PAYLOAD_DECRYPTION_FAILED' });
+      for (const id of SERVER_KEY_IDS.filter((id) => !message.includes(id))) {
+        expect(answer.text).not.toContain(id);
+      }
+      expect(answer.text).not.toContain('2026-01-server');
+    });
   });
 });
