@@ -97,8 +97,32 @@ export interface CreateLoggerOptions {
   readonly destination?: DestinationStream;
 }
 
+type Serializer = (value: unknown) => unknown;
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  !(value instanceof Error) &&
+  !ArrayBuffer.isView(value);
+
 /** Creates the process logger; see the module comment. */
 export function createLogger(options: CreateLoggerOptions): Logger {
+  // A logged field goes through its serializer (Fastify's `req`, `res`) and then redaction, here, before pino
+  // sees it; pino would run the serializer again on the result, so the serializers skip what is done.
+  const done = new WeakSet<object>();
+  const skippingDone =
+    (serializer: Serializer): Serializer =>
+    (value) =>
+      typeof value === 'object' && value !== null && done.has(value) ? value : serializer(value);
+  const prepareField = (key: string, value: unknown, serializers: Record<string, Serializer>): unknown => {
+    if (SECRET_KEY_PATTERN.test(key)) return REDACTED;
+    const serializer = serializers[key];
+    const prepared = redactSecrets(serializer ? serializer(value) : value);
+    if (typeof prepared === 'object' && prepared !== null) done.add(prepared);
+    return prepared;
+  };
+
   const pinoOptions: pino.LoggerOptions = {
     name: options.name,
     level: options.level,
@@ -107,17 +131,19 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     serializers: { err: (value: unknown) => value },
     hooks: {
       logMethod(args, method) {
+        const serializers =
+          (Reflect.get(this, pino.symbols.serializersSym) as Record<string, Serializer> | undefined) ?? {};
         const [first, ...rest] = args as unknown[];
         // `logger.error(error)` and `logger.error(error, 'message')`: keep pino's meaning, an `err` field and
         // the error's message as the line's message.
-        const redacted =
-          first instanceof Error
-            ? [
-                { err: redactSecrets(first) },
-                ...(rest.length > 0 ? rest : [first.message]).map(redactSecrets),
-              ]
-            : [first, ...rest].map(redactSecrets);
-        method.apply(this, redacted as Parameters<typeof method>);
+        const fields = first instanceof Error ? { err: first } : first;
+        const messageArgs = first instanceof Error && rest.length === 0 ? [first.message] : rest;
+        const prepared = isPlainObject(fields)
+          ? Object.fromEntries(
+              Object.entries(fields).map(([key, value]) => [key, prepareField(key, value, serializers)]),
+            )
+          : redactSecrets(fields);
+        method.apply(this, [prepared, ...messageArgs.map(redactSecrets)] as Parameters<typeof method>);
       },
     },
   };
@@ -129,10 +155,23 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     Object.defineProperty(logger, method, {
       configurable: true,
       writable: true,
-      value: function (this: Logger, bindings: pino.Bindings, ...rest: unknown[]): unknown {
+      value: function (
+        this: Logger,
+        bindings: pino.Bindings,
+        childOptions?: pino.ChildLoggerOptions,
+      ): unknown {
+        const serializers = childOptions?.serializers;
+        const wrapped = serializers
+          ? {
+              ...childOptions,
+              serializers: Object.fromEntries(
+                Object.entries(serializers).map(([key, serializer]) => [key, skippingDone(serializer)]),
+              ),
+            }
+          : childOptions;
         return Reflect.apply(original as (...args: unknown[]) => unknown, this, [
           redactSecrets(bindings),
-          ...rest,
+          ...(wrapped === undefined ? [] : [wrapped]),
         ]);
       },
     });

@@ -4,6 +4,8 @@
  * bindings, the Temporal SDK's metadata) survives into a line; the facts around it do.
  */
 import { Writable } from 'node:stream';
+import { startCodecServer } from '../src/codec/codec-server';
+import { generatePayloadKeyEntry, parsePayloadKeys } from '../src/codec/key-ring';
 import { createLogger, redactText, sdkLoggerFor } from '../src/logging';
 
 /** A logger writing into memory, and the lines it wrote. */
@@ -239,5 +241,50 @@ describe('log redaction', () => {
       '{"username":"demo","password":"[redacted]"}',
     );
     expect(redactText('POST https://user:pw@host/x failed')).toBe('POST https://[redacted]@host/x failed');
+  });
+
+  it('keeps what serializers make of a field (Fastify’s request and reply), serialized once, then redacted', async () => {
+    const { logger, text, lines } = bufferLogger();
+    let calls = 0;
+    logger
+      .child(
+        {},
+        { serializers: { order: (order: { ref: string; password: string }) => (calls++, { ...order }) } },
+      )
+      .info({ order: { ref: 'order-5', password: secret('serialized') } }, 'serialized field');
+    expect(calls).toBe(1);
+    expect(lines()[0]).toMatchObject({ order: { ref: 'order-5', password: '[redacted]' } });
+
+    // The codec server logs its requests through Fastify's child loggers and serializers.
+    const token = secret('codec-token');
+    const server = await startCodecServer({
+      keys: parsePayloadKeys(generatePayloadKeyEntry('logging')),
+      corsOrigin: 'http://127.0.0.1:8233',
+      token,
+      port: 0,
+      logger,
+    });
+    try {
+      const response = await fetch(`${server.url}/decode?access_token=${secret('query-token')}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${secret('wrong-token')}` },
+        body: '{}',
+      });
+      expect(response.status).toBe(401);
+    } finally {
+      await server.close();
+    }
+    for (const name of ['codec-token', 'query-token', 'wrong-token', 'serialized']) {
+      expect(text()).not.toContain(secret(name));
+    }
+    expect(lines()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          msg: 'incoming request',
+          req: expect.objectContaining({ method: 'POST', url: '/decode?access_token=[redacted]' }) as unknown,
+        }),
+        expect.objectContaining({ msg: 'request completed', res: { statusCode: 401 } }),
+      ]),
+    );
   });
 });

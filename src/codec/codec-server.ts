@@ -95,11 +95,22 @@ export class CodecServerOptionsError extends Error {
   override readonly name = 'CodecServerOptionsError';
 }
 
+/**
+ * Bytes as proto JSON writes them: base64 in the standard or the URL-safe alphabet, padding optional. (Node's
+ * decoder would skip any other character silently; a proto JSON parser refuses it, and so do we.)
+ */
+const base64Schema = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'must be base64');
+/** A `Payload` in proto JSON: `metadata` (a map of bytes) and `data` may each be left out when empty. */
 const jsonPayloadSchema = z.object({
-  metadata: z.record(z.string(), z.string().nullable()).nullish(),
-  data: z.string().nullish(),
+  metadata: z.record(z.string(), base64Schema.nullable()).nullish(),
+  data: base64Schema.nullish(),
 });
-const bodySchema = z.object({ payloads: z.array(jsonPayloadSchema) });
+/**
+ * A `Payloads` message in proto JSON. Empty lists are left out, so the Temporal CLI sends `{}` for a query or
+ * signal without arguments. Unknown fields are refused, as a proto JSON parser does (a misspelt `payload`
+ * would otherwise read as "no payloads").
+ */
+const bodySchema = z.strictObject({ payloads: z.array(jsonPayloadSchema).nullish() });
 type JsonPayload = z.infer<typeof jsonPayloadSchema>;
 
 function fromJson(payload: JsonPayload): Payload {
@@ -285,14 +296,18 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
         .code(400)
         .send({ error: `Invalid body: ${formatIssues(body.error).join('; ')}`, code: 'INVALID_BODY' });
     }
-    if (body.data.payloads.length > limits.maxPayloads) throw tooManyPayloads(limits.maxPayloads);
-    const payloads = body.data.payloads.map(fromJson);
+    const jsonPayloads = body.data.payloads ?? [];
+    if (jsonPayloads.length > limits.maxPayloads) throw tooManyPayloads(limits.maxPayloads);
+    const payloads = jsonPayloads.map(fromJson);
     try {
       const converted = operation === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
       return reply.send({ payloads: converted.map(toJson) });
     } catch (error) {
       if (!(error instanceof PayloadDecryptionError)) throw error;
-      return reply.code(422).send({ error: error.message, code: error.code, keyId: error.keyId });
+      request.log.warn({ keyId: error.keyId, failure: error.failure }, 'payload could not be decrypted');
+      return reply
+        .code(422)
+        .send({ error: decryptionFailureMessage(error), code: error.code, keyId: error.keyId });
     }
   };
   for (const prefix of ['', '/:namespace']) {
@@ -305,6 +320,21 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     url: address.replace('[::1]', 'localhost'),
     close: () => app.close(),
   };
+}
+
+/**
+ * The 422 answer's message: it names the key id the payload carries (the caller sent it) but never the ids
+ * this server holds, which would tell a caller which keys to go after.
+ */
+function decryptionFailureMessage(error: PayloadDecryptionError): string {
+  switch (error.failure) {
+    case 'no-key-id':
+      return 'Encrypted payload names no key';
+    case 'unknown-key':
+      return `Payload encrypted with key "${error.keyId}" cannot be decrypted: this codec server does not have that key`;
+    case 'wrong-key':
+      return `Payload encrypted with key "${error.keyId}" could not be decrypted: the key differs or the payload was altered`;
+  }
 }
 
 function tooManyPayloads(maxPayloads: number): Error {

@@ -20,7 +20,16 @@ const CIPHER = 'aes-256-gcm';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** Thrown when an encrypted payload cannot be decrypted; the message names the key id (never the key). */
+/**
+ * Why a payload could not be decrypted: it names no key, it names a key this process does not have, or the
+ * key it names did not decrypt it (another key under the same id, or an altered payload).
+ */
+export type PayloadDecryptionFailure = 'no-key-id' | 'unknown-key' | 'wrong-key';
+
+/**
+ * Thrown when an encrypted payload cannot be decrypted; the message names the key id (never the key) and, for
+ * a key this process lacks, the ids it has (for its own logs; the codec server does not send those out).
+ */
 export class PayloadDecryptionError extends Error {
   override readonly name = 'PayloadDecryptionError';
   /** Stable code for callers and HTTP answers. */
@@ -30,6 +39,7 @@ export class PayloadDecryptionError extends Error {
     message: string,
     /** Id of the key the payload names, or null when it names none. */
     readonly keyId: string | null,
+    readonly failure: PayloadDecryptionFailure,
   ) {
     super(message);
   }
@@ -83,6 +93,7 @@ export class EncryptionCodec implements PayloadCodec {
       throw new PayloadDecryptionError(
         `Encrypted payload names no key (${KEY_ID_METADATA} is missing)`,
         null,
+        'no-key-id',
       );
     }
     const key = this.keys.key(keyId);
@@ -91,6 +102,7 @@ export class EncryptionCodec implements PayloadCodec {
       throw new PayloadDecryptionError(
         `Payload encrypted with key "${keyId}" cannot be decrypted: that key is not in PAYLOAD_KEYS (${known})`,
         keyId,
+        'unknown-key',
       );
     }
     const data = Buffer.from(payload.data ?? new Uint8Array());
@@ -110,6 +122,7 @@ export class EncryptionCodec implements PayloadCodec {
         `Payload encrypted with key "${keyId}" could not be decrypted: the configured key "${keyId}" is not the ` +
           'one it was encrypted with, or the payload was altered',
         keyId,
+        'wrong-key',
       );
     }
   }

@@ -5,6 +5,7 @@ export {
   ENCRYPTED_ENCODING,
   KEY_ID_METADATA,
   PayloadDecryptionError,
+  type PayloadDecryptionFailure,
   isEncryptedPayload,
   payloadKeyId,
 } from './encryption-codec';
@@ -17,9 +18,19 @@ export {
 } from './key-ring';
 export {
   CodecServerOptionsError,
+  DEFAULT_CODEC_SERVER_LIMITS,
   startCodecServer,
   type AccessTokenVerifier,
+  type CodecServerLimits,
   type CodecServerOptions,
   type RunningCodecServer,
 } from './codec-server';
-export { jwtAccessTokenVerifier, remoteJwksAccessTokenVerifier } from './ui-access-token';
+export {
+  DEFAULT_UI_TOKEN_ALGORITHMS,
+  UiAccessTokenConfigError,
+  jwtAccessTokenVerifier,
+  remoteJwksAccessTokenVerifier,
+  uiAccessTokenVerifierFromSettings,
+  type UiAccessTokenOptions,
+  type UiAccessTokenSettings,
+} from './ui-access-token';

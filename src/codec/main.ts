@@ -4,8 +4,17 @@
  */
 import { ConfigError, loadCodecServerConfig } from '../config';
 import { createLogger } from '../logging';
-import { startCodecServer } from './codec-server';
-import { remoteJwksAccessTokenVerifier } from './ui-access-token';
+import { CodecServerOptionsError, startCodecServer } from './codec-server';
+import { PayloadKeysError } from './key-ring';
+import { UiAccessTokenConfigError, uiAccessTokenVerifierFromSettings } from './ui-access-token';
+
+/** Errors that say what to fix in the configuration: their message is enough, a stack trace is noise. */
+const CONFIGURATION_ERRORS = [
+  ConfigError,
+  CodecServerOptionsError,
+  PayloadKeysError,
+  UiAccessTokenConfigError,
+];
 
 async function main(): Promise<void> {
   const config = loadCodecServerConfig();
@@ -16,13 +25,8 @@ async function main(): Promise<void> {
     port: config.port,
     host: config.host,
     token: config.token,
-    verifyUiAccessToken:
-      config.allowUiAccessToken && config.uiJwksUrl
-        ? remoteJwksAccessTokenVerifier(config.uiJwksUrl, {
-            issuer: config.uiTokenIssuer,
-            audience: config.uiTokenAudience,
-          })
-        : undefined,
+    // Refuses to start when UI tokens are on without JWKS, issuer and audience.
+    verifyUiAccessToken: uiAccessTokenVerifierFromSettings(config),
     logger,
   });
   logger.info(
@@ -37,6 +41,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : error);
+  const known = CONFIGURATION_ERRORS.some((type) => error instanceof type);
+  console.error(known ? (error as Error).message : error instanceof Error ? error.stack : error);
   process.exit(1);
 });
