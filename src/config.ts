@@ -378,12 +378,12 @@ export const codecServerConfigSchema = z
     logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   })
   .superRefine((config, context) => {
-    if (config.allowUiAccessToken && !config.uiJwksUrl) {
-      context.addIssue({
-        code: 'custom',
-        path: ['uiJwksUrl'],
-        message: 'is required to check UI access tokens',
-      });
+    if (config.allowUiAccessToken) {
+      for (const field of ['uiJwksUrl', 'uiTokenIssuer', 'uiTokenAudience'] as const) {
+        if (!config[field]) {
+          context.addIssue({ code: 'custom', path: [field], message: 'is required to check UI access tokens' });
+        }
+      }
     }
     if (!config.token && !config.allowUiAccessToken) {
       context.addIssue({

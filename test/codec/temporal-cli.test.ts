@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { startCodecServer, type RunningCodecServer } from '../../src/codec/codec-server';
 import { ENCRYPTED_ENCODING } from '../../src/codec/encryption-codec';
 import { badgeOrderWorkflowId } from '../../src/contract';
-import { resolveTemporalCli } from '../../src/dev/temporal-cli';
+import { resolveTemporalCli } from '../../tools/dev/temporal-cli';
 import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
