@@ -141,11 +141,18 @@ describe('the Web UI’s access token', () => {
   it('is refused at start-up when switched on without JWKS, issuer and audience', () => {
     const env = { PAYLOAD_KEYS, CODEC_SERVER_TOKEN: 'a-long-enough-token' };
     expect(uiAccessTokenVerifierFromSettings(loadCodecServerConfig(env))).toBeUndefined();
-    const jwksOnly = loadCodecServerConfig({
-      ...env,
-      CODEC_ALLOW_UI_ACCESS_TOKEN: 'true',
-      CODEC_UI_JWKS_URL: 'https://idp.example/jwks',
-    });
+    // The configuration refuses it first, naming each missing variable…
+    expect(() =>
+      loadCodecServerConfig({
+        ...env,
+        CODEC_ALLOW_UI_ACCESS_TOKEN: 'true',
+        CODEC_UI_JWKS_URL: 'https://idp.example/jwks',
+      }),
+    ).toThrow(
+      /CODEC_UI_TOKEN_ISSUER: is required to check UI access tokens; CODEC_UI_TOKEN_AUDIENCE: is required/,
+    );
+    // …and the verifier refuses settings that bypassed it.
+    const jwksOnly = { allowUiAccessToken: true, uiJwksUrl: 'https://idp.example/jwks' };
     expect(() => uiAccessTokenVerifierFromSettings(jwksOnly)).toThrow(
       new UiAccessTokenConfigError(
         'CODEC_ALLOW_UI_ACCESS_TOKEN=true needs CODEC_UI_TOKEN_ISSUER, CODEC_UI_TOKEN_AUDIENCE: without them any ' +

@@ -1,0 +1,170 @@
+/**
+ * The order workflow against every named sandbox profile: platforms that differ in everything the
+ * specification leaves open (answer shapes, success codes, error bodies, paging) and in whether they honour
+ * `Idempotency-Key`. Each profile runs the happy path, the 404 stock fallback, a repair, commit-then-fail
+ * faults and a worker SIGKILL mid-upload; each ends with the order placed once and every document stored,
+ * with any extra copy flagged `possibleDuplicate`. Real dev server, real sandbox over HTTP, real workers.
+ */
+import { createHash } from 'node:crypto';
+import type { BadgeOrderInput, BadgeOrderResult } from '../../src/contract';
+import { SANDBOX_PROFILE_NAMES } from '../../src/sandbox';
+import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { waitFor } from '../helpers/wait';
+
+const vehicle = { licensePlate: 'P-RO 5', fuel: 'electric' };
+const badge = { type: 'green' };
+const sha256 = (content: string): string => createHash('sha256').update(content).digest('hex');
+
+function orderOf(
+  stack: TestStack,
+  orderRef: string,
+  files: readonly string[],
+  extra: Partial<BadgeOrderInput> = {},
+): BadgeOrderInput {
+  const documents = files.map((name) => ({
+    path: stack.writeDocument(`${orderRef}/${name}`, `content of ${orderRef}/${name}`),
+  }));
+  return { orderRef, vehicle, badge, documents, ...extra };
+}
+
+/**
+ * What the platform holds for one finished order: exactly one order, the given id; each document stored at
+ * least once, linked to it; a document stored more than once is flagged in the result.
+ */
+async function expectPlacedOnce(stack: TestStack, result: BadgeOrderResult): Promise<void> {
+  const orders = (await stack.sandbox.control.listOrders()).filter((order) =>
+    order.idempotency_key?.startsWith(`badge-order-${result.orderRef}:`),
+  );
+  expect(orders.map((order) => order.id)).toEqual([result.orderId]);
+  const stored = await stack.sandbox.control.listDocuments({ orderId: result.orderId });
+  for (const document of result.documents) {
+    const copies = stored.filter(
+      (record) => record.sha256 === sha256(`content of ${result.orderRef}/${document.path.split('/').pop() ?? ''}`),
+    );
+    expect({ path: document.path, stored: copies.length > 0 }).toEqual({ path: document.path, stored: true });
+    if (copies.length > 1) {
+      expect({ path: document.path, possibleDuplicate: document.possibleDuplicate }).toEqual({
+        path: document.path,
+        possibleDuplicate: true,
+      });
+    }
+    // The platform's own id of the document was read from its answer, whatever the profile named it.
+    expect(copies.map((record) => record.id)).toContain(document.documentId);
+  }
+}
+
+describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (profile) => {
+  let stack: TestStack;
+  let worker: InProcessWorker | undefined;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ sandbox: { profile } });
+    worker = await stack.startWorker();
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await stack?.teardown();
+  });
+
+  afterEach(async () => {
+    await stack.sandbox.control.setFaults({});
+  });
+
+  it('places the order with its stock and stores every document', async () => {
+    const started = await stack.orders.startOrder(
+      orderOf(stack, `${profile}-happy`, ['photo.jpg', 'form.pdf'], { stockId: 1001 }),
+    );
+    const result = await started.handle.result();
+    expect(result).toMatchObject({ stockId: 1001, stockFallback: false });
+    const [order] = await stack.sandbox.control.listOrders({
+      idempotencyKey: `badge-order-${profile}-happy:create`,
+    });
+    expect(order?.stock_id).toBe(1001);
+    await expectPlacedOnce(stack, result);
+  });
+
+  it('orders without the stock when the platform answers 404 for it', async () => {
+    const result = await (
+      await stack.orders.startOrder(orderOf(stack, `${profile}-fallback`, ['photo.jpg'], { stockId: 1003 }))
+    ).handle.result();
+    expect(result).toMatchObject({ stockId: null, stockFallback: true });
+    await expectPlacedOnce(stack, result);
+  });
+
+  it('waits for repair when a document is refused, and completes once it is accepted', async () => {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ['image/jpeg'] });
+    try {
+      const started = await stack.orders.startOrder(orderOf(stack, `${profile}-repair`, ['a.jpg', 'scan.pdf']));
+      const waiting = await waitFor(
+        () => stack.orders.status(`${profile}-repair`),
+        (status) => status.searchStatus === 'AwaitingRepair',
+        { what: 'the order awaiting repair' },
+      );
+      expect(waiting.documents.map((document) => document.status)).toEqual(['uploaded', 'failed']);
+      expect(waiting.documents[1]?.lastError).toMatch(/VALIDATION/);
+      await stack.sandbox.control.setRules({ acceptedContentTypes: ['image/jpeg', 'application/pdf'] });
+      await stack.orders.retryUploads(`${profile}-repair`);
+      await expectPlacedOnce(stack, await started.handle.result());
+    } finally {
+      await stack.sandbox.control.setRules({
+        acceptedContentTypes: ['image/jpeg', 'image/png', 'application/pdf'],
+      });
+    }
+  });
+
+  it('never places the order twice when the platform stores and then fails', async () => {
+    await stack.sandbox.control.setFaults({
+      failNext: [
+        { route: 'orders', kind: 'commit-then-500' },
+        { route: 'documents', kind: 'commit-then-503' },
+      ],
+    });
+    const orderRef = `${profile}-commit-fail`;
+    const started = await stack.orders.startOrder(
+      orderOf(stack, orderRef, ['one.pdf', 'two.pdf'], { options: { maxParallelUploads: 1 } }),
+    );
+    const held = await waitFor(
+      () => stack.orders.status(orderRef),
+      (status) => status.searchStatus === 'AwaitingReconciliation',
+      { what: 'the order awaiting reconciliation' },
+    );
+    // The operator's check: the platform's own record of the key the creation was sent with.
+    const created = await stack.sandbox.control.listOrders({
+      idempotencyKey: held.reconciliation?.idempotencyKey ?? '',
+    });
+    expect(created).toHaveLength(1);
+    await stack.orders.reconcileOrder(orderRef, { orderId: created[0]?.id as number });
+    const result = await started.handle.result();
+
+    expect(result.orderId).toBe(created[0]?.id);
+    // The first upload was stored and then failed: it was sent again and flagged, whatever the platform kept.
+    expect(result.documents.map((document) => document.possibleDuplicate)).toEqual([true, false]);
+    await expectPlacedOnce(stack, result);
+  });
+
+  it('completes after a worker process is killed mid-upload', async () => {
+    await worker?.stop();
+    worker = undefined;
+    await stack.sandbox.control.setFaults({ latencyMs: 500, routes: ['documents'] });
+    const orderRef = `${profile}-sigkill`;
+    const first = stack.startWorkerProcess();
+    const started = await stack.orders.startOrder(
+      orderOf(stack, orderRef, ['1.pdf', '2.pdf', '3.pdf'], {
+        options: { maxParallelUploads: 1, uploadHeartbeatTimeoutMs: 3_000 },
+      }),
+    );
+    await waitFor(
+      () => stack.orders.status(orderRef),
+      (status) => status.documents.some((document) => document.status === 'uploaded'),
+      { what: 'the first upload' },
+    );
+    await first.kill('SIGKILL');
+    const second = stack.startWorkerProcess();
+    try {
+      await expectPlacedOnce(stack, await started.handle.result());
+    } finally {
+      await second.kill('SIGTERM');
+    }
+  });
+});
