@@ -21,6 +21,11 @@ export interface PlannedOrder {
   readonly orderRef: string;
   readonly documents: readonly PlannedDocument[];
   readonly expected: Extract<BadgeOrderStatusValue, 'Completed' | 'AwaitingRepair'>;
+  /**
+   * The platform answers 404 to a creation with this order's stock (retired, or not the user's: the stock
+   * lookup falls back before ordering, but only when it gets an answer).
+   */
+  readonly stockRejected: boolean;
 }
 
 const HEADERS: Record<string, Buffer> = {
@@ -32,6 +37,7 @@ const HEADERS: Record<string, Buffer> = {
 const EXTENSIONS = ['pdf', 'jpg', 'png'] as const;
 // Listed, retired (the platform answers 404: fallback), unlisted (fallback before ordering), none.
 const STOCKS = [1001, 1003, 999, undefined] as const;
+const REJECTED_STOCKS: ReadonlySet<number | undefined> = new Set([1003, 999]);
 
 const sha256 = (content: Buffer): string => createHash('sha256').update(content).digest('hex');
 
@@ -88,6 +94,7 @@ export function planOrders(count: number): PlannedOrder[] {
       orderRef,
       documents,
       expected: documents.every((document) => document.accepted) ? 'Completed' : 'AwaitingRepair',
+      stockRejected: REJECTED_STOCKS.has(stockId),
     };
   });
 }

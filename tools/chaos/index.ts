@@ -6,3 +6,5 @@ export {
   type ChaosOrderReport,
   type ChaosReport,
 } from './run-chaos';
+export type { DocumentFigures } from './ground-truth';
+export type { ReconciliationFigures } from './reconciler';

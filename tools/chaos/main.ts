@@ -1,11 +1,12 @@
 /**
- * `npm run chaos [-- --orders 20 --worker-kills 3 --temporal-restarts 1 --seed 1 --time-limit 300]`: places
- * orders while the sandbox injects faults, worker processes are killed with SIGKILL and the Temporal dev
- * server restarts; then checks that nothing was lost or duplicated and no secret reached a history.
- * Everything runs on loopback and stops at the end. Exits 1 on any violation.
+ * `npm run chaos [-- --orders 20 --worker-kills 3 --temporal-restarts 1 --seed 1 --time-limit 300
+ * --profile reference --keys-ignored]`: places orders while the sandbox injects faults, worker processes are
+ * killed with SIGKILL and the Temporal dev server restarts; then checks that nothing was lost or duplicated
+ * and no secret reached a history. Everything runs on loopback and stops at the end. Exits 1 on any violation.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { Runtime, DefaultLogger } from '@temporalio/worker';
+import { resolveProfile, SANDBOX_PROFILE_NAMES } from '../../src/sandbox';
 import { formatChaosReport, runChaos } from './';
 
 function boundedInteger(min: number, max: number): (value: string) => number {
@@ -16,6 +17,15 @@ function boundedInteger(min: number, max: number): (value: string) => number {
     }
     return parsed;
   };
+}
+
+function sandboxProfile(value: string): string {
+  try {
+    resolveProfile(value);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
+  return value;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -37,6 +47,16 @@ async function main(argv: string[]): Promise<number> {
       '--disrupt-anytime',
       'also kill and restart during order creation (each costs a 1-minute timeout)',
     )
+    .option(
+      '--profile <name>',
+      `sandbox profile: ${SANDBOX_PROFILE_NAMES.join(', ')} or random:<seed>`,
+      sandboxProfile,
+      'reference',
+    )
+    .option(
+      '--keys-ignored',
+      'the sandbox ignores Idempotency-Key (whatever the profile says); held orders are reconciled from its records',
+    )
     .option('--json', 'print the report as JSON')
     .parse(argv)
     .opts<{
@@ -47,6 +67,8 @@ async function main(argv: string[]): Promise<number> {
       tokenTtl: number;
       timeLimit: number;
       disruptAnytime?: boolean;
+      profile: string;
+      keysIgnored?: boolean;
       json?: boolean;
     }>();
   const startedAt = Date.now();
@@ -59,6 +81,9 @@ async function main(argv: string[]): Promise<number> {
     tokenTtlSeconds: options.tokenTtl,
     timeLimitMs: options.timeLimit * 1000,
     disruptAnytime: options.disruptAnytime ?? false,
+    profile: options.profile,
+    // Absent: the profile decides (legacy and json-api ignore the key).
+    ...(options.keysIgnored ? { keysIgnored: true } : {}),
     stopOnSignals: true,
     log: (message) => console.error(`[chaos ${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${message}`),
   });

@@ -3,15 +3,24 @@
  * 429s, tokens that expire every few seconds), worker processes are killed with SIGKILL and the Temporal
  * server is restarted. At the end it checks what must hold whatever happened:
  * - every order is Completed, or AwaitingRepair only because of the document the sandbox rejected on purpose;
- * - the platform holds exactly one order per `orderRef` and every accepted document exactly once;
+ * - the platform holds exactly one order per `orderRef` and every accepted document: exactly once when it
+ *   honours `Idempotency-Key`, at least once otherwise, with every extra copy flagged `possibleDuplicate`;
  * - no secret (password, token, control token) is in any workflow history or worker output.
+ *
+ * The sandbox plays the profile asked for (`profile`), honouring `Idempotency-Key` or not (`keysIgnored`). When
+ * it honours the key, the workers are told so (`BADGE_IDEMPOTENCY_KEYS=honoured`) and retry an order creation
+ * of unknown outcome with the same key. When it ignores the key, the workers do not know that (the default
+ * `unknown`): such an order waits in AwaitingReconciliation, and the run's {@link ChaosReconciler} answers it
+ * from the sandbox's ground truth, as an operator would.
  */
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import { BadgeOrderId, BadgeOrderStatus, type BadgeOrderStatusValue } from '../../src/contract';
-import { DEMO_USER, type FaultConfig, type SandboxState } from '../../src/sandbox';
+import { DEMO_USER, resolveProfile, type FailNextRule, type FaultConfig } from '../../src/sandbox';
 import type { ChildProcessHandle } from '../dev/child-process';
 import { startLocalStack, type LocalStack } from '../stack';
 import { planOrders, type PlannedOrder } from './chaos-orders';
+import { checkGroundTruth, type DocumentFigures } from './ground-truth';
+import { ChaosReconciler, type ReconciliationFigures } from './reconciler';
 import { findSecrets, textOf } from './secrets';
 
 /** Options of {@link runChaos}. */
@@ -35,6 +44,17 @@ export interface ChaosOptions {
    * (retried within `uploadHeartbeatTimeoutMs`). @default false
    */
   readonly disruptAnytime?: boolean;
+  /**
+   * The platform the sandbox plays: a name of `SANDBOX_PROFILE_NAMES` or `random:<seed>`.
+   * @default 'reference'
+   */
+  readonly profile?: string;
+  /**
+   * `true`: the sandbox ignores `Idempotency-Key` whatever the profile says; `false`: it honours the key
+   * whatever the profile says. @default the profile's choice (`reference` honours it; `legacy` and
+   * `json-api` do not)
+   */
+  readonly keysIgnored?: boolean;
   /** Progress lines. @default none */
   readonly log?: (message: string) => void;
   /** For the command line: Ctrl-C (SIGINT, SIGTERM) stops everything and exits. @default false */
@@ -51,12 +71,26 @@ export interface ChaosOrderReport {
   readonly stockFallback: boolean;
   readonly uploaded: number;
   readonly failedDocuments: readonly string[];
+  /** Documents the service flagged `possibleDuplicate`, by path. */
+  readonly possibleDuplicates: readonly string[];
+  /** The reconciler's answers to this order's holds (`created <id>`, `not created`), in order. */
+  readonly reconciliations: readonly string[];
 }
 
 /** What a chaos run did and found; `violations` is empty when every invariant held. */
 export interface ChaosReport {
   readonly ok: boolean;
   readonly violations: readonly string[];
+  /** The sandbox profile played. */
+  readonly profile: string;
+  /** Whether the sandbox honoured `Idempotency-Key`. */
+  readonly idempotencyKeys: 'honoured' | 'ignored';
+  /** `BADGE_IDEMPOTENCY_KEYS` of the worker processes. */
+  readonly workerIdempotencyKeys: 'honoured' | 'unknown';
+  /** Orders held in AwaitingReconciliation and how the run answered them. */
+  readonly reconciliation: ReconciliationFigures;
+  /** What the platform holds of the documents: copies, duplicates and their flags. */
+  readonly documents: DocumentFigures;
   readonly orders: readonly ChaosOrderReport[];
   readonly workerStarts: number;
   readonly workerKills: number;
@@ -75,8 +109,11 @@ export interface ChaosReport {
   readonly durationMs: number;
 }
 
-/** Faults of every kind, on every route; shares are drawn per request and add up to at most 1. */
-const CHAOS_FAULTS: FaultConfig = {
+/**
+ * Faults of every kind, on every route; shares are drawn per request and add up to at most 1. `failNext`
+ * comes from {@link sureFaults}.
+ */
+const CHAOS_FAULT_SHARES: FaultConfig = {
   errorRate: 0.05,
   rateLimitRate: 0.05,
   retryAfterSeconds: 1,
@@ -84,14 +121,30 @@ const CHAOS_FAULTS: FaultConfig = {
   commitThenFailRate: 0.08,
   commitThenFailModes: ['500', '503', 'drop'],
   latencyMs: { min: 20, max: 300 },
-  // Sure to happen, whatever the dice say.
-  failNext: [
-    { route: 'orders', kind: 'commit-then-drop', count: 1 },
+};
+
+/**
+ * Faults sure to happen, whatever the dice say. An order creation is stored and then fails: with keys
+ * honoured the workers send it again with the same key; with keys ignored the order is held, and after it a
+ * creation fails before anything is stored, so the reconciler answers at least one hold "created" and one
+ * "not created". A creation the platform answers 404 (its stock) uses up a commit fault without storing
+ * anything, so there is one commit fault more than such creations.
+ */
+function sureFaults(keysHonoured: boolean, planned: readonly PlannedOrder[]): FailNextRule[] {
+  const commits = 1 + planned.filter((order) => order.stockRejected).length;
+  const orders: FailNextRule[] = keysHonoured
+    ? [{ route: 'orders', kind: 'commit-then-drop', count: commits }]
+    : [
+        { route: 'orders', kind: 'commit-then-500', count: commits },
+        { route: 'orders', kind: 'error-500', count: 1 },
+      ];
+  return [
+    ...orders,
     { route: 'documents', kind: 'commit-then-503', count: 1 },
     { route: 'documents', kind: 'unauthorized', count: 1 },
     { route: 'documents', kind: 'rate-limit', count: 1 },
-  ],
-};
+  ];
+}
 
 class TimeLimitError extends Error {
   override readonly name = 'TimeLimitError';
@@ -132,12 +185,19 @@ interface Settled {
   readonly pending: readonly string[];
 }
 
-async function describeOrder(stack: LocalStack, orderRef: string): Promise<Settled> {
+/** `abandoned`: the reconciler left the order held on purpose (a violation already), so it counts as settled. */
+async function describeOrder(
+  stack: LocalStack,
+  orderRef: string,
+  abandoned: (orderRef: string) => boolean,
+): Promise<Settled> {
   const description = await stack.orders().getHandle(orderRef).describe();
   const searchStatus = description.typedSearchAttributes.get(BadgeOrderStatus);
   const workflowStatus = description.status.name;
   const settled =
-    workflowStatus !== ('RUNNING' satisfies WorkflowExecutionStatusName) || searchStatus === 'AwaitingRepair';
+    workflowStatus !== ('RUNNING' satisfies WorkflowExecutionStatusName) ||
+    searchStatus === 'AwaitingRepair' ||
+    abandoned(orderRef);
   const created = description.typedSearchAttributes.get(BadgeOrderId) !== undefined;
   const pending = (description.raw.pendingActivities ?? []).map(
     (activity) => `${activity.activityType?.name ?? '?'} attempt ${activity.attempt ?? '?'}`,
@@ -157,10 +217,12 @@ class WorkerSupervisor {
   constructor(
     private readonly stack: LocalStack,
     private readonly log: (message: string) => void,
+    /** Added to every worker process's environment. */
+    private readonly env: Readonly<Record<string, string>>,
   ) {}
 
   start(): void {
-    const worker = this.stack.startWorkerProcess();
+    const worker = this.stack.startWorkerProcess({ env: this.env });
     this.current = worker;
     this.starts += 1;
     this.log(`worker process ${worker.pid ?? '?'} started (#${this.starts})`);
@@ -208,63 +270,22 @@ function disruptions(kills: number, restarts: number): Disruption[] {
   return plan;
 }
 
-function checkSandbox(state: SandboxState, planned: readonly PlannedOrder[], violations: string[]): void {
-  const ordersByRef = new Map<string, number[]>();
-  for (const order of state.orders) {
-    const ref = typeof order.vehicle.chaosOrderRef === 'string' ? order.vehicle.chaosOrderRef : '(none)';
-    ordersByRef.set(ref, [...(ordersByRef.get(ref) ?? []), order.id]);
-  }
-  for (const [ref, ids] of ordersByRef) {
-    if (!planned.some((order) => order.orderRef === ref))
-      violations.push(`sandbox holds unplanned order(s) ${ids.join(', ')} for ${ref}`);
-  }
-  const copies = new Map<string, { count: number; orderIds: number[] }>();
-  for (const document of state.documents) {
-    const entry = copies.get(document.sha256) ?? { count: 0, orderIds: [] };
-    entry.count += 1;
-    entry.orderIds.push(document.document_type_id);
-    copies.set(document.sha256, entry);
-  }
-  const plannedHashes = new Set(
-    planned.flatMap((order) => order.documents.map((document) => document.sha256)),
-  );
-  for (const [hash, entry] of copies) {
-    if (!plannedHashes.has(hash))
-      violations.push(`sandbox holds ${entry.count} unplanned document(s) with sha256 ${hash}`);
-  }
-  for (const order of planned) {
-    const ids = ordersByRef.get(order.orderRef) ?? [];
-    if (ids.length !== 1) {
-      violations.push(
-        `${order.orderRef}: the sandbox holds ${ids.length} orders (${ids.join(', ') || 'none'}), expected exactly 1`,
-      );
-    }
-    for (const document of order.documents) {
-      const entry = copies.get(document.sha256);
-      const count = entry?.count ?? 0;
-      if (!document.accepted) {
-        if (count !== 0)
-          violations.push(`${document.path}: rejected on purpose, yet the sandbox holds ${count} copies`);
-        continue;
-      }
-      if (count !== 1)
-        violations.push(`${document.path}: the sandbox holds ${count} copies, expected exactly 1`);
-      if (entry && ids.length === 1 && entry.orderIds.some((id) => id !== ids[0])) {
-        violations.push(`${document.path}: linked to order ${entry.orderIds.join(', ')}, expected ${ids[0]}`);
-      }
-    }
-  }
-}
-
 async function checkOrder(
   stack: LocalStack,
   order: PlannedOrder,
+  reconciler: ChaosReconciler,
+  flags: Map<string, boolean>,
   violations: string[],
 ): Promise<ChaosOrderReport> {
-  const base = { orderRef: order.orderRef, expected: order.expected };
+  const base = {
+    orderRef: order.orderRef,
+    expected: order.expected,
+    reconciliations: reconciler.eventsOf(order.orderRef).map((event) => event.answer),
+  };
   try {
-    const described = await describeOrder(stack, order.orderRef);
+    const described = await describeOrder(stack, order.orderRef, () => false);
     const status = await stack.orders().status(order.orderRef);
+    for (const document of status.documents) flags.set(document.path, document.possibleDuplicate);
     const failed = status.documents.filter((document) => document.status === 'failed');
     const uploaded = status.documents.filter((document) => document.status === 'uploaded').length;
     const outcome = described.searchStatus ?? described.workflowStatus;
@@ -275,6 +296,9 @@ async function checkOrder(
       stockFallback: status.stockFallback,
       uploaded,
       failedDocuments: failed.map((document) => `${document.path} (${document.lastError ?? 'no error'})`),
+      possibleDuplicates: status.documents
+        .filter((document) => document.possibleDuplicate)
+        .map((document) => document.path),
     };
     const accepted = order.documents.filter((document) => document.accepted);
     if (order.expected === 'Completed') {
@@ -309,6 +333,7 @@ async function checkOrder(
       stockFallback: false,
       uploaded: 0,
       failedDocuments: [],
+      possibleDuplicates: [],
     };
   }
 }
@@ -349,12 +374,20 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   const user = DEMO_USER;
   const planned = planOrders(orderCount);
   const violations: string[] = [];
+  const idempotency =
+    options.keysIgnored === undefined ? undefined : options.keysIgnored ? 'ignored' : 'honoured';
+  // Resolved here as the sandbox will resolve it (throws for an unknown profile before anything starts).
+  const profile = resolveProfile(options.profile, idempotency);
+  const keysHonoured = profile.idempotency === 'honoured';
+  const faults: FaultConfig = { ...CHAOS_FAULT_SHARES, failNext: sureFaults(keysHonoured, planned) };
 
   const stack = await startLocalStack({
     sandbox: {
       seed: options.seed ?? 1,
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3,
-      faults: CHAOS_FAULTS,
+      faults,
+      profile: options.profile,
+      idempotency,
     },
     // Kept in a database file, so the server restarts with its workflows.
     temporal: { persistent: true },
@@ -365,8 +398,33 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     stopOnSignals: options.stopOnSignals ?? false,
     log,
   });
-  const supervisor = new WorkerSupervisor(stack, log);
+  log(
+    `sandbox profile ${stack.sandbox.profile.name}, Idempotency-Key ${stack.sandbox.profile.idempotency}` +
+      (keysHonoured ? '; workers run with BADGE_IDEMPOTENCY_KEYS=honoured' : '; held orders are reconciled'),
+  );
+  // Told only when true: a worker that trusts keys the platform ignores would place orders twice.
+  const supervisor = new WorkerSupervisor(
+    stack,
+    log,
+    keysHonoured ? { BADGE_IDEMPOTENCY_KEYS: 'honoured' } : {},
+  );
+  // Runs in both modes: with keys honoured nothing should be held, and a hold would still be answered.
+  const reconciler = new ChaosReconciler(
+    stack,
+    planned.map((order) => order.orderRef),
+    violations,
+    log,
+  );
   let restarts = 0;
+  let documents: DocumentFigures = {
+    accepted: 0,
+    copies: 0,
+    duplicated: 0,
+    duplicatedFlagged: 0,
+    lost: 0,
+    flagged: 0,
+    flaggedWithoutDuplicate: 0,
+  };
   let historiesChecked = 0;
   let sandboxSummary: ChaosReport['sandbox'] = {
     orders: 0,
@@ -382,11 +440,14 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     }
     supervisor.start();
     for (const order of planned) await stack.orders().startOrder(order.input);
-    log(`${planned.length} orders started; faults: ${JSON.stringify(CHAOS_FAULTS)}`);
+    reconciler.start();
+    log(`${planned.length} orders started; faults: ${JSON.stringify(faults)}`);
 
     const expectedUploads = planned.flatMap((order) => order.documents.filter((d) => d.accepted)).length;
     const describeAll = (): Promise<Settled[]> =>
-      Promise.all(planned.map((order) => describeOrder(stack, order.orderRef)));
+      Promise.all(
+        planned.map((order) => describeOrder(stack, order.orderRef, (ref) => reconciler.abandoned(ref))),
+      );
 
     let uploadsAtLastDisruption = 0;
     const plan = disruptions(options.workerKills ?? 3, options.temporalRestarts ?? 1);
@@ -446,9 +507,14 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
 
   const orders: ChaosOrderReport[] = [];
   try {
-    for (const order of planned) orders.push(await checkOrder(stack, order, violations));
+    // Stopped before the checks, so that nothing changes while they read (it never throws).
+    await reconciler.stop();
+    const flags = new Map<string, boolean>();
+    for (const order of planned) {
+      orders.push(await checkOrder(stack, order, reconciler, flags, violations));
+    }
     const state = await stack.sandbox.control.state();
-    checkSandbox(state, planned, violations);
+    documents = checkGroundTruth({ state, planned, flags, keysHonoured, violations });
     const stats = await stack.sandbox.control.stats();
     sandboxSummary = {
       orders: state.orders.length,
@@ -478,6 +544,11 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   return {
     ok: violations.length === 0,
     violations,
+    profile: stack.sandbox.profile.name,
+    idempotencyKeys: stack.sandbox.profile.idempotency,
+    workerIdempotencyKeys: keysHonoured ? 'honoured' : 'unknown',
+    reconciliation: reconciler.figures(),
+    documents,
     orders,
     workerStarts: supervisor.starts,
     workerKills: supervisor.kills,
@@ -493,6 +564,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
 export function formatChaosReport(report: ChaosReport): string {
   const lines = [
     `Chaos run: ${report.orders.length} orders in ${(report.durationMs / 1000).toFixed(1)} s — ${report.ok ? 'every invariant held' : `${report.violations.length} violation(s)`}`,
+    `  platform profile ${report.profile}, Idempotency-Key ${report.idempotencyKeys}; workers BADGE_IDEMPOTENCY_KEYS=${report.workerIdempotencyKeys}`,
     `  worker processes started ${report.workerStarts}, killed with SIGKILL ${report.workerKills}, exited by themselves ${report.unexpectedWorkerExits.length}; Temporal restarts ${report.temporalRestarts}`,
     `  sandbox: ${report.sandbox.orders} orders, ${report.sandbox.documents} documents, ${report.sandbox.requests} requests, ${report.sandbox.tokensIssued} tokens issued, ${report.sandbox.idempotentReplays} idempotent replays`,
     `  faults injected: ${
@@ -500,11 +572,13 @@ export function formatChaosReport(report: ChaosReport): string {
         .map(([kind, count]) => `${kind}=${count}`)
         .join(', ') || 'none'
     }`,
+    `  orders held for reconciliation ${report.reconciliation.held}: resolved as created ${report.reconciliation.resolvedCreated}, as not created ${report.reconciliation.resolvedNotCreated}${report.reconciliation.abandoned > 0 ? `, left held (duplicates on the platform) ${report.reconciliation.abandoned}` : ''}`,
+    `  documents: ${report.documents.accepted} accepted, ${report.documents.copies} copies stored, ${report.documents.lost} lost; duplicated ${report.documents.duplicated} (flagged ${report.documents.duplicatedFlagged}); flagged possibleDuplicate ${report.documents.flagged}, of which without a duplicate ${report.documents.flaggedWithoutDuplicate}`,
     `  histories checked for secrets: ${report.historiesChecked}`,
     '',
     ...report.orders.map(
       (order) =>
-        `  ${order.orderRef}: ${order.outcome} (expected ${order.expected}) order ${order.orderId ?? '-'}, ${order.uploaded} uploaded${order.stockFallback ? ', stock fallback' : ''}${order.failedDocuments.length > 0 ? `, failed: ${order.failedDocuments.join('; ')}` : ''}`,
+        `  ${order.orderRef}: ${order.outcome} (expected ${order.expected}) order ${order.orderId ?? '-'}, ${order.uploaded} uploaded${order.stockFallback ? ', stock fallback' : ''}${order.reconciliations.length > 0 ? `, reconciled: ${order.reconciliations.join(', then ')}` : ''}${order.possibleDuplicates.length > 0 ? `, possible duplicates: ${order.possibleDuplicates.length}` : ''}${order.failedDocuments.length > 0 ? `, failed: ${order.failedDocuments.join('; ')}` : ''}`,
     ),
   ];
   if (report.unexpectedWorkerExits.length > 0) {
