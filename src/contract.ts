@@ -244,6 +244,21 @@ export const badgeOrderOptionsSchema = z.object({
    * @default 7 days
    */
   reconciliationWindowMs: windowMsSchema.optional(),
+  /**
+   * How far an accepted `replaceDocument` pushes the repair deadline out (never in): the operator who just
+   * fixed a file gets time to see it through; 1 second to 30 days. @default 1 day
+   */
+  replacementGraceMs: windowMsSchema.optional(),
+  /**
+   * History events after which a run waiting for repair continues as new, carrying the order's state. Only
+   * lower than the default for tests; 100 to 20,000. @default 10,000
+   */
+  historyBudgetEvents: z
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .min(100, 'must be at least 100')
+    .max(20_000, 'must be at most 20000')
+    .optional(),
 });
 
 /** Input of the `badgeOrder` workflow. */

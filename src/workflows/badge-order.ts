@@ -5,8 +5,10 @@
  */
 import {
   ApplicationFailure,
+  ContinueAsNew,
   allHandlersFinished,
   condition,
+  continueAsNew,
   isCancellation,
   log,
   setCurrentDetails,
@@ -28,44 +30,66 @@ import { SERVICE_FAILURE_TYPES } from '../failure-types';
 import { DEFAULT_ORDER_OPTIONS } from './activity-options';
 import { describeFailure } from './failures';
 import { registerOrderHandlers } from './order-handlers';
-import { OrderState } from './order-state';
+import { OrderState, type OrderContinuation } from './order-state';
 import { placeOrder } from './place-order';
 import { orderSteps, type OrderSteps } from './steps';
 import { awaitRepair, uploadPendingDocuments } from './upload-documents';
 
 type OrderOptions = { readonly [K in keyof typeof DEFAULT_ORDER_OPTIONS]: number };
 
-/** Places one badge order and uploads its documents. */
-export async function badgeOrder(rawInput: BadgeOrderInput): Promise<BadgeOrderResult> {
+/**
+ * Places one badge order and uploads its documents. `continued` is set only by the workflow itself when a
+ * long repair made it continue as new: the order exists, and the run goes on with its documents.
+ */
+export async function badgeOrder(
+  rawInput: BadgeOrderInput,
+  continued?: OrderContinuation,
+): Promise<BadgeOrderResult> {
   const input = validateInput(rawInput);
   const options: OrderOptions = { ...DEFAULT_ORDER_OPTIONS, ...input.options };
   const steps = orderSteps(options);
-  const state = new OrderState(input, workflowInfo().workflowId, publishStatus);
-  registerOrderHandlers(state, steps);
+  const state = new OrderState(input, workflowInfo().workflowId, publishStatus, continued);
+  registerOrderHandlers(state, steps, options);
   upsertSearchAttributes([
     { key: BadgeOrderRef, value: input.orderRef },
     { key: BadgeOrderStatus, value: state.status },
+    ...(continued ? [{ key: BadgeOrderId, value: String(continued.orderId) }] : []),
   ]);
   try {
-    const session = await signIn(state, steps);
-    await checkStock(state, steps);
-    const orderId = await placeOrder(state, {
-      steps,
-      keysHonoured: session.idempotencyKeys === 'honoured',
-      retryWindowMs: options.platformRetryWindowMs,
-      reconciliationWindowMs: options.reconciliationWindowMs,
-    });
-    upsertSearchAttributes([{ key: BadgeOrderId, value: String(orderId) }]);
-    log.info('order created', { orderId, stockFallback: state.stockFallbackReason !== null });
+    const session = continued ?? (await signIn(state, steps));
+    const orderId =
+      continued?.orderId ??
+      (await (async () => {
+        await checkStock(state, steps);
+        const created = await placeOrder(state, {
+          steps,
+          keysHonoured: session.keysHonoured,
+          retryWindowMs: options.platformRetryWindowMs,
+          reconciliationWindowMs: options.reconciliationWindowMs,
+        });
+        upsertSearchAttributes([{ key: BadgeOrderId, value: String(created) }]);
+        log.info('order created', { orderId: created, stockFallback: state.stockFallbackReason !== null });
+        return created;
+      })());
     await uploadUntilAllStored(state, {
       steps,
       orderId,
       documentOwner: session.documentOwner,
       maxParallelUploads: options.maxParallelUploads,
       repairWindowMs: options.repairWindowMs,
+      historyBudgetEvents: options.historyBudgetEvents,
+      continueWith: () =>
+        state.continuation({
+          documentOwner: session.documentOwner,
+          keysHonoured: session.keysHonoured,
+          runs: (continued?.runs ?? 0) + 1,
+        }),
+      rawInput,
     });
     return await finish(state, orderId);
   } catch (error) {
+    // Continuing as new is not an end: it passes through untouched.
+    if (error instanceof ContinueAsNew) throw error;
     // Whatever ends the run, operators must see it in the BadgeOrderStatus search attribute.
     state.ended(isCancellation(error) ? 'Cancelled' : 'Failed', describeFailure(error));
     setCurrentDetails(`${state.status}: ${state.failure ?? ''}`);
@@ -93,7 +117,7 @@ function publishStatus(status: BadgeOrderStatusValue): void {
 async function signIn(
   state: OrderState,
   steps: OrderSteps,
-): Promise<{ documentOwner: string | number; idempotencyKeys: 'honoured' | 'unknown' }> {
+): Promise<{ documentOwner: string | number; keysHonoured: boolean }> {
   state.phase = 'authenticating';
   const session = await steps.platformCall('Authenticate against the platform').authenticate();
   const documentOwner = state.input.documentOwner ?? session.userId;
@@ -107,7 +131,7 @@ async function signIn(
   return {
     documentOwner: documentOwner ?? '',
     // Sessions recorded before the setting existed carry no value: treat the platform as unknown.
-    idempotencyKeys: session.idempotencyKeys === 'honoured' ? 'honoured' : 'unknown',
+    keysHonoured: session.idempotencyKeys === 'honoured',
   };
 }
 
@@ -125,7 +149,11 @@ async function checkStock(state: OrderState, steps: OrderSteps): Promise<void> {
   }
 }
 
-/** Uploads until every document is stored, waiting for repair whenever some failed for good. */
+/**
+ * Uploads until every document is stored, waiting for repair whenever some failed for good. Each repair cycle
+ * adds history; before waiting once more, a run past its history budget (or told so by the server)
+ * continues as new with the order's state, once every handler has answered.
+ */
 async function uploadUntilAllStored(
   state: OrderState,
   settings: {
@@ -134,6 +162,9 @@ async function uploadUntilAllStored(
     documentOwner: string | number;
     maxParallelUploads: number;
     repairWindowMs: number;
+    historyBudgetEvents: number;
+    continueWith: () => OrderContinuation;
+    rawInput: BadgeOrderInput;
   },
 ): Promise<void> {
   for (;;) {
@@ -142,6 +173,14 @@ async function uploadUntilAllStored(
       continue;
     }
     if (state.documents.allUploaded()) return;
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength >= settings.historyBudgetEvents) {
+      await condition(allHandlersFinished);
+      // A handler may have queued documents meanwhile: upload them in this run.
+      if (state.documents.hasPending()) continue;
+      log.info('continuing as new while awaiting repair', { historyLength: info.historyLength });
+      await continueAsNew<typeof badgeOrder>(settings.rawInput, settings.continueWith());
+    }
     await awaitRepair(state, settings.repairWindowMs);
   }
 }

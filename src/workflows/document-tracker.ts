@@ -5,7 +5,8 @@
  */
 import type { DocumentInput, DocumentLinks, DocumentState, DocumentStatus } from '../contract';
 
-interface TrackedDocument {
+/** One document's whole state, as carried across continue-as-new. */
+export interface TrackedDocument {
   readonly index: number;
   readonly path: string;
   sourcePath: string;
@@ -21,6 +22,8 @@ interface TrackedDocument {
   possibleDuplicate: boolean;
   /** Bumped by each replacement, so a new file gets a new idempotency key. */
   revision: number;
+  /** A `replaceDocument` is checking a new file for this document: nothing else may queue it meanwhile. */
+  claimed?: boolean;
 }
 
 /** What an upload of one document needs. */
@@ -58,7 +61,13 @@ export class DocumentTracker {
   constructor(
     documents: readonly DocumentInput[],
     private readonly workflowId: string,
+    restored?: readonly TrackedDocument[],
   ) {
+    if (restored !== undefined) {
+      // A continued run: every document as the previous run left it (a claim does not survive a run).
+      this.documents = restored.map((document) => ({ ...document, claimed: false }));
+      return;
+    }
     this.documents = documents.map((document, index) => ({
       index,
       path: document.path,
@@ -138,9 +147,39 @@ export class DocumentTracker {
     });
   }
 
-  /** Puts every failed document back in the queue; returns how many. */
+  /** Every document's whole state, for continue-as-new. */
+  snapshot(): TrackedDocument[] {
+    return this.documents.map((document) => ({ ...document, claimed: false }));
+  }
+
+  /** Whether a replacement is being checked for some document. */
+  hasClaimed(): boolean {
+    return this.documents.some((document) => document.claimed === true);
+  }
+
+  /** Whether the document is claimed by a replacement in progress. */
+  isClaimed(path: string): boolean {
+    return this.get(path).claimed === true;
+  }
+
+  /**
+   * Claims a failed document for a replacement before its new file is checked, so that a `retryUploads`
+   * arriving meanwhile does not upload the old file.
+   */
+  claim(path: string): void {
+    this.get(path).claimed = true;
+  }
+
+  /** Gives up a claim (the new file was refused): the document stays failed. */
+  release(path: string): void {
+    this.get(path).claimed = false;
+  }
+
+  /** Puts every failed document back in the queue, except those claimed by a replacement; returns how many. */
   retryFailed(): number {
-    const failed = this.documents.filter((document) => document.status === 'failed');
+    const failed = this.documents.filter(
+      (document) => document.status === 'failed' && document.claimed !== true,
+    );
     for (const document of failed) document.status = 'pending';
     return failed.length;
   }
@@ -155,6 +194,7 @@ export class DocumentTracker {
     document.revision += 1;
     // A copy of the old file is not a copy of the new one.
     document.mayHaveBeenStored = false;
+    document.claimed = false;
     document.status = 'pending';
   }
 

@@ -22,7 +22,11 @@ import type { OrderState } from './order-state';
 import type { OrderSteps } from './steps';
 
 /** Registers every handler of a badge order on its state. */
-export function registerOrderHandlers(state: OrderState, steps: OrderSteps): void {
+export function registerOrderHandlers(
+  state: OrderState,
+  steps: OrderSteps,
+  settings: { readonly replacementGraceMs: number },
+): void {
   setHandler(statusQuery, () => state.view());
 
   setHandler(retryUploadsSignal, () => {
@@ -52,10 +56,14 @@ export function registerOrderHandlers(state: OrderState, steps: OrderSteps): voi
   setHandler(
     replaceDocumentUpdate,
     async (replacement: ReplaceDocumentInput): Promise<DocumentState> => {
-      // The file must exist under DOCUMENTS_ROOT; only an activity can look at the disk.
+      // Claimed before the first await: a retryUploads arriving while the file is checked must not upload the
+      // old file, and the repair deadline waits for the claim (see awaitRepair).
+      state.documents.claim(replacement.path);
       try {
+        // The file must exist under DOCUMENTS_ROOT; only an activity can look at the disk.
         await steps.inspector.inspectDocument({ path: replacement.newPath });
       } catch (error) {
+        state.documents.release(replacement.path);
         if (isCancellation(error)) throw error;
         throw ApplicationFailure.create({
           type: SERVICE_FAILURE_TYPES.invalidDocument,
@@ -63,15 +71,8 @@ export function registerOrderHandlers(state: OrderState, steps: OrderSteps): voi
           nonRetryable: true,
         });
       }
-      const current = state.documents.find(replacement.path);
-      if (current?.status !== 'failed') {
-        throw ApplicationFailure.create({
-          type: SERVICE_FAILURE_TYPES.invalidInput,
-          message: `Document ${replacement.path} is ${current?.status ?? 'unknown'} now; only a failed one can be replaced`,
-          nonRetryable: true,
-        });
-      }
       state.documents.replace(replacement.path, replacement.newPath, replacement.contentType);
+      state.extendRepairDeadline(Date.now() + settings.replacementGraceMs);
       await condition(() => {
         const status = state.documents.find(replacement.path)?.status;
         return status === 'uploaded' || status === 'failed';
@@ -91,6 +92,9 @@ export function registerOrderHandlers(state: OrderState, steps: OrderSteps): voi
           throw new Error(
             `path: document ${replacement.path} is ${document.status}; only a failed one can be replaced`,
           );
+        }
+        if (state.documents.isClaimed(replacement.path)) {
+          throw new Error(`path: document ${replacement.path} is being replaced already`);
         }
       },
     },

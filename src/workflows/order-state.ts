@@ -11,7 +11,23 @@ import type {
   ReconciliationView,
   ValidBadgeOrderInput,
 } from '../contract';
-import { DocumentTracker } from './document-tracker';
+import { DocumentTracker, type TrackedDocument } from './document-tracker';
+
+/**
+ * What a run hands to the next when it continues as new: everything the order has learnt, so the next run
+ * goes on where this one stopped (the order exists; only documents remain).
+ */
+export interface OrderContinuation {
+  readonly orderId: number;
+  readonly stockId: string | number | null;
+  readonly stockFallbackReason: string | null;
+  readonly repairDeadline: number | null;
+  readonly documentOwner: string | number;
+  readonly keysHonoured: boolean;
+  readonly documents: readonly TrackedDocument[];
+  /** How many runs came before this one. */
+  readonly runs: number;
+}
 
 /** Called whenever the `BadgeOrderStatus` value changes, so the workflow can publish it. */
 export type StatusListener = (status: BadgeOrderStatusValue) => void;
@@ -40,9 +56,38 @@ export class OrderState {
     readonly input: ValidBadgeOrderInput,
     workflowId: string,
     private readonly onStatus: StatusListener,
+    continued?: OrderContinuation,
   ) {
-    this.stockId = input.stockId ?? null;
-    this.documents = new DocumentTracker(input.documents, workflowId);
+    this.stockId = continued ? continued.stockId : (input.stockId ?? null);
+    this.documents = new DocumentTracker(input.documents, workflowId, continued?.documents);
+    if (continued) {
+      this.orderId = continued.orderId;
+      this.stockFallbackReason = continued.stockFallbackReason;
+      this.repairDeadline = continued.repairDeadline;
+      this.phase = 'uploading';
+    }
+  }
+
+  /** The state to continue as new with; only once the order exists. */
+  continuation(session: {
+    documentOwner: string | number;
+    keysHonoured: boolean;
+    runs: number;
+  }): OrderContinuation {
+    if (this.orderId === null) throw new Error('an order continues as new only once it exists');
+    return {
+      orderId: this.orderId,
+      stockId: this.stockId,
+      stockFallbackReason: this.stockFallbackReason,
+      repairDeadline: this.repairDeadline,
+      documents: this.documents.snapshot(),
+      ...session,
+    };
+  }
+
+  /** Pushes the repair deadline out to at least `until` (never in). */
+  extendRepairDeadline(until: number): void {
+    if (this.repairDeadline !== null && this.repairDeadline < until) this.repairDeadline = until;
   }
 
   get status(): BadgeOrderStatusValue {

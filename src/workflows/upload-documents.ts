@@ -71,6 +71,12 @@ export async function awaitRepair(state: OrderState, repairWindowMs: number): Pr
   );
   const repaired = await condition(() => state.documents.hasPending(), Math.max(deadline - Date.now(), 1));
   if (repaired) return;
+  // A replacement being checked when the deadline passed decides first (it may extend the deadline).
+  if (state.documents.hasClaimed()) {
+    await condition(() => !state.documents.hasClaimed());
+    if (state.documents.hasPending()) return;
+    if (state.repairDeadline !== null && state.repairDeadline > Date.now()) return;
+  }
   const stillFailed = state.documents.failed();
   throw ApplicationFailure.create({
     type: SERVICE_FAILURE_TYPES.repairDeadlinePassed,
