@@ -22,7 +22,9 @@ export function describeFailure(error: unknown): string {
   const timeout =
     error instanceof ActivityFailure && error.cause instanceof TimeoutFailure
       ? `retry window exhausted (${error.cause.timeoutType === undefined ? 'timeout' : String(error.cause.timeoutType)})`
-      : undefined;
+      : error instanceof ActivityFailure && error.retryState === 'TIMEOUT'
+        ? 'retry window exhausted'
+        : undefined;
   const parts = [
     timeout,
     application ? `${application.type ?? 'Error'}: ${application.message}` : undefined,

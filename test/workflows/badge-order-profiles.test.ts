@@ -39,7 +39,8 @@ async function expectPlacedOnce(stack: TestStack, result: BadgeOrderResult): Pro
   const stored = await stack.sandbox.control.listDocuments({ orderId: result.orderId });
   for (const document of result.documents) {
     const copies = stored.filter(
-      (record) => record.sha256 === sha256(`content of ${result.orderRef}/${document.path.split('/').pop() ?? ''}`),
+      (record) =>
+        record.sha256 === sha256(`content of ${result.orderRef}/${document.path.split('/').pop() ?? ''}`),
     );
     expect({ path: document.path, stored: copies.length > 0 }).toEqual({ path: document.path, stored: true });
     if (copies.length > 1) {
@@ -95,7 +96,9 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
   it('waits for repair when a document is refused, and completes once it is accepted', async () => {
     await stack.sandbox.control.setRules({ acceptedContentTypes: ['image/jpeg'] });
     try {
-      const started = await stack.orders.startOrder(orderOf(stack, `${profile}-repair`, ['a.jpg', 'scan.pdf']));
+      const started = await stack.orders.startOrder(
+        orderOf(stack, `${profile}-repair`, ['a.jpg', 'scan.pdf']),
+      );
       const waiting = await waitFor(
         () => stack.orders.status(`${profile}-repair`),
         (status) => status.searchStatus === 'AwaitingRepair',

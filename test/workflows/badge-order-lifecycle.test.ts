@@ -1,0 +1,206 @@
+/**
+ * Orders that live long: repair cycles that continue as new with the order's state, cancellation in each
+ * phase, the upload retry window, and a replacement racing the repair deadline. Each test asserts the final
+ * status and what the platform holds. Real dev server, real sandbox over HTTP, a real worker.
+ */
+import type { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import { BadgeOrderId, BadgeOrderStatus, type BadgeOrderInput } from '../../src/contract';
+import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
+import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { waitFor } from '../helpers/wait';
+
+const vehicle = { licensePlate: 'L-ONG 1' };
+const badge = { type: 'green' };
+const ALL_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
+
+function order(
+  stack: TestStack,
+  orderRef: string,
+  files: readonly string[],
+  options: BadgeOrderInput['options'] = {},
+): BadgeOrderInput {
+  const documents = files.map((name) => ({
+    path: stack.writeDocument(`${orderRef}/${name}`, `bytes of ${orderRef}/${name}`),
+  }));
+  return { orderRef, vehicle, badge, documents, options };
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+describe('badgeOrder over a long life', () => {
+  let stack: TestStack;
+  let worker: InProcessWorker;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    worker = await stack.startWorker();
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await stack?.teardown();
+  });
+
+  afterEach(async () => {
+    await stack.sandbox.control.setFaults({});
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ALL_TYPES });
+  });
+
+  it('continues as new between repair cycles, keeping its state, status and search attributes', async () => {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
+    const orderRef = 'life-cycles';
+    const started = await stack.orders.startOrder(
+      order(stack, orderRef, ['1.jpg', '2.jpg', '3.jpg', 'ok.pdf'], { historyBudgetEvents: 100 }),
+    );
+    const firstRunId = (await started.handle.describe()).runId;
+    let view = await waitFor(
+      () => stack.orders.status(orderRef),
+      (status) => status.searchStatus === 'AwaitingRepair',
+      { what: 'the first repair wait' },
+    );
+    const orderId = view.orderId;
+    // Each retry uploads the three refused files again, and fails them again: history grows every cycle.
+    for (let cycle = 1; cycle <= 4; cycle += 1) {
+      const attemptsBefore = view.documents[0]?.attempts ?? 0;
+      await stack.orders.retryUploads(orderRef);
+      view = await waitFor(
+        () => stack.orders.status(orderRef),
+        (status) =>
+          status.searchStatus === 'AwaitingRepair' && (status.documents[0]?.attempts ?? 0) > attemptsBefore,
+        { what: `repair cycle ${cycle}` },
+      );
+    }
+    const current = await stack.orders.getHandle(orderRef).describe();
+    expect(current.runId).not.toBe(firstRunId);
+    expect(view).toMatchObject({ orderId, phase: 'awaiting-repair' });
+    expect(view.documents.map((document) => document.status)).toEqual([
+      'failed',
+      'failed',
+      'failed',
+      'uploaded',
+    ]);
+    expect(view.documents[0]?.attempts).toBeGreaterThanOrEqual(5);
+    expect(current.searchAttributes[BadgeOrderStatus.name]).toEqual(['AwaitingRepair']);
+    expect(current.searchAttributes[BadgeOrderId.name]).toEqual([String(orderId)]);
+    // Operators and the nightly replay list the current run, and only it, as awaiting repair.
+    const listed = await waitFor(
+      () =>
+        listRunPage(stack.temporal.client, {
+          query: `${badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true })} AND BadgeOrderRef = '${orderRef}'`,
+          pageSize: 10,
+          nextPageToken: null,
+        }),
+      (page) => page.runs.length === 1 && page.runs[0]?.runId === current.runId,
+      { what: 'the current run in the visibility list' },
+    );
+    expect(listed.runs).toHaveLength(1);
+
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ALL_TYPES });
+    await stack.orders.retryUploads(orderRef);
+    const result = await stack.orders.getHandle(orderRef).result();
+    expect(result.orderId).toBe(orderId);
+    const platform = await stack.sandbox.control.state();
+    expect(platform.orders.filter((created) => created.id === orderId)).toHaveLength(1);
+    expect(platform.documents.filter((document) => document.document_type_id === orderId)).toHaveLength(4);
+  });
+
+  it.each([
+    ['authenticating', 'auth'],
+    ['uploading', 'documents'],
+  ] as const)('ends Cancelled when cancelled while %s', async (phase, route) => {
+    await stack.sandbox.control.setFaults({ latencyMs: 1_000, routes: [route] });
+    const orderRef = `life-cancel-${phase}`;
+    const started = await stack.orders.startOrder(order(stack, orderRef, ['a.pdf']));
+    await waitFor(
+      () => stack.orders.status(orderRef),
+      (status) => status.phase === phase,
+      { what: `phase ${phase}` },
+    );
+    await started.handle.cancel();
+    const failure = await failureOf(started.handle.result());
+    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    const view = await stack.orders.status(orderRef);
+    expect(view).toMatchObject({ phase: 'cancelled', searchStatus: 'Cancelled' });
+    const description = await started.handle.describe();
+    expect(description.searchAttributes[BadgeOrderStatus.name]).toEqual(['Cancelled']);
+    // Whatever the platform created for this order before the cancellation took effect, the order knows.
+    const created = (await stack.sandbox.control.listOrders()).filter((record) =>
+      record.idempotency_key?.startsWith(`badge-order-${orderRef}:`),
+    );
+    expect(created.map((record) => record.id)).toEqual(view.orderId === null ? [] : [view.orderId]);
+    if (phase === 'uploading') expect(view.orderId).not.toBeNull();
+  });
+
+  it('ends Cancelled, keeping the order id, when cancelled while awaiting repair', async () => {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
+    const orderRef = 'life-cancel-repair';
+    const started = await stack.orders.startOrder(order(stack, orderRef, ['a.jpg']));
+    const waiting = await waitFor(
+      () => stack.orders.status(orderRef),
+      (status) => status.searchStatus === 'AwaitingRepair',
+      { what: 'the repair wait' },
+    );
+    await started.handle.cancel();
+    expect(((await failureOf(started.handle.result())) as WorkflowFailedError).cause).toBeInstanceOf(
+      CancelledFailure,
+    );
+    const description = await started.handle.describe();
+    expect(description.searchAttributes[BadgeOrderStatus.name]).toEqual(['Cancelled']);
+    expect(description.searchAttributes[BadgeOrderId.name]).toEqual([String(waiting.orderId)]);
+  });
+
+  it('counts a document as failed when its retry window runs out, and waits for repair', async () => {
+    await stack.sandbox.control.setFaults({ errorRate: 1, errorStatuses: [502], routes: ['documents'] });
+    const orderRef = 'life-window';
+    const started = await stack.orders.startOrder(
+      order(stack, orderRef, ['a.pdf'], { uploadRetryWindowMs: 1_000 }),
+    );
+    const waiting = await waitFor(
+      () => stack.orders.status(orderRef),
+      (status) => status.searchStatus === 'AwaitingRepair',
+      { what: 'the repair wait' },
+    );
+    expect(waiting.documents[0]).toMatchObject({ status: 'failed' });
+    expect(waiting.documents[0]?.lastError).toMatch(/retry window exhausted/);
+    await stack.sandbox.control.setFaults({});
+    await stack.orders.retryUploads(orderRef);
+    const result = await started.handle.result();
+    // Every failed attempt answered 502 (may have stored it): the stored copy is flagged.
+    expect(result.documents[0]?.possibleDuplicate).toBe(true);
+    expect(await stack.sandbox.control.listDocuments({ orderId: result.orderId })).toHaveLength(1);
+  });
+
+  it('lets a replacement accepted near the deadline finish, extending the deadline by the grace', async () => {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
+    const orderRef = 'life-grace';
+    const input = order(stack, orderRef, ['scan.jpg'], {
+      repairWindowMs: 3_000,
+      replacementGraceMs: 600_000,
+    });
+    const replacement = stack.writeDocument(`${orderRef}/scan.pdf`, `bytes of ${orderRef}/scan.pdf`);
+    const started = await stack.orders.startOrder(input);
+    const waiting = await waitFor(
+      () => stack.orders.status(orderRef),
+      (status) => status.searchStatus === 'AwaitingRepair',
+      { what: 'the repair wait' },
+    );
+    const deadline = Date.parse(waiting.repairDeadline ?? '');
+    // Uploads of the replacement are slowed past the original deadline.
+    await stack.sandbox.control.setFaults({ latencyMs: 4_000, routes: ['documents'] });
+    const replaced = await stack.orders.replaceDocument(orderRef, {
+      path: input.documents[0]?.path ?? '',
+      newPath: replacement,
+    });
+    expect(replaced.status).toBe('uploaded');
+    const result = await started.handle.result();
+    expect(result.documents[0]?.status).toBe('uploaded');
+    const after = await stack.orders.status(orderRef);
+    expect(Date.parse(after.repairDeadline ?? '')).toBeGreaterThan(deadline + 60_000);
+  });
+});
