@@ -10,7 +10,7 @@ import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
 import type { ListedOrder } from '../../src/commands/ops-command';
 import { createPlatformClient, type ProbeReport } from '../../src/platform';
 import { DEMO_USER, startSandbox } from '../../src/sandbox';
-import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { useTestStack, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'B-OP 1' };
@@ -18,17 +18,10 @@ const badge = { type: 'green' };
 const DEFAULT_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
 
 describe('ops CLI', () => {
+  const fixture = useTestStack({ worker: true });
   let stack: TestStack;
-  let worker: InProcessWorker;
-
-  beforeAll(async () => {
-    stack = await startTestStack();
-    worker = await stack.startWorker();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await stack?.teardown();
+  beforeAll(() => {
+    stack = fixture.stack;
   });
 
   /** Runs the CLI and returns its exit code and output. */

@@ -89,3 +89,43 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     teardown: () => local.stop(),
   };
 }
+
+/** A stack for one test file (or `describe` block), started before its tests and stopped after them. */
+export interface StackFixture {
+  /** The running stack (only inside tests and hooks). */
+  readonly stack: TestStack;
+  /** The in-process worker started with it, when asked for. */
+  readonly worker: InProcessWorker | undefined;
+  /** Stops the in-process worker early (e.g. before a test that runs worker processes only). */
+  stopWorker(): Promise<void>;
+}
+
+/**
+ * Registers `beforeAll`/`afterAll` hooks that start a stack (and an in-process worker with `worker: true`)
+ * and always stop them, so test files do not each write their own start-up and teardown.
+ */
+export function useTestStack(options: TestStackOptions & { readonly worker?: boolean } = {}): StackFixture {
+  let stack: TestStack | undefined;
+  let worker: InProcessWorker | undefined;
+  beforeAll(async () => {
+    stack = await startTestStack(options);
+    if (options.worker) worker = await stack.startWorker();
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await stack?.teardown();
+  });
+  return {
+    get stack(): TestStack {
+      if (stack === undefined) throw new Error('the test stack starts in beforeAll');
+      return stack;
+    },
+    get worker() {
+      return worker;
+    },
+    async stopWorker() {
+      await worker?.stop();
+      worker = undefined;
+    },
+  };
+}

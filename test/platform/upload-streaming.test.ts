@@ -182,11 +182,12 @@ it('streams a 64 MB file intact, reading it only as fast as the server takes it'
   // Socket and stream buffers allow some read-ahead (about 5 MB on loopback), never the whole file. A client
   // that buffers the body (e.g. for redirect replay) reads all 64 MB ahead here.
   expect(readAheadWhilePaused).toBeLessThan(16 * MB);
-  // Retained memory stays flat (about 0 MB over the baseline; a buffering client climbs to the file size).
-  // The median ignores the odd transient spike of a socket buffer caught at a sample.
+  // Retained memory stays well below the file (a few MB over the baseline on an idle machine, up to ~20 MB of
+  // in-flight chunks on a loaded one; a buffering client climbs to the whole 64 MB). The median ignores the
+  // odd transient spike of a socket buffer caught at a sample; half the file is the line between the two.
   expect(memory.length).toBeGreaterThan(4);
   const median = [...memory].sort((a, b) => a - b)[Math.floor(memory.length / 2)] ?? Infinity;
-  expect(median).toBeLessThan(16 * MB);
+  expect(median).toBeLessThan(size / 2);
 }, 60_000);
 
 it('times out an upload that takes longer than uploadMs', async () => {

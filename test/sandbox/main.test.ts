@@ -15,14 +15,10 @@ function startProcess(args: string[]): {
   child: ChildProcessByStdio<null, Readable, Readable>;
   url: Promise<string>;
 } {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/sandbox/main.ts', ...args],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const url = new Promise<string>((resolve, reject) => {
     let stdout = '';
     let stderr = '';

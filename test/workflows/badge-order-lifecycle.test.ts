@@ -7,7 +7,7 @@ import type { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { BadgeOrderId, BadgeOrderStatus, type BadgeOrderInput } from '../../src/contract';
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
-import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { useTestStack, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'L-ONG 1' };
@@ -34,17 +34,10 @@ async function failureOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('badgeOrder over a long life', () => {
+  const fixture = useTestStack({ worker: true });
   let stack: TestStack;
-  let worker: InProcessWorker;
-
-  beforeAll(async () => {
-    stack = await startTestStack();
-    worker = await stack.startWorker();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await stack?.teardown();
+  beforeAll(() => {
+    stack = fixture.stack;
   });
 
   afterEach(async () => {

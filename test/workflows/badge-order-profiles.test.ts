@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { BadgeOrderInput, BadgeOrderResult } from '../../src/contract';
 import { SANDBOX_PROFILE_NAMES } from '../../src/sandbox';
-import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { useTestStack, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'P-RO 5', fuel: 'electric' };
@@ -55,17 +55,10 @@ async function expectPlacedOnce(stack: TestStack, result: BadgeOrderResult): Pro
 }
 
 describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (profile) => {
+  const fixture = useTestStack({ sandbox: { profile }, worker: true });
   let stack: TestStack;
-  let worker: InProcessWorker | undefined;
-
-  beforeAll(async () => {
-    stack = await startTestStack({ sandbox: { profile } });
-    worker = await stack.startWorker();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await stack?.teardown();
+  beforeAll(() => {
+    stack = fixture.stack;
   });
 
   afterEach(async () => {
@@ -147,8 +140,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
   });
 
   it('completes after a worker process is killed mid-upload', async () => {
-    await worker?.stop();
-    worker = undefined;
+    await fixture.stopWorker();
     await stack.sandbox.control.setFaults({ latencyMs: 500, routes: ['documents'] });
     const orderRef = `${profile}-sigkill`;
     const first = stack.startWorkerProcess();

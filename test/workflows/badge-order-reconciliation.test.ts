@@ -7,7 +7,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { BadgeOrderId, BadgeOrderStatus } from '../../src/contract';
 import { OrderMayExistError, ReconcileOrderRejectedError } from '../../src/client/badge-orders-client';
-import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { useTestStack, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'B-RC 1', fuel: 'petrol' };
@@ -27,17 +27,10 @@ async function awaitingReconciliation(stack: TestStack, orderRef: string) {
 }
 
 describe('badgeOrder with an unknown creation outcome', () => {
+  const fixture = useTestStack({ worker: true });
   let stack: TestStack;
-  let worker: InProcessWorker;
-
-  beforeAll(async () => {
-    stack = await startTestStack();
-    worker = await stack.startWorker();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await stack?.teardown();
+  beforeAll(() => {
+    stack = fixture.stack;
   });
 
   beforeEach(async () => {

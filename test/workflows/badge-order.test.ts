@@ -19,7 +19,7 @@ import {
   WORKFLOW_TYPES,
 } from '../../src/contract';
 import { DEMO_USER, DOCUMENT_ONLY_USER } from '../../src/sandbox';
-import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { startTestStack, useTestStack, type TestStack } from '../helpers/stack';
 import { historiesOf, historyText } from '../helpers/history';
 import { waitFor } from '../helpers/wait';
 
@@ -28,17 +28,10 @@ const badge = { type: 'green', validFrom: '2027-01-01' };
 const sha256 = (content: string | Buffer): string => createHash('sha256').update(content).digest('hex');
 
 describe('badgeOrder', () => {
+  const fixture = useTestStack({ worker: true });
   let stack: TestStack;
-  let worker: InProcessWorker;
-
-  beforeAll(async () => {
-    stack = await startTestStack();
-    worker = await stack.startWorker();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await stack?.teardown();
+  beforeAll(() => {
+    stack = fixture.stack;
   });
 
   beforeEach(async () => {

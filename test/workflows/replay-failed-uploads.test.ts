@@ -12,7 +12,7 @@ import {
   triggerReplay,
 } from '../../src/temporal/schedule';
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
-import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { useTestStack, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'B-RP 1', vin: 'WVWZZZ1JZXW000009' };
@@ -20,17 +20,10 @@ const badge = { type: 'green' };
 const DEFAULT_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
 
 describe('replayFailedUploads', () => {
+  const fixture = useTestStack({ worker: true });
   let stack: TestStack;
-  let worker: InProcessWorker;
-
-  beforeAll(async () => {
-    stack = await startTestStack();
-    worker = await stack.startWorker();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await stack?.teardown();
+  beforeAll(() => {
+    stack = fixture.stack;
   });
 
   beforeEach(async () => {
