@@ -381,7 +381,11 @@ export const codecServerConfigSchema = z
     if (config.allowUiAccessToken) {
       for (const field of ['uiJwksUrl', 'uiTokenIssuer', 'uiTokenAudience'] as const) {
         if (!config[field]) {
-          context.addIssue({ code: 'custom', path: [field], message: 'is required to check UI access tokens' });
+          context.addIssue({
+            code: 'custom',
+            path: [field],
+            message: 'is required to check UI access tokens',
+          });
         }
       }
     }

@@ -52,7 +52,7 @@ export type {
 export { AccessToken, decodeTokenClaims, defaultTokenCache, TokenCache } from './token-cache';
 export type { CachedTokenResult, IssuedToken, TokenCacheOptions, TokenClaims } from './token-cache';
 export { checkStock, hasStock, MAX_STOCK_PAGES } from './stocks';
-export type { StockCheck, StockVerdict } from './stocks';
+export type { StockCheck, StockVerdict } from './types';
 export {
   normaliseStockId,
   parseDocumentResponse,

@@ -6,7 +6,7 @@ import { PLATFORM_PATHS } from './http';
 import type { PlatformRequest } from './http';
 import { resolvePointer } from './extract';
 import { normaliseStockId, parseStocksResponse, readStockIds } from './schemas';
-import type { StockList } from './types';
+import type { StockCheck, StockList } from './types';
 
 /**
  * List the stocks available to the authenticated user.
@@ -38,20 +38,6 @@ export async function listStocks(context: ApiContext, signal?: AbortSignal): Pro
 export function hasStock(list: StockList, stockId: string | number): boolean {
   const wanted = normaliseStockId(stockId);
   return wanted !== undefined && list.stocks.some((stock) => stock.stockId === wanted);
-}
-
-/** What {@link checkStock} concluded: advice only, never a reason to fail an order. */
-export type StockVerdict = 'listed' | 'unlisted' | 'unknown';
-
-/** Result of {@link checkStock}. */
-export interface StockCheck {
-  /**
-   * `listed` when a page lists the stock; `unlisted` only when the complete list was read without it;
-   * `unknown` on any error, odd shape or paging the client could not finish.
-   */
-  readonly verdict: StockVerdict;
-  /** Number of stocks available to the user, when known (from the complete list or the paging metadata). */
-  readonly stockCount: number | null;
 }
 
 /** Most pages {@link checkStock} reads before giving up with `unknown`. */

@@ -4,7 +4,6 @@
  */
 import type { AxiosInstance } from 'axios';
 import type { ResponseMap } from './extract';
-import type { StockCheck } from './stocks';
 import type { TokenCache } from './token-cache';
 
 /** The four platform APIs as seen by metrics and logs: the token call, stocks, order creation, uploads. */
@@ -233,3 +232,17 @@ export interface PlatformClient {
   /** `POST /document/api/v1/documents`: streams a file up and links it to an order. */
   uploadDocument(input: UploadDocumentInput): Promise<UploadedDocument>;
 }
+
+/** Result of `checkStock`. */
+export interface StockCheck {
+  /**
+   * `listed` when a page lists the stock; `unlisted` only when the complete list was read without it;
+   * `unknown` on any error, odd shape or paging the client could not finish.
+   */
+  readonly verdict: StockVerdict;
+  /** Number of stocks available to the user, when known (from the complete list or the paging metadata). */
+  readonly stockCount: number | null;
+}
+
+/** What {@link checkStock} concluded: advice only, never a reason to fail an order. */
+export type StockVerdict = 'listed' | 'unlisted' | 'unknown';

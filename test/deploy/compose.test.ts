@@ -201,7 +201,7 @@ describe('docker-compose.yml', () => {
 
   it('points the Web UI at the codec server, which shares the worker’s keys; the sandbox is a profile', () => {
     expect(service('temporal-ui').environment.TEMPORAL_CODEC_ENDPOINT).toBe('http://localhost:8888');
-    expect(service('codec-server').command).toEqual(['node', 'dist/codec/main.js']);
+    expect(service('codec-server').command).toEqual(['node', 'dist/main/codec-server.js']);
     expect(service('sandbox').profiles).toEqual(['sandbox']);
     expect(service('worker').command).toEqual(['node', 'dist/main/worker.js']);
     expect(service('sandbox').command?.slice(0, 2)).toEqual(['node', 'dist/sandbox/main.js']);

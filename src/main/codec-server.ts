@@ -4,9 +4,9 @@
  */
 import { ConfigError, loadCodecServerConfig } from '../config';
 import { createLogger } from '../logging';
-import { CodecServerOptionsError, startCodecServer } from './codec-server';
-import { PayloadKeysError } from './key-ring';
-import { UiAccessTokenConfigError, uiAccessTokenVerifierFromSettings } from './ui-access-token';
+import { CodecServerOptionsError, startCodecServer } from '../codec/codec-server';
+import { PayloadKeysError } from '../codec/key-ring';
+import { UiAccessTokenConfigError, uiAccessTokenVerifierFromSettings } from '../codec/ui-access-token';
 
 /** Errors that say what to fix in the configuration: their message is enough, a stack trace is noise. */
 const CONFIGURATION_ERRORS = [
