@@ -158,6 +158,24 @@ export const workerConfigSchema = z.object({
   workflowBundlePath: z.string().min(1).optional(),
   /** Make sure the search attributes exist at start-up. @default true */
   ensureSearchAttributes: booleanFromEnv.default(true),
+  /**
+   * Worker Deployment Versioning (docs/runbook.md, "Deploying a new version"): the worker polls as one version
+   * of a Worker Deployment; orders stay PINNED to the version they started on. @default false
+   */
+  versioning: z
+    .object({
+      enabled: booleanFromEnv.default(false),
+      /** @default badge-orders */
+      deploymentName: z.string().min(1).max(255).default('badge-orders'),
+      /** @default the package version and the workflow bundle's content hash */
+      buildId: z
+        .string()
+        .min(1)
+        .max(255)
+        .regex(/^[\w.+-]+$/, 'may contain only letters, digits, ".", "_", "+" and "-"')
+        .optional(),
+    })
+    .default({ enabled: false, deploymentName: 'badge-orders' }),
 });
 /** Parsed worker configuration. */
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
@@ -197,6 +215,9 @@ const ENV_NAMES: Record<string, string> = {
   metricsHost: 'METRICS_HOST',
   ensureSearchAttributes: 'ENSURE_SEARCH_ATTRIBUTES',
   workflowBundlePath: 'WORKFLOW_BUNDLE_PATH',
+  'versioning.enabled': 'WORKER_VERSIONING',
+  'versioning.deploymentName': 'WORKER_DEPLOYMENT_NAME',
+  'versioning.buildId': 'WORKER_BUILD_ID',
 };
 
 /** Our variable names of earlier releases, and the standard names that replace them. */
@@ -293,6 +314,11 @@ export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig>
     metricsHost: env.METRICS_HOST || undefined,
     ensureSearchAttributes: env.ENSURE_SEARCH_ATTRIBUTES || undefined,
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
+    versioning: {
+      enabled: env.WORKER_VERSIONING || undefined,
+      deploymentName: env.WORKER_DEPLOYMENT_NAME || undefined,
+      buildId: env.WORKER_BUILD_ID || undefined,
+    },
   };
   return Object.freeze(parse(workerConfigSchema, raw, ENV_NAMES));
 }

@@ -2,6 +2,9 @@
  * Builds a badge order worker from configuration: connections, platform client, document access, activities,
  * the workflow bundle and the payload codec. The process entry point is `src/main/worker.ts`.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
@@ -14,8 +17,20 @@ import { createServiceMetrics } from '../metrics';
 import { connectClient } from '../temporal/connection';
 import { connectWorker } from '../temporal/worker-connection';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
-import { serviceBundleOptions } from '../workflow-bundle';
+import { buildServiceBundle, serviceBundleOptions } from '../workflow-bundle';
 import { platformClientFromConfig } from './platform-client';
+
+/** The service's version, part of the default build id (package.json sits two folders up in src/ and dist/). */
+function packageVersion(): string {
+  try {
+    const parsed = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      version?: unknown;
+    };
+    return typeof parsed.version === 'string' ? parsed.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
 
 /** A worker ready to run, with the connections it owns (close both after `run()`). */
 export interface BadgeOrderWorker {
@@ -26,13 +41,50 @@ export interface BadgeOrderWorker {
 }
 
 /** A prebuilt bundle (from tests or the container image) when there is one; else bundle the sources now. */
-function workflowSource(config: WorkerConfig, overrides: Partial<WorkerOptions>): Partial<WorkerOptions> {
-  if (overrides.workflowBundle) return {};
-  if (config.workflowBundlePath) return { workflowBundle: { codePath: config.workflowBundlePath } };
-  const bundle = serviceBundleOptions();
+async function workflowSource(
+  config: WorkerConfig,
+  overrides: Partial<WorkerOptions>,
+): Promise<{ options: Partial<WorkerOptions>; code: string | undefined }> {
+  if (overrides.workflowBundle) {
+    const bundle = overrides.workflowBundle;
+    return { options: {}, code: 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8') };
+  }
+  if (config.workflowBundlePath) {
+    return {
+      options: { workflowBundle: { codePath: config.workflowBundlePath } },
+      code: readFileSync(config.workflowBundlePath, 'utf8'),
+    };
+  }
+  if (!config.versioning.enabled) {
+    const bundle = serviceBundleOptions();
+    return {
+      options: {
+        workflowsPath: bundle.workflowsPath,
+        interceptors: { workflowModules: bundle.workflowInterceptorModules },
+      },
+      code: undefined,
+    };
+  }
+  // A versioned worker names its build by the bundle's content, so the bundle is built first.
+  const bundle = await buildServiceBundle();
+  return { options: { workflowBundle: bundle }, code: bundle.code };
+}
+
+/**
+ * The worker's deployment version: the configured build id, or the package version plus the workflow
+ * bundle's content hash (the same code gets the same id on every worker).
+ */
+export function deploymentVersion(
+  config: WorkerConfig,
+  bundleCode: string | undefined,
+): { deploymentName: string; buildId: string } {
+  const hash = createHash('sha256')
+    .update(bundleCode ?? '')
+    .digest('hex')
+    .slice(0, 12);
   return {
-    workflowsPath: bundle.workflowsPath,
-    interceptors: { workflowModules: bundle.workflowInterceptorModules },
+    deploymentName: config.versioning.deploymentName,
+    buildId: config.versioning.buildId ?? `${packageVersion()}-${hash}`,
   };
 }
 
@@ -71,6 +123,7 @@ export async function createBadgeOrderWorker(
       root: config.documentsRoot,
       maxBytes: config.maxDocumentBytes,
     });
+    const source = await workflowSource(config, overrides);
     const worker = await Worker.create({
       connection,
       namespace: config.temporal.namespace,
@@ -86,7 +139,15 @@ export async function createBadgeOrderWorker(
         }),
         ...createReplayActivities({ client }),
       },
-      ...workflowSource(config, overrides),
+      ...source.options,
+      ...(config.versioning.enabled && {
+        workerDeploymentOptions: {
+          version: deploymentVersion(config, source.code),
+          useWorkerVersioning: true,
+          // badgeOrder and the nightly replay each declare their own behaviour; this covers any other.
+          defaultVersioningBehavior: 'PINNED',
+        },
+      }),
       maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities,
       // A prebuilt bundle must come from serviceBundleOptions() (same failure converter and interceptors).
       dataConverter: createDataConverter(payloadKeys),

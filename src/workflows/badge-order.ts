@@ -12,6 +12,7 @@ import {
   isCancellation,
   log,
   setCurrentDetails,
+  setWorkflowOptions,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -36,6 +37,10 @@ import { orderSteps, type OrderSteps } from './steps';
 import { awaitRepair, uploadPendingDocuments } from './upload-documents';
 
 type OrderOptions = { readonly [K in keyof typeof DEFAULT_ORDER_OPTIONS]: number };
+
+// An order finishes on the worker version it started on (Worker Deployment Versioning): a new version's code
+// never replays a running order's history, so a deploy cannot break it. Without versioning this changes nothing.
+setWorkflowOptions({ versioningBehavior: 'PINNED' }, badgeOrder);
 
 /**
  * Places one badge order and uploads its documents. `continued` is set only by the workflow itself when a

@@ -4,7 +4,14 @@
  * failed for a reason that has since gone away (the platform accepts the type again, an outage is over) are
  * uploaded without an operator. Long lists continue as new, carrying the page token and the counts.
  */
-import { continueAsNew, log, proxyActivities, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import {
+  continueAsNew,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setWorkflowOptions,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { ReplayActivities } from '../activities/replay';
 import type {
   ReplayErrorSample,
@@ -27,6 +34,9 @@ const replay = proxyActivities<ReplayActivities>({
     maximumAttempts: 10,
   },
 });
+
+// A nightly run is short and holds no order's state: it moves to the newest worker version at its next task.
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, replayFailedUploads);
 
 /** Replays the failed uploads of every order awaiting repair; returns how many it found and signalled. */
 export async function replayFailedUploads(
