@@ -52,11 +52,7 @@ function clientFor(port: number): PlatformClient {
     credentials: { username: USERNAME, password: PASSWORD },
     tokenCache: new TokenCache(),
     http: axios.create({
-      lookup: (
-        _hostname: string,
-        _options: object,
-        callback: (error: null, address: string, family: number) => void,
-      ) => callback(null, '127.0.0.1', 4),
+      lookup: (_hostname, _options, callback) => callback(null, '127.0.0.1', 4),
     }),
   });
 }
