@@ -17,14 +17,18 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads `NAME`, or the file named by `NAME_FILE` (trailing newline removed). */
+/**
+ * Reads `NAME`, or the file named by `NAME_FILE` (trailing newline removed). An empty file is no secret, like
+ * an empty variable: compose mounts a file for every secret, and an optional one (an API key) is left empty.
+ */
 function secretFrom(env: Env, name: string): string | undefined {
   const direct = env[name];
   if (direct !== undefined && direct !== '') return direct;
   const file = env[`${name}_FILE`];
   if (file === undefined || file === '') return undefined;
   try {
-    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    const text = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    return text === '' ? undefined : text;
   } catch (error) {
     throw new ConfigError(
       `${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
