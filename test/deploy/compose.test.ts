@@ -257,6 +257,33 @@ describe('docker-compose.yml', () => {
     expect(service('sandbox').command?.slice(0, 2)).toEqual(['node', 'dist/sandbox/main.js']);
   });
 
+  it('runs a supported Node.js: the current LTS in the image, engines without end-of-life Node.js 20', () => {
+    const dockerfile = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
+    const image = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1] ?? '';
+    expect(image).toMatch(/^node:24(\.\d+){0,2}-bookworm-slim$/);
+    const { engines } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      engines: { node: string };
+    };
+    // engines is a lower bound, `>=major.minor[.patch]`.
+    const floor = /^>=\s*(\d+)\.(\d+)(?:\.(\d+))?$/.exec(engines.node);
+    expect(floor).not.toBeNull();
+    const bound = [1, 2, 3].map((group) => Number(floor?.[group] ?? 0));
+    const satisfies = (version: string): boolean => {
+      const parts = version.split('.').map(Number);
+      for (const [index, least] of bound.entries()) {
+        const part = parts[index] ?? 0;
+        if (part !== least) return part > least;
+      }
+      return true;
+    };
+    for (const version of ['20.19.0', '20.20.2', '22.11.0']) {
+      expect({ version, supported: satisfies(version) }).toEqual({ version, supported: false });
+    }
+    for (const version of ['22.12.0', '24.0.0', '24.11.1']) {
+      expect({ version, supported: satisfies(version) }).toEqual({ version, supported: true });
+    }
+  });
+
   it('uses the bundle path the Dockerfile builds', () => {
     const dockerfile = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
     expect(dockerfile).toContain('tools/build-workflow-bundle.ts --out dist/workflow-bundle.js');
