@@ -111,12 +111,8 @@ export type TemporalConfig = z.infer<typeof temporalConfigSchema>;
 /** Whether `hostname` (as `URL.hostname` gives it) is this machine: `localhost`, 127.0.0.0/8 or `::1`. */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  return (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    host === '::1' ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-  );
+  // Not `*.localhost`: not every resolver keeps those names on this machine.
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /**
@@ -149,67 +145,68 @@ export function urlOrigin(url: string): string {
   }
 }
 
-/** Settings of the platform the worker talks to. */
-export const platformConfigSchema = z
-  .object({
-    /**
-     * `https://`, or `http://` on loopback; `http://` to another host only with `allowInsecureHttp`.
-     * @default http://127.0.0.1:4010 (the sandbox's default port)
-     */
-    baseUrl: z.string().url().default('http://127.0.0.1:4010'),
-    /** `BADGE_ALLOW_INSECURE_HTTP`: allow `http://` to a host other than this one. @default false */
-    allowInsecureHttp: booleanFromEnv.default(false),
-    username: z.string().min(1, 'is required'),
-    password: z.string().min(1, 'is required'),
-    /** @default 30000 */
-    requestTimeoutMs: z.coerce.number().int().positive().default(30_000),
-    /** @default 1800000 (30 minutes: large uploads) */
-    uploadTimeoutMs: z.coerce
-      .number()
-      .int()
-      .positive()
-      .default(30 * 60_000),
-    /**
-     * Whether the platform is known to honour `Idempotency-Key` (see `npm run ops -- probe`). `honoured`: an
-     * order creation whose outcome is unknown is sent again with the same key; `unknown`: such an order waits
-     * in AwaitingReconciliation for an operator. @default unknown
-     */
-    idempotencyKeys: z.enum(['honoured', 'unknown']).default('unknown'),
-    /**
-     * What an upload does after an attempt that may have stored the file: `retry` (flagged possibleDuplicate)
-     * or `hold` (the document waits for repair). @default retry
-     */
-    uploadUnknownOutcome: z.enum(['retry', 'hold']).default('retry'),
-    /** An upload is aborted and retried when no byte moved for this long. @default 30000 */
-    uploadStallMs: z.coerce.number().int().positive().optional(),
-    /** Slowest upload rate allowed for: an upload's deadline grows with the file's size. @default 65536 */
-    minUploadBytesPerSecond: z.coerce.number().int().positive().optional(),
-    /**
-     * JSON pointers to the platform's response fields, once known (`npm run ops -- probe` suggests them); they
-     * win over the client's guesses. Example: `{"orderId":"/data/id","links":{"original":"/urls/original"}}`.
-     */
-    responseMap: z
-      .string()
-      .optional()
-      .transform((text, context): ResponseMap | undefined => {
-        if (text === undefined || text.trim() === '') return undefined;
-        let json: unknown;
-        try {
-          json = JSON.parse(text) as unknown;
-        } catch {
-          context.addIssue({ code: 'custom', message: 'must be a JSON object of JSON pointers' });
-          return z.NEVER;
-        }
-        const parsed = responseMapSchema.safeParse(json);
-        if (parsed.success) return parsed.data;
-        context.addIssue({ code: 'custom', message: formatIssues(parsed.error).join('; ') });
+/** The platform settings' fields; {@link platformConfigSchema} adds the checks across them. */
+const platformConfigFields = z.object({
+  /**
+   * `https://`, or `http://` on loopback; `http://` to another host only with `allowInsecureHttp`.
+   * @default http://127.0.0.1:4010 (the sandbox's default port)
+   */
+  baseUrl: z.string().url().default('http://127.0.0.1:4010'),
+  /** `BADGE_ALLOW_INSECURE_HTTP`: allow `http://` to a host other than this one. @default false */
+  allowInsecureHttp: booleanFromEnv.default(false),
+  username: z.string().min(1, 'is required'),
+  password: z.string().min(1, 'is required'),
+  /** @default 30000 */
+  requestTimeoutMs: z.coerce.number().int().positive().default(30_000),
+  /** @default 1800000 (30 minutes: large uploads) */
+  uploadTimeoutMs: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30 * 60_000),
+  /**
+   * Whether the platform is known to honour `Idempotency-Key` (see `npm run ops -- probe`). `honoured`: an
+   * order creation whose outcome is unknown is sent again with the same key; `unknown`: such an order waits
+   * in AwaitingReconciliation for an operator. @default unknown
+   */
+  idempotencyKeys: z.enum(['honoured', 'unknown']).default('unknown'),
+  /**
+   * What an upload does after an attempt that may have stored the file: `retry` (flagged possibleDuplicate)
+   * or `hold` (the document waits for repair). @default retry
+   */
+  uploadUnknownOutcome: z.enum(['retry', 'hold']).default('retry'),
+  /** An upload is aborted and retried when no byte moved for this long. @default 30000 */
+  uploadStallMs: z.coerce.number().int().positive().optional(),
+  /** Slowest upload rate allowed for: an upload's deadline grows with the file's size. @default 65536 */
+  minUploadBytesPerSecond: z.coerce.number().int().positive().optional(),
+  /**
+   * JSON pointers to the platform's response fields, once known (`npm run ops -- probe` suggests them); they
+   * win over the client's guesses. Example: `{"orderId":"/data/id","links":{"original":"/urls/original"}}`.
+   */
+  responseMap: z
+    .string()
+    .optional()
+    .transform((text, context): ResponseMap | undefined => {
+      if (text === undefined || text.trim() === '') return undefined;
+      let json: unknown;
+      try {
+        json = JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: 'must be a JSON object of JSON pointers' });
         return z.NEVER;
-      }),
-  })
-  .superRefine((platform, context) => {
-    const reason = insecureBaseUrlReason(platform.baseUrl, platform.allowInsecureHttp);
-    if (reason !== undefined) context.addIssue({ code: 'custom', path: ['baseUrl'], message: reason });
-  });
+      }
+      const parsed = responseMapSchema.safeParse(json);
+      if (parsed.success) return parsed.data;
+      context.addIssue({ code: 'custom', message: formatIssues(parsed.error).join('; ') });
+      return z.NEVER;
+    }),
+});
+
+/** Settings of the platform the worker talks to. */
+export const platformConfigSchema = platformConfigFields.superRefine((platform, context) => {
+  const reason = insecureBaseUrlReason(platform.baseUrl, platform.allowInsecureHttp);
+  if (reason !== undefined) context.addIssue({ code: 'custom', path: ['baseUrl'], message: reason });
+});
 /** Parsed platform settings. */
 export type PlatformConfig = z.infer<typeof platformConfigSchema>;
 
