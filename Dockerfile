@@ -1,9 +1,9 @@
 # syntax=docker/dockerfile:1
 # One image for the worker (default command), the codec server and the sandbox:
 #   node dist/main/worker.js | node dist/main/codec-server.js | node dist/sandbox/main.js --host 0.0.0.0 --port 4010
-# Debian (glibc) because the Temporal SDK's native core-bridge ships glibc builds. The Node version is the one
-# the test suite runs on (package.json engines: >= 20.19).
-ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+# Debian (glibc) because the Temporal SDK's native core-bridge ships glibc builds. Node.js 24, the current LTS
+# (Node.js 20 reached end of life on 2026-04-30); package.json engines: >= 22.12.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: all dependencies, compile TypeScript, prebuild the workflow bundle ------------------------------
 FROM ${NODE_IMAGE} AS build

@@ -17,14 +17,18 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads `NAME`, or the file named by `NAME_FILE` (trailing newline removed). */
+/**
+ * Reads `NAME`, or the file named by `NAME_FILE` (trailing newline removed). An empty file is no secret, like
+ * an empty variable: compose mounts a file for every secret, and an optional one (an API key) is left empty.
+ */
 function secretFrom(env: Env, name: string): string | undefined {
   const direct = env[name];
   if (direct !== undefined && direct !== '') return direct;
   const file = env[`${name}_FILE`];
   if (file === undefined || file === '') return undefined;
   try {
-    return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    const text = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    return text === '' ? undefined : text;
   } catch (error) {
     throw new ConfigError(
       `${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
@@ -43,6 +47,34 @@ const payloadKeysSchema = z
     } catch (error) {
       context.addIssue({ code: 'custom', message: (error as Error).message });
       return z.NEVER;
+    }
+  });
+
+/**
+ * Payload keys and whether encryption is on. Personal data must not reach Temporal in clear by omission: no
+ * keys is refused unless `PAYLOAD_ENCRYPTION=off` says so; keys with `off` are a contradiction, refused too.
+ */
+const payloadCodecSchema = z
+  .object({
+    payloadKeys: payloadKeysSchema,
+    /** `PAYLOAD_ENCRYPTION`: `off` only for local experiments. @default on */
+    encryption: z.enum(['on', 'off']).default('on'),
+  })
+  .superRefine((codec, context) => {
+    if (codec.encryption === 'on' && !codec.payloadKeys.encrypts) {
+      context.addIssue({
+        code: 'custom',
+        path: ['payloadKeys'],
+        message:
+          'is required: set PAYLOAD_KEYS or PAYLOAD_KEYS_FILE, or PAYLOAD_ENCRYPTION=off to store payloads (vehicle and badge data) unencrypted',
+      });
+    }
+    if (codec.encryption === 'off' && codec.payloadKeys.encrypts) {
+      context.addIssue({
+        code: 'custom',
+        path: ['encryption'],
+        message: 'is off but PAYLOAD_KEYS is set: remove one of them',
+      });
     }
   });
 
@@ -68,18 +100,60 @@ export const temporalConfigSchema = z.object({
   /** Base URL of the Web UI, for links printed to people. @default http://127.0.0.1:8233 */
   webUiUrl: z.string().url().default('http://127.0.0.1:8233'),
   /**
-   * Payload encryption (docs/security.md): the key ring from `PAYLOAD_KEYS` / `PAYLOAD_KEYS_FILE`.
-   * @default no keys: payloads are stored unencrypted (the worker warns at start)
+   * Payload encryption (docs/security.md): the key ring from `PAYLOAD_KEYS` / `PAYLOAD_KEYS_FILE`, required
+   * unless `PAYLOAD_ENCRYPTION=off` says explicitly that payloads are stored unencrypted.
    */
-  codec: z.object({ payloadKeys: payloadKeysSchema }).default({ payloadKeys: PayloadKeyRing.empty() }),
+  codec: payloadCodecSchema,
 });
 /** Parsed Temporal connection settings. */
 export type TemporalConfig = z.infer<typeof temporalConfigSchema>;
 
-/** Settings of the platform the worker talks to. */
-export const platformConfigSchema = z.object({
-  /** @default http://127.0.0.1:4010 (the sandbox's default port) */
+/** Whether `hostname` (as `URL.hostname` gives it) is this machine: `localhost`, 127.0.0.0/8 or `::1`. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  // Not `*.localhost`: not every resolver keeps those names on this machine.
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Why `baseUrl` must not be used to send credentials, or `undefined` when it may: only `https://`, or
+ * `http://` to this machine, unless plain HTTP was allowed explicitly (`BADGE_ALLOW_INSECURE_HTTP=true`).
+ * The password and the bearer token travel in every request, so plain HTTP over a network gives them away.
+ */
+export function insecureBaseUrlReason(baseUrl: string, allowInsecureHttp: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return 'must be a URL';
+  }
+  if (url.username !== '' || url.password !== '') {
+    return 'must not contain credentials (user:password@): use BADGE_USERNAME and BADGE_PASSWORD';
+  }
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol !== 'http:') return 'must be an http:// or https:// URL';
+  if (allowInsecureHttp || isLoopbackHost(url.hostname)) return undefined;
+  return `sends the password and token in clear over http:// to ${url.hostname}: use https://, or set BADGE_ALLOW_INSECURE_HTTP=true`;
+}
+
+/** The origin of a URL (`https://host:port`), never its credentials, path or query: what logs may show. */
+export function urlOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** The platform settings' fields; {@link platformConfigSchema} adds the checks across them. */
+const platformConfigFields = z.object({
+  /**
+   * `https://`, or `http://` on loopback; `http://` to another host only with `allowInsecureHttp`.
+   * @default http://127.0.0.1:4010 (the sandbox's default port)
+   */
   baseUrl: z.string().url().default('http://127.0.0.1:4010'),
+  /** `BADGE_ALLOW_INSECURE_HTTP`: allow `http://` to a host other than this one. @default false */
+  allowInsecureHttp: booleanFromEnv.default(false),
   username: z.string().min(1, 'is required'),
   password: z.string().min(1, 'is required'),
   /** @default 30000 */
@@ -127,6 +201,12 @@ export const platformConfigSchema = z.object({
       return z.NEVER;
     }),
 });
+
+/** Settings of the platform the worker talks to. */
+export const platformConfigSchema = platformConfigFields.superRefine((platform, context) => {
+  const reason = insecureBaseUrlReason(platform.baseUrl, platform.allowInsecureHttp);
+  if (reason !== undefined) context.addIssue({ code: 'custom', path: ['baseUrl'], message: reason });
+});
 /** Parsed platform settings. */
 export type PlatformConfig = z.infer<typeof platformConfigSchema>;
 
@@ -152,8 +232,11 @@ export const workerConfigSchema = z.object({
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /** Port of the Prometheus metrics endpoint; off when absent. */
   metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
-  /** Interface the metrics endpoint listens on. @default 0.0.0.0 */
-  metricsHost: z.string().min(1).default('0.0.0.0'),
+  /**
+   * Interface the metrics endpoint listens on: loopback, so nothing outside the host reads it unless asked
+   * (a container sets `0.0.0.0` for its scraper). @default 127.0.0.1
+   */
+  metricsHost: z.string().min(1).default('127.0.0.1'),
   /** A workflow bundle built ahead of time (container images); bundled at start-up when absent. */
   workflowBundlePath: z.string().min(1).optional(),
   /** Make sure the search attributes exist at start-up. @default true */
@@ -197,7 +280,9 @@ const ENV_NAMES: Record<string, string> = {
   'temporal.taskQueue': 'TEMPORAL_TASK_QUEUE',
   'temporal.webUiUrl': 'TEMPORAL_WEB_UI_URL',
   'temporal.codec.payloadKeys': 'PAYLOAD_KEYS',
+  'temporal.codec.encryption': 'PAYLOAD_ENCRYPTION',
   'platform.baseUrl': 'BADGE_BASE_URL',
+  'platform.allowInsecureHttp': 'BADGE_ALLOW_INSECURE_HTTP',
   'platform.username': 'BADGE_USERNAME',
   'platform.password': 'BADGE_PASSWORD',
   'platform.requestTimeoutMs': 'BADGE_REQUEST_TIMEOUT_MS',
@@ -257,6 +342,7 @@ function temporalProfileFromEnv(env: Env): ClientConfigProfile {
 function platformFromEnv(env: Env): Record<string, unknown> {
   return {
     baseUrl: env.BADGE_BASE_URL || undefined,
+    allowInsecureHttp: env.BADGE_ALLOW_INSECURE_HTTP || undefined,
     username: env.BADGE_USERNAME ?? '',
     password: secretFrom(env, 'BADGE_PASSWORD') ?? '',
     requestTimeoutMs: env.BADGE_REQUEST_TIMEOUT_MS || undefined,
@@ -287,7 +373,10 @@ function temporalFromEnv(env: Env): Record<string, unknown> {
     namespace: profile.namespace,
     taskQueue: env.TEMPORAL_TASK_QUEUE || undefined,
     webUiUrl: env.TEMPORAL_WEB_UI_URL || undefined,
-    codec: { payloadKeys: secretFrom(env, 'PAYLOAD_KEYS') },
+    codec: {
+      payloadKeys: secretFrom(env, 'PAYLOAD_KEYS'),
+      encryption: env.PAYLOAD_ENCRYPTION || undefined,
+    },
   };
 }
 

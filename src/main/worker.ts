@@ -3,10 +3,25 @@
  * from the environment (see `src/config.ts`); SIGINT/SIGTERM shut it down gracefully.
  */
 import { Runtime } from '@temporalio/worker';
-import { ConfigError, loadWorkerConfig } from '../config';
+import { ConfigError, loadWorkerConfig, urlOrigin, type WorkerConfig } from '../config';
 import { createLogger, sdkLoggerFor } from '../logging';
 import { metricsTelemetryOptions } from '../metrics';
 import { createBadgeOrderWorker } from '../worker/create-worker';
+
+/**
+ * What the worker logs at start: where it connects, never a secret. The platform appears as its origin only,
+ * as `BADGE_BASE_URL` may carry user info, a path or a query.
+ */
+export function workerStartedFields(config: WorkerConfig): Readonly<Record<string, unknown>> {
+  return {
+    temporal: config.temporal.address,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    platform: urlOrigin(config.platform.baseUrl),
+    documentsRoot: config.documentsRoot,
+    metrics: config.metricsPort === undefined ? null : `${config.metricsHost}:${config.metricsPort}`,
+  };
+}
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
@@ -16,17 +31,7 @@ async function main(): Promise<void> {
     telemetryOptions: metricsTelemetryOptions(config),
   });
   const { worker, connection, client } = await createBadgeOrderWorker(config, logger);
-  logger.info(
-    {
-      temporal: config.temporal.address,
-      namespace: config.temporal.namespace,
-      taskQueue: config.temporal.taskQueue,
-      platform: config.platform.baseUrl,
-      documentsRoot: config.documentsRoot,
-      metrics: config.metricsPort === undefined ? null : `${config.metricsHost}:${config.metricsPort}`,
-    },
-    'worker started',
-  );
+  logger.info(workerStartedFields(config), 'worker started');
   try {
     // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown that resolves run().
     await worker.run();

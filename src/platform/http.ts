@@ -371,6 +371,23 @@ export class PlatformHttp {
       callerSignal?.removeEventListener('abort', onCallerAbort);
     };
 
+    // A redirect may only stay on the platform's origin: the bearer token (or a query) must never be carried
+    // to another host, scheme or port. follow-redirects drops Authorization for other hosts but keeps it for
+    // a subdomain; refusing the redirect is simpler to trust than a filter.
+    const baseOrigin = new URL(this.#settings.baseUrl).origin;
+    let refusedRedirect: string | undefined;
+    const beforeRedirect = (options: Record<string, unknown>): void => {
+      let origin = '(unreadable location)';
+      try {
+        origin = new URL(String(options.href)).origin;
+      } catch {
+        // Unreadable: refused below like any other origin.
+      }
+      if (origin === baseOrigin) return;
+      refusedRedirect = origin;
+      throw new Error('redirect to another origin refused');
+    };
+
     const config: AxiosRequestConfig = {
       url: `${this.#settings.baseUrl}${path}`,
       method,
@@ -387,6 +404,7 @@ export class PlatformHttp {
       // Redirect-following buffers the request body for replay: never for uploads, and POSTs are not
       // redirected by this platform anyway.
       maxRedirects: method === 'GET' && request.upload !== true ? 5 : 0,
+      beforeRedirect,
       transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: false },
       ...this.#agents,
     };
@@ -414,21 +432,28 @@ export class PlatformHttp {
         throw callerSignal.reason ?? error;
       }
       const mapped =
-        ended === undefined
-          ? this.#transportError(request, error, deadlineMs)
-          : new TimeoutError({
+        refusedRedirect !== undefined
+          ? new UnexpectedResponseError({
               method,
               path,
-              timeoutMs: ended.ms,
-              outcome: classifyOutcome({ kind: 'deadline' }),
-              ...(ended.why === 'stall' && { detail: `no body byte moved for ${ended.ms} ms` }),
-              cause: {
-                name: 'DeadlineError',
-                code: ended.why === 'stall' ? 'ESTALLED' : 'EDEADLINE',
+              detail: `redirected to another origin (${refusedRedirect}); not followed with credentials`,
+              cause: { name: 'RedirectRefused', code: 'ECROSSORIGINREDIRECT', method, path },
+            })
+          : ended === undefined
+            ? this.#transportError(request, error, deadlineMs)
+            : new TimeoutError({
                 method,
                 path,
-              },
-            });
+                timeoutMs: ended.ms,
+                outcome: classifyOutcome({ kind: 'deadline' }),
+                ...(ended.why === 'stall' && { detail: `no body byte moved for ${ended.ms} ms` }),
+                cause: {
+                  name: 'DeadlineError',
+                  code: ended.why === 'stall' ? 'ESTALLED' : 'EDEADLINE',
+                  method,
+                  path,
+                },
+              });
       const durationMs = report(mapped instanceof TimeoutError ? 'timeout' : 'network-error');
       this.logger.debug(
         { route, method, path, error: mapped.code, cause: mapped.cause?.code, durationMs },

@@ -2,6 +2,7 @@
  * `npm run sandbox -- --port N [options]`: starts the sandbox as a process. Logs go to stderr (pino); stdout
  * carries only the start-up lines, the last of which is the base URL. SIGINT/SIGTERM close it gracefully.
  */
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
 import { SandboxConfigError, parseFaultConfig } from './config';
@@ -51,6 +52,7 @@ interface CliOptions {
   host: string;
   tokenTtl?: number;
   controlToken?: string;
+  controlTokenFile?: string;
   maxUploadBytes?: number;
   acceptedContentTypes?: string[];
   faults?: unknown;
@@ -94,6 +96,39 @@ function faultsFrom(options: CliOptions): FaultConfig {
   return parseFaultConfig({ ...base, ...flags });
 }
 
+/** Whether `host` is an interface of this machine only (127.0.0.0/8, `::1`, `localhost`). */
+function isLoopback(host: string): boolean {
+  const bare = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/**
+ * The control token from `--control-token` or `--control-token-file` (not both). A file keeps the token out
+ * of the process list and the shell history; its trailing newline is dropped. `undefined`: a random one.
+ */
+function controlTokenFrom(options: CliOptions): string | undefined {
+  if (options.controlTokenFile === undefined) return options.controlToken;
+  if (options.controlToken !== undefined) {
+    throw new SandboxConfigError('give --control-token or --control-token-file, not both', 'controlToken');
+  }
+  let text: string;
+  try {
+    text = readFileSync(options.controlTokenFile, 'utf8').replace(/\r?\n$/, '');
+  } catch (error) {
+    throw new SandboxConfigError(
+      `--control-token-file: cannot read ${options.controlTokenFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      'controlToken',
+    );
+  }
+  if (text.trim() === '') {
+    throw new SandboxConfigError(
+      `--control-token-file: ${options.controlTokenFile} is empty`,
+      'controlToken',
+    );
+  }
+  return text;
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const program = new Command('sandbox')
     .description('Fault-injecting simulation of the Badge Ordering Platform')
@@ -101,6 +136,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--token-ttl <seconds>', 'token lifetime in seconds (default 900)', number)
     .option('--control-token <token>', 'bearer token of /_sandbox/* (default: random)')
+    .option('--control-token-file <path>', 'read the bearer token of /_sandbox/* from this file')
     .option('--max-upload-bytes <bytes>', 'largest accepted document (default 20 MiB)', integer)
     .option('--accepted-content-types <list>', 'comma-separated accepted document content types', list)
     .option('--faults <json>', 'full fault configuration as JSON (see docs/sandbox.md)', json)
@@ -128,6 +164,14 @@ async function main(argv: readonly string[]): Promise<void> {
   const options = program.opts<CliOptions>();
 
   const logger = pino({ name: 'badge-sandbox', level: options.logLevel }, pino.destination(2));
+  const controlToken = controlTokenFrom(options);
+  if (!isLoopback(options.host)) {
+    // A test double: public demo passwords, fault injection, and a control API behind one bearer token.
+    logger.warn(
+      { host: options.host },
+      'the sandbox listens beyond this machine: its demo users and passwords are public and /_sandbox/* is guarded by the control token only; expose it only to a network you control',
+    );
+  }
   const sandbox = await startSandbox({
     port: options.port,
     host: options.host,
@@ -139,7 +183,7 @@ async function main(argv: readonly string[]): Promise<void> {
         : {}),
     },
     ...(options.tokenTtl !== undefined ? { tokenTtlSeconds: options.tokenTtl } : {}),
-    ...(options.controlToken !== undefined ? { controlToken: options.controlToken } : {}),
+    ...(controlToken !== undefined ? { controlToken } : {}),
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.storageDir !== undefined ? { storageDir: options.storageDir } : {}),
     ...(options.profile !== undefined ? { profile: options.profile } : {}),
@@ -168,7 +212,8 @@ async function main(argv: readonly string[]): Promise<void> {
     [
       'Badge Ordering Platform sandbox is listening.',
       `users: ${users.join(', ')}`,
-      `control token: ${sandbox.controlToken}`,
+      // A token from a file stays there: printing it would put it into the logs the file keeps it out of.
+      `control token: ${options.controlTokenFile === undefined ? sandbox.controlToken : `from ${options.controlTokenFile}`}`,
       `profile: ${sandbox.profile.name} (Idempotency-Key ${sandbox.profile.idempotency})`,
       sandbox.baseUrl,
       '',

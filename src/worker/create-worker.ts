@@ -12,7 +12,7 @@ import { createActivities } from '../activities';
 import { assertDocumentsRootReadable, createDocumentsRoot } from '../documents';
 import { createReplayActivities } from '../activities/replay';
 import { createDataConverter } from '../codec/data-converter';
-import type { WorkerConfig } from '../config';
+import { ConfigError, type WorkerConfig } from '../config';
 import { createServiceMetrics } from '../metrics';
 import { connectClient } from '../temporal/connection';
 import { connectWorker } from '../temporal/worker-connection';
@@ -94,11 +94,17 @@ export async function createBadgeOrderWorker(
   logger: Logger,
   overrides: Partial<WorkerOptions> = {},
 ): Promise<BadgeOrderWorker> {
+  const { payloadKeys, encryption } = config.temporal.codec;
+  if (!payloadKeys.encrypts && encryption !== 'off') {
+    // The config parser refuses this already; a configuration built in code must not slip past it.
+    throw new ConfigError(
+      'Invalid configuration: PAYLOAD_KEYS: is required: set PAYLOAD_KEYS or PAYLOAD_KEYS_FILE, or PAYLOAD_ENCRYPTION=off',
+    );
+  }
   const connection = await connectWorker(config.temporal);
   let client: Client | undefined;
   try {
     client = await connectClient(config.temporal);
-    const { payloadKeys } = config.temporal.codec;
     if (payloadKeys.encrypts) {
       logger.info(
         { encryptKeyId: payloadKeys.encryptKeyId, keyIds: payloadKeys.ids },
@@ -106,7 +112,7 @@ export async function createBadgeOrderWorker(
       );
     } else {
       logger.warn(
-        'PAYLOAD_KEYS is not set: workflow payloads (vehicle and badge data) are stored unencrypted in Temporal',
+        'PAYLOAD_ENCRYPTION=off: workflow payloads (vehicle and badge data) are stored unencrypted in Temporal',
       );
     }
     if (config.ensureSearchAttributes) {

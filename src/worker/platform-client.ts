@@ -1,5 +1,5 @@
 /** The platform client as configured for this service: the worker's and the probe's are built alike. */
-import type { PlatformConfig } from '../config';
+import { ConfigError, insecureBaseUrlReason, type PlatformConfig } from '../config';
 import { createPlatformClient, type PlatformClient, type PlatformClientOptions } from '../platform';
 
 /** Builds the platform client from the parsed platform settings. */
@@ -7,6 +7,9 @@ export function platformClientFromConfig(
   config: PlatformConfig,
   hooks: Pick<PlatformClientOptions, 'logger' | 'onRequest'> = {},
 ): PlatformClient {
+  // The parser checks BADGE_BASE_URL; a base URL given later (`ops probe --base-url`) is checked here.
+  const reason = insecureBaseUrlReason(config.baseUrl, config.allowInsecureHttp);
+  if (reason !== undefined) throw new ConfigError(`Invalid configuration: BADGE_BASE_URL: ${reason}`);
   return createPlatformClient({
     baseUrl: config.baseUrl,
     credentials: { username: config.username, password: config.password },

@@ -4,6 +4,7 @@
  * attempt may have stored a copy already.
  */
 import type { DocumentInput, DocumentLinks, DocumentState, DocumentStatus } from '../contract';
+import { capLength } from './failures';
 
 /** One document's whole state, as carried across continue-as-new. */
 export interface TrackedDocument {
@@ -141,7 +142,8 @@ export class DocumentTracker {
     const document = this.get(path);
     Object.assign(document, {
       status: 'failed',
-      lastError: failure.error,
+      // Capped here too: the caller's text may come from anywhere, and every status answer carries it.
+      lastError: capLength(failure.error),
       attempts: document.attempts + failure.attempts,
       mayHaveBeenStored: document.mayHaveBeenStored || failure.mayHaveBeenStored,
     });

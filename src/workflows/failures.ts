@@ -16,8 +16,29 @@ export function failureType(error: unknown): string | undefined {
   return applicationCause(error)?.type ?? undefined;
 }
 
-/** A one-line description for operators: the failure type and message, with the timeout that ended retries. */
+/**
+ * Longest failure description kept in workflow state (`lastError`, the order's error) and in messages built
+ * from it. Every query answer and the result carry it, and history keeps it for the retention period; a
+ * platform answering with a megabyte of text must not grow them. (Activities cap their messages at 1000.)
+ */
+export const MAX_FAILURE_DESCRIPTION_LENGTH = 2_000;
+
+/** `text` cut to `max` characters (code points, so no half emoji), marked with `…` when cut. */
+export function capLength(text: string, max: number = MAX_FAILURE_DESCRIPTION_LENGTH): string {
+  if (text.length <= max) return text;
+  const characters = Array.from(text);
+  return characters.length <= max ? text : `${characters.slice(0, max - 1).join('')}…`;
+}
+
+/**
+ * A one-line description for operators: the failure type and message, with the timeout that ended retries;
+ * at most {@link MAX_FAILURE_DESCRIPTION_LENGTH} characters.
+ */
 export function describeFailure(error: unknown): string {
+  return capLength(describeUncapped(error));
+}
+
+function describeUncapped(error: unknown): string {
   const application = applicationCause(error);
   const timeout =
     error instanceof ActivityFailure && error.cause instanceof TimeoutFailure

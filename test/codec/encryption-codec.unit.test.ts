@@ -169,7 +169,8 @@ describe('payload keys', () => {
     expect(config.codec.payloadKeys.ids).toEqual(['k2', 'k1']);
     expect(JSON.stringify(config)).not.toContain(material);
     expect(inspect(config, { depth: 10 })).not.toContain(material);
-    expect(loadTemporalConfig({}).codec.payloadKeys.encrypts).toBe(false);
+    expect(loadTemporalConfig({ PAYLOAD_ENCRYPTION: 'off' }).codec.payloadKeys.encrypts).toBe(false);
+    expect(() => loadTemporalConfig({})).toThrow(/PAYLOAD_KEYS: is required.*PAYLOAD_ENCRYPTION=off/);
     expect(() => loadTemporalConfig({ PAYLOAD_KEYS_FILE: '/nonexistent/keys' })).toThrow(
       /PAYLOAD_KEYS_FILE: cannot read/,
     );

@@ -26,20 +26,47 @@ import {
 
 const SECRETS_OVERRIDE = ['docker-compose.yml', 'deploy/compose.secrets.yml'];
 
-/** `.env.example` with the secrets an operator generates before the first `up` (the example leaves them empty). */
+/** The secret files an operator writes into deploy/secrets/ before the first `up` (the example has none). */
 const OPERATOR_PAYLOAD_KEYS = generatePayloadKeyEntry('k2025');
-function operatorEnv(): Record<string, string> {
-  return {
-    ...exampleEnv(),
-    PAYLOAD_KEYS: OPERATOR_PAYLOAD_KEYS,
-    CODEC_SERVER_TOKEN: 'operator-generated-codec-token',
-  };
-}
+const OPERATOR_SECRETS: Readonly<Record<string, string>> = {
+  badge_password: 'demo-password\n',
+  payload_keys: `${OPERATOR_PAYLOAD_KEYS}\n`,
+  codec_server_token: 'operator-generated-codec-token\n',
+  temporal_api_key: '',
+};
 
-function service(name: string, files?: readonly string[], env = operatorEnv()): ComposeService {
+function service(name: string, files?: readonly string[], env = exampleEnv()): ComposeService {
   const found = loadCompose(env, files).services[name];
   if (!found) throw new Error(`docker-compose.yml has no service ${name}`);
   return found;
+}
+
+let secretsDir: string;
+beforeAll(() => {
+  secretsDir = mkdtempSync(join(tmpdir(), 'badge-secrets-'));
+});
+afterAll(() => rmSync(secretsDir, { recursive: true, force: true }));
+
+/**
+ * A service's environment as its process sees it, with the secret files of `secrets` where the container has
+ * them (/run/secrets/<name>, here a temporary folder): only the secrets the service declares are there.
+ */
+function environmentWithSecrets(
+  name: string,
+  secrets: Readonly<Record<string, string>> = OPERATOR_SECRETS,
+): Record<string, string> {
+  const found = service(name);
+  const dir = mkdtempSync(join(secretsDir, `${name}-`));
+  for (const secret of found.secrets) {
+    const content = secrets[secret];
+    if (content !== undefined) writeFileSync(join(dir, secret), content);
+  }
+  return Object.fromEntries(
+    Object.entries(found.environment).map(([key, value]) => [
+      key,
+      value.replace(/^\/run\/secrets(?=\/)/, dir),
+    ]),
+  );
 }
 
 /** Runs a command to completion; rejects with its output when it exits non-zero. */
@@ -70,9 +97,8 @@ describe('compose interpolation (test helper)', () => {
 });
 
 describe('docker-compose.yml', () => {
-  it('gives the worker, with .env.example, an environment the worker config accepts', () => {
-    const worker = service('worker');
-    const config = loadWorkerConfig(worker.environment);
+  it('gives the worker, with .env.example and the secret files, an environment the worker config accepts', () => {
+    const config = loadWorkerConfig(environmentWithSecrets('worker'));
 
     expect(config.temporal).toMatchObject({
       address: 'temporal:7233',
@@ -88,24 +114,60 @@ describe('docker-compose.yml', () => {
     expect(config.documentsRoot).toBe('/data/documents');
     expect(config.workflowBundlePath).toBe('/app/dist/workflow-bundle.js');
     expect(config.temporal.codec.payloadKeys.ids).toEqual(['k2025']);
-    // As the example stands (no keys generated yet) the worker still starts, unencrypted.
-    expect(
-      loadWorkerConfig(service('worker', undefined, exampleEnv()).environment).temporal.codec.payloadKeys
-        .encrypts,
-    ).toBe(false);
+    // An API key in its file reaches the connection (Temporal Cloud).
+    const cloud = loadWorkerConfig(
+      environmentWithSecrets('worker', { ...OPERATOR_SECRETS, temporal_api_key: 'cloud-api-key\n' }),
+    );
+    expect(connectionOptions(cloud.temporal)).toMatchObject({ apiKey: 'cloud-api-key' });
+  });
+
+  it('stops the worker without payload keys, naming PAYLOAD_KEYS and PAYLOAD_ENCRYPTION', () => {
+    for (const payloadKeys of [undefined, '']) {
+      const secrets = { ...OPERATOR_SECRETS, payload_keys: payloadKeys };
+      const load = (): unknown =>
+        loadWorkerConfig(
+          environmentWithSecrets(
+            'worker',
+            Object.fromEntries(
+              Object.entries(secrets).filter((entry): entry is [string, string] => entry[1] !== undefined),
+            ),
+          ),
+        );
+      expect(load).toThrow(
+        payloadKeys === undefined
+          ? /PAYLOAD_KEYS_FILE: cannot read/
+          : /PAYLOAD_KEYS: is required.*PAYLOAD_ENCRYPTION=off/,
+      );
+    }
+  });
+
+  it('refuses a plain-HTTP platform off the compose defaults: only the example allows it, for the sandbox', () => {
+    const env: Record<string, string> = { ...exampleEnv(), BADGE_BASE_URL: 'http://platform.example.com' };
+    delete env.BADGE_ALLOW_INSECURE_HTTP;
+    const worker = loadCompose(env).services.worker;
+    expect(worker?.environment.BADGE_ALLOW_INSECURE_HTTP).toBe('false');
+    const platform = {
+      BADGE_BASE_URL: worker?.environment.BADGE_BASE_URL,
+      BADGE_ALLOW_INSECURE_HTTP: worker?.environment.BADGE_ALLOW_INSECURE_HTTP,
+    };
+    expect(() => loadWorkerConfig({ ...environmentWithSecrets('worker'), ...platform })).toThrow(
+      /BADGE_BASE_URL: .*BADGE_ALLOW_INSECURE_HTTP=true/,
+    );
   });
 
   it('gives the codec server the worker’s keys and an environment its config accepts', () => {
     const codec = service('codec-server');
-    const config = loadCodecServerConfig(codec.environment);
+    const config = loadCodecServerConfig(environmentWithSecrets('codec-server'));
     expect(config).toMatchObject({ host: '0.0.0.0', port: 8888, corsOrigin: 'http://localhost:8080' });
     expect(config.payloadKeys.ids).toEqual(['k2025']);
-    expect(codec.environment.PAYLOAD_KEYS).toBe(service('worker').environment.PAYLOAD_KEYS);
+    expect(codec.environment.PAYLOAD_KEYS_FILE).toBe(service('worker').environment.PAYLOAD_KEYS_FILE);
     expect(codec.ports).toEqual(['127.0.0.1:8888:8888']);
     // Without generated secrets it refuses to start, naming what is missing.
-    expect(() => loadCodecServerConfig(service('codec-server', undefined, exampleEnv()).environment)).toThrow(
-      /PAYLOAD_KEYS.*CODEC_SERVER_TOKEN|CODEC_SERVER_TOKEN.*PAYLOAD_KEYS/,
-    );
+    expect(() =>
+      loadCodecServerConfig(
+        environmentWithSecrets('codec-server', { payload_keys: '', codec_server_token: '' }),
+      ),
+    ).toThrow(/PAYLOAD_KEYS.*CODEC_SERVER_TOKEN|CODEC_SERVER_TOKEN.*PAYLOAD_KEYS/);
   });
 
   it('refuses to interpolate without the settings that have no safe default', () => {
@@ -116,39 +178,27 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('reads secrets from files with deploy/compose.secrets.yml', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'badge-secrets-'));
-    try {
-      const keyEntry = generatePayloadKeyEntry('k2025');
-      writeFileSync(join(dir, 'badge_password'), 'password-from-file\n');
-      writeFileSync(join(dir, 'payload_keys'), `${keyEntry}\n`);
-      const compose = loadCompose({ ...exampleEnv(), BADGE_PASSWORD: '' }, SECRETS_OVERRIDE);
-      const worker = compose.services.worker;
-      expect(worker?.secrets).toEqual(['badge_password', 'payload_keys']);
-      expect(compose.secrets.badge_password?.file).toBe(
-        join(PROJECT_ROOT, 'deploy', 'secrets', 'badge_password'),
-      );
-      // Inside the container the files are at /run/secrets/<name>; here they are stubs in a temp folder.
-      const env = Object.fromEntries(
-        Object.entries(worker?.environment ?? {}).map(([key, value]) => [
-          key,
-          value.replace('/run/secrets', dir),
-        ]),
-      );
-      expect(env.BADGE_PASSWORD).toBe('');
-      const config = loadWorkerConfig(env);
-      expect(config.platform.password).toBe('password-from-file');
-      expect(config.temporal.codec.payloadKeys.ids).toEqual(['k2025']);
-
-      const codec = compose.services['codec-server'];
-      expect(codec?.environment).toMatchObject({
-        PAYLOAD_KEYS: '',
-        PAYLOAD_KEYS_FILE: '/run/secrets/payload_keys',
-        CODEC_SERVER_TOKEN_FILE: '/run/secrets/codec_server_token',
-      });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+  it('reads every secret of the worker and the codec server from files, never from environment values', () => {
+    const compose = loadCompose(exampleEnv());
+    expect(compose.services.worker?.secrets).toEqual(['badge_password', 'payload_keys', 'temporal_api_key']);
+    expect(compose.services['codec-server']?.secrets).toEqual(['payload_keys', 'codec_server_token']);
+    for (const name of Object.keys(OPERATOR_SECRETS)) {
+      expect(compose.secrets[name]?.file).toBe(join(PROJECT_ROOT, 'deploy', 'secrets', name));
     }
+    const secretVariable = /PASSWORD|TOKEN|KEYS|API_KEY|SECRET/;
+    for (const name of ['worker', 'codec-server']) {
+      const environment = compose.services[name]?.environment ?? {};
+      const direct = Object.keys(environment).filter(
+        (key) => secretVariable.test(key) && !key.endsWith('_FILE'),
+      );
+      expect({ name, direct }).toEqual({ name, direct: [] });
+    }
+    // The example holds no secret of theirs either.
+    for (const key of ['BADGE_PASSWORD', 'PAYLOAD_KEYS', 'CODEC_SERVER_TOKEN', 'TEMPORAL_API_KEY']) {
+      expect(exampleEnv()[key]).toBeUndefined();
+    }
+    // deploy/compose.secrets.yml is kept for existing commands and changes nothing.
+    expect(loadCompose(exampleEnv(), SECRETS_OVERRIDE).services).toEqual(compose.services);
   });
 
   it('lets workers scale: no fixed name or port, documents on a shared named volume', () => {
@@ -207,6 +257,33 @@ describe('docker-compose.yml', () => {
     expect(service('sandbox').command?.slice(0, 2)).toEqual(['node', 'dist/sandbox/main.js']);
   });
 
+  it('runs a supported Node.js: the current LTS in the image, engines without end-of-life Node.js 20', () => {
+    const dockerfile = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
+    const image = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1] ?? '';
+    expect(image).toMatch(/^node:24(\.\d+){0,2}-bookworm-slim$/);
+    const { engines } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      engines: { node: string };
+    };
+    // engines is a lower bound, `>=major.minor[.patch]`.
+    const floor = /^>=\s*(\d+)\.(\d+)(?:\.(\d+))?$/.exec(engines.node);
+    expect(floor).not.toBeNull();
+    const bound = [1, 2, 3].map((group) => Number(floor?.[group] ?? 0));
+    const satisfies = (version: string): boolean => {
+      const parts = version.split('.').map(Number);
+      for (const [index, least] of bound.entries()) {
+        const part = parts[index] ?? 0;
+        if (part !== least) return part > least;
+      }
+      return true;
+    };
+    for (const version of ['20.19.0', '20.20.2', '22.11.0']) {
+      expect({ version, supported: satisfies(version) }).toEqual({ version, supported: false });
+    }
+    for (const version of ['22.12.0', '24.0.0', '24.11.1']) {
+      expect({ version, supported: satisfies(version) }).toEqual({ version, supported: true });
+    }
+  });
+
   it('uses the bundle path the Dockerfile builds', () => {
     const dockerfile = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
     expect(dockerfile).toContain('tools/build-workflow-bundle.ts --out dist/workflow-bundle.js');
@@ -244,7 +321,7 @@ describe('tools/build-workflow-bundle.ts', () => {
     expect(output).toContain(`workflow bundle written to ${bundlePath}`);
 
     const config = loadWorkerConfig({
-      ...service('worker').environment,
+      ...environmentWithSecrets('worker'),
       TEMPORAL_ADDRESS: stack.temporal.server.address,
       TEMPORAL_NAMESPACE: stack.temporal.server.namespace,
       TEMPORAL_TASK_QUEUE: stack.taskQueue,

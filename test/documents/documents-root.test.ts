@@ -370,6 +370,7 @@ describe('assertDocumentsRootReadable', () => {
 describe('configuration', () => {
   it('takes the limit and the root from the environment', () => {
     const config = loadWorkerConfig({
+      PAYLOAD_ENCRYPTION: 'off',
       BADGE_USERNAME: 'user',
       BADGE_PASSWORD: 'password',
       DOCUMENTS_ROOT: '/srv/documents',
@@ -377,7 +378,12 @@ describe('configuration', () => {
     });
     expect(config).toMatchObject({ documentsRoot: '/srv/documents', maxDocumentBytes: 100 });
     expect(() =>
-      loadWorkerConfig({ BADGE_USERNAME: 'user', BADGE_PASSWORD: 'password', MAX_DOCUMENT_BYTES: '-1' }),
+      loadWorkerConfig({
+        PAYLOAD_ENCRYPTION: 'off',
+        BADGE_USERNAME: 'user',
+        BADGE_PASSWORD: 'password',
+        MAX_DOCUMENT_BYTES: '-1',
+      }),
     ).toThrow(/MAX_DOCUMENT_BYTES/);
   });
 });

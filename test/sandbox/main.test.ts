@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { SandboxControl, resolveProfile } from '../../src/sandbox';
@@ -14,14 +16,16 @@ const ROOT = join(__dirname, '..', '..');
 function startProcess(args: string[]): {
   child: ChildProcessByStdio<null, Readable, Readable>;
   url: Promise<string>;
+  /** Resolves with all the output once the process ended and its output streams closed. */
+  closed: Promise<{ stdout: string; stderr: string }>;
 } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
+  let stderr = '';
   const url = new Promise<string>((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
       const line = stdout.split('\n').find((candidate) => /^http:\/\/\S+$/.test(candidate));
@@ -32,7 +36,10 @@ function startProcess(args: string[]): {
     });
     child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)));
   });
-  return { child, url };
+  const closed = new Promise<{ stdout: string; stderr: string }>((resolve) =>
+    child.once('close', () => resolve({ stdout, stderr })),
+  );
+  return { child, url, closed };
 }
 
 function exitOf(child: ChildProcessByStdio<null, Readable, Readable>): Promise<number | null> {
@@ -114,6 +121,56 @@ describe('npm run sandbox', () => {
     const unknown = startProcess(['--profile', 'nope']);
     await expect(unknown.url).rejects.toThrow(/unknown profile "nope"/);
     expect(await exitOf(unknown.child)).not.toBe(0);
+  });
+
+  it('reads the control token from --control-token-file and does not print it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-token-'));
+    try {
+      const file = join(dir, 'control-token');
+      writeFileSync(file, 'token-from-a-file-7f3a\n');
+      const started = startProcess(['--control-token-file', file, '--log-level', 'warn']);
+      try {
+        const baseUrl = await started.url;
+        const control = new SandboxControl({ baseUrl, controlToken: 'token-from-a-file-7f3a' });
+        expect((await control.stats()).faults).toEqual({});
+      } finally {
+        started.child.kill('SIGTERM');
+      }
+      expect(await exitOf(started.child)).toBe(0);
+      const { stdout, stderr } = await started.closed;
+      expect(stdout).toContain(`control token: from ${file}`);
+      expect(stdout + stderr).not.toContain('token-from-a-file-7f3a');
+      // On loopback there is nothing to warn about.
+      expect(stderr).not.toContain('listens beyond this machine');
+
+      const both = startProcess(['--control-token', 'x', '--control-token-file', file]);
+      await expect(both.url).rejects.toThrow(/not both/);
+      const missing = startProcess(['--control-token-file', join(dir, 'absent')]);
+      await expect(missing.url).rejects.toThrow(/--control-token-file: cannot read .*ENOENT/);
+      writeFileSync(join(dir, 'empty'), '\n');
+      const empty = startProcess(['--control-token-file', join(dir, 'empty')]);
+      await expect(empty.url).rejects.toThrow(/is empty/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('warns when it listens beyond loopback', async () => {
+    const started = startProcess([
+      '--host',
+      '0.0.0.0',
+      '--control-token',
+      'cli-token',
+      '--log-level',
+      'warn',
+    ]);
+    try {
+      await started.url;
+    } finally {
+      started.child.kill('SIGTERM');
+    }
+    expect(await exitOf(started.child)).toBe(0);
+    expect((await started.closed).stderr).toContain('the sandbox listens beyond this machine');
   });
 
   it('refuses an invalid option with a non-zero exit', async () => {

@@ -6,6 +6,9 @@ import type { TLSConfig } from '@temporalio/client';
 import { ConfigError, loadTemporalConfig } from '../../src/config';
 import { connectionOptions } from '../../src/temporal/connection';
 
+/** These tests are about the connection; payload encryption is switched off explicitly, as it must be. */
+const UNENCRYPTED = { PAYLOAD_ENCRYPTION: 'off' } as const;
+
 describe('Temporal connection options', () => {
   let scratch: string;
   let files: Record<'cert' | 'key' | 'ca' | 'apiKey' | 'toml' | 'noConfig', string>;
@@ -42,7 +45,9 @@ describe('Temporal connection options', () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it('connects in plain text to a local dev server by default', () => {
-    expect(connectionOptions(loadTemporalConfig({ TEMPORAL_CONFIG_FILE: files.noConfig }))).toEqual({
+    expect(
+      connectionOptions(loadTemporalConfig({ ...UNENCRYPTED, TEMPORAL_CONFIG_FILE: files.noConfig })),
+    ).toEqual({
       address: '127.0.0.1:7233',
       tls: undefined,
       apiKey: undefined,
@@ -52,6 +57,7 @@ describe('Temporal connection options', () => {
 
   it('reads the client certificate, its key and the server CA for mutual TLS', () => {
     const config = loadTemporalConfig({
+      ...UNENCRYPTED,
       TEMPORAL_ADDRESS: 'badge.a1b2c.tmprl.cloud:7233',
       TEMPORAL_NAMESPACE: 'badge.a1b2c',
       TEMPORAL_CONFIG_FILE: files.noConfig,
@@ -74,6 +80,7 @@ describe('Temporal connection options', () => {
   it('uses an API key (from TEMPORAL_API_KEY_FILE) over TLS', () => {
     const options = connectionOptions(
       loadTemporalConfig({
+        ...UNENCRYPTED,
         TEMPORAL_CONFIG_FILE: files.noConfig,
         TEMPORAL_ADDRESS: 'eu-central-1.aws.api.temporal.io:7233',
         TEMPORAL_API_KEY_FILE: files.apiKey,
@@ -88,7 +95,11 @@ describe('Temporal connection options', () => {
   });
 
   it('reads a TOML profile as the Temporal CLI does, with the standard variables on top', () => {
-    const prod = loadTemporalConfig({ TEMPORAL_CONFIG_FILE: files.toml, TEMPORAL_PROFILE: 'prod' });
+    const prod = loadTemporalConfig({
+      ...UNENCRYPTED,
+      TEMPORAL_CONFIG_FILE: files.toml,
+      TEMPORAL_PROFILE: 'prod',
+    });
     expect(prod.namespace).toBe('badge-prod');
     expect(connectionOptions(prod)).toEqual({
       address: 'prod.example:7233',
@@ -97,6 +108,7 @@ describe('Temporal connection options', () => {
       metadata: { team: 'badges' },
     });
     const overridden = loadTemporalConfig({
+      ...UNENCRYPTED,
       TEMPORAL_CONFIG_FILE: files.toml,
       TEMPORAL_ADDRESS: 'override.example:7233',
       TEMPORAL_NAMESPACE: '',
@@ -106,22 +118,23 @@ describe('Temporal connection options', () => {
   });
 
   it('names the replacement of a variable this service used to read, and a file that is missing', () => {
-    expect(() => loadTemporalConfig({ TEMPORAL_TLS_CERT_PATH: files.cert })).toThrow(
+    expect(() => loadTemporalConfig({ ...UNENCRYPTED, TEMPORAL_TLS_CERT_PATH: files.cert })).toThrow(
       new ConfigError(
         'Invalid configuration: TEMPORAL_TLS_CERT_PATH: is no longer read; use TEMPORAL_TLS_CLIENT_CERT_PATH',
       ),
     );
     const config = loadTemporalConfig({
+      ...UNENCRYPTED,
       TEMPORAL_CONFIG_FILE: files.noConfig,
       TEMPORAL_TLS_CLIENT_CERT_PATH: join(scratch, 'missing.pem'),
       TEMPORAL_TLS_CLIENT_KEY_PATH: files.key,
     });
     expect(() => connectionOptions(config)).toThrow(/ENOENT.*missing\.pem/);
-    expect(() => loadTemporalConfig({ TEMPORAL_API_KEY_FILE: join(scratch, 'nope') })).toThrow(
-      /TEMPORAL_API_KEY_FILE: cannot read/,
-    );
     expect(() =>
-      loadTemporalConfig({ TEMPORAL_CONFIG_FILE: files.toml, TEMPORAL_PROFILE: 'absent' }),
+      loadTemporalConfig({ ...UNENCRYPTED, TEMPORAL_API_KEY_FILE: join(scratch, 'nope') }),
+    ).toThrow(/TEMPORAL_API_KEY_FILE: cannot read/);
+    expect(() =>
+      loadTemporalConfig({ ...UNENCRYPTED, TEMPORAL_CONFIG_FILE: files.toml, TEMPORAL_PROFILE: 'absent' }),
     ).toThrow(/TEMPORAL_PROFILE/);
   });
 });

@@ -104,8 +104,8 @@ export interface WorkerProcessSettings {
   readonly documentsRoot: string;
   /** A bundle from `buildServiceBundle()`, so each process starts without bundling. */
   readonly workflowBundlePath: string;
-  /** `PAYLOAD_KEYS` entry; unencrypted when absent. */
-  readonly payloadKeys?: string;
+  /** `PAYLOAD_KEYS` entry; `null` runs unencrypted, which the worker needs said explicitly (`PAYLOAD_ENCRYPTION=off`). */
+  readonly payloadKeys: string | null;
   /** `LOG_LEVEL`. @default warn */
   readonly logLevel?: string;
   /** `MAX_DOCUMENT_BYTES`; the worker's default when absent. */
@@ -132,7 +132,8 @@ export function workerProcessEnv(
     BADGE_PASSWORD: settings.platform.password,
     DOCUMENTS_ROOT: settings.documentsRoot,
     WORKFLOW_BUNDLE_PATH: settings.workflowBundlePath,
-    PAYLOAD_KEYS: settings.payloadKeys,
+    PAYLOAD_KEYS: settings.payloadKeys ?? undefined,
+    PAYLOAD_ENCRYPTION: settings.payloadKeys === null ? 'off' : undefined,
     LOG_LEVEL: settings.logLevel ?? 'warn',
     MAX_DOCUMENT_BYTES: optional(settings.maxDocumentBytes),
     WORKER_MAX_CONCURRENT_ACTIVITIES: optional(settings.maxConcurrentActivities),

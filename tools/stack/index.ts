@@ -243,7 +243,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         namespace: temporal.server.namespace,
         taskQueue,
         ...(temporal.server.uiUrl ? { webUiUrl: temporal.server.uiUrl } : {}),
-        codec: { payloadKeys: payloadKeysEntry ?? undefined },
+        // `payloadKeys: null` asks for no encryption, which the worker must be told explicitly.
+        codec: payloadKeysEntry ? { payloadKeys: payloadKeysEntry } : { encryption: 'off' },
       },
       platform: { baseUrl: sandbox.baseUrl, username: user.username, password: user.password },
       documentsRoot,
@@ -329,7 +330,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
               platform: { baseUrl: sandbox.baseUrl, ...user },
               documentsRoot,
               workflowBundlePath: requireBundle().path,
-              payloadKeys: payloadKeysEntry ?? undefined,
+              payloadKeys: payloadKeysEntry || null,
               ...settings,
             },
             processOptions.env,
