@@ -1,0 +1,112 @@
+/**
+ * Worker Deployment Versioning on a real dev server: an order started on build A stays pinned to A (a
+ * running order never replays on code it did not start with), while new orders go to build B once B is the
+ * current version. Real workers, real sandbox.
+ */
+import pino from 'pino';
+import type { Client } from '@temporalio/client';
+import type { WorkerConfig } from '../../src/config';
+import { createBadgeOrderWorker } from '../../src/worker/create-worker';
+import { useTestStack, type TestStack } from '../helpers/stack';
+import { waitFor } from '../helpers/wait';
+
+const DEPLOYMENT = 'badge-orders-versioning-test';
+const ALL_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
+
+/** Starts an in-process worker that polls as `buildId` of the test deployment; returns its stop. */
+async function startVersionedWorker(stack: TestStack, buildId: string): Promise<() => Promise<void>> {
+  const config: WorkerConfig = {
+    ...stack.workerConfig,
+    versioning: { enabled: true, deploymentName: DEPLOYMENT, buildId },
+  };
+  const { worker, connection, client } = await createBadgeOrderWorker(config, pino({ level: 'silent' }), {
+    workflowBundle: stack.local.workflowBundle.bundle,
+  });
+  const running = worker.run();
+  return async () => {
+    worker.shutdown();
+    await running;
+    await client.connection.close();
+    await connection.close();
+  };
+}
+
+/** Makes `buildId` the current version once the server has seen its workers poll. */
+async function setCurrentVersion(client: Client, buildId: string): Promise<void> {
+  await waitFor(
+    () =>
+      client.workflowService.setWorkerDeploymentCurrentVersion({
+        namespace: client.options.namespace,
+        deploymentName: DEPLOYMENT,
+        buildId,
+        identity: 'versioning-test',
+      }),
+    () => true,
+    { what: `version ${buildId} becoming current` },
+  );
+}
+
+/** The build a workflow run is pinned to, from its description. */
+async function pinnedBuild(stack: TestStack, orderRef: string): Promise<string | undefined> {
+  const description = await stack.orders.getHandle(orderRef).describe();
+  const versioning = description.raw.workflowExecutionInfo?.versioningInfo;
+  return versioning?.deploymentVersion?.buildId ?? undefined;
+}
+
+describe('Worker Deployment Versioning', () => {
+  const fixture = useTestStack();
+  let stack: TestStack;
+  const stops: (() => Promise<void>)[] = [];
+  beforeAll(() => {
+    stack = fixture.stack;
+  });
+  afterAll(async () => {
+    for (const stop of stops.reverse()) await stop();
+  });
+
+  it('keeps a running order on the build it started on while new orders go to the new build', async () => {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
+    stops.push(await startVersionedWorker(stack, 'build-a'));
+    await setCurrentVersion(stack.temporal.client, 'build-a');
+
+    const first = await stack.orders.startOrder({
+      orderRef: 'versioned-1',
+      vehicle: { plate: 'V-1' },
+      badge: { type: 'green' },
+      documents: [{ path: stack.writeDocument('versioned-1/scan.jpg', 'a scan') }],
+    });
+    await waitFor(
+      () => stack.orders.status('versioned-1'),
+      (status) => status.searchStatus === 'AwaitingRepair',
+      { what: 'the first order awaiting repair on build A' },
+    );
+    expect(await pinnedBuild(stack, 'versioned-1')).toBe('build-a');
+
+    stops.push(await startVersionedWorker(stack, 'build-b'));
+    await setCurrentVersion(stack.temporal.client, 'build-b');
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ALL_TYPES });
+    const second = await stack.orders.startOrder({
+      orderRef: 'versioned-2',
+      vehicle: { plate: 'V-2' },
+      badge: { type: 'green' },
+      documents: [{ path: stack.writeDocument('versioned-2/photo.jpg', 'a photo') }],
+    });
+    await second.handle.result();
+    expect(await pinnedBuild(stack, 'versioned-2')).toBe('build-b');
+
+    // The first order finishes where it started, although build B is current now.
+    await stack.orders.retryUploads('versioned-1');
+    const result = await first.handle.result();
+    expect(result.documents[0]?.status).toBe('uploaded');
+    expect(await pinnedBuild(stack, 'versioned-1')).toBe('build-a');
+    const history = await first.handle.fetchHistory();
+    const builds = new Set(
+      (history.events ?? [])
+        .filter((event) => event.workflowTaskCompletedEventAttributes)
+        .map(
+          (event) => event.workflowTaskCompletedEventAttributes?.deploymentVersion?.buildId ?? 'unversioned',
+        ),
+    );
+    expect([...builds]).toEqual(['build-a']);
+  });
+});
