@@ -39,8 +39,11 @@ import { awaitRepair, uploadPendingDocuments } from './upload-documents';
 type OrderOptions = { readonly [K in keyof typeof DEFAULT_ORDER_OPTIONS]: number };
 
 // An order finishes on the worker version it started on (Worker Deployment Versioning): a new version's code
-// never replays a running order's history, so a deploy cannot break it. Without versioning this changes nothing.
-setWorkflowOptions({ versioningBehavior: 'PINNED' }, badgeOrder);
+// never replays a running order's history, so a deploy cannot break it. An unversioned worker may declare none.
+setWorkflowOptions(
+  () => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'PINNED' } : {}),
+  badgeOrder,
+);
 
 /**
  * Places one badge order and uploads its documents. `continued` is set only by the workflow itself when a

@@ -36,7 +36,11 @@ const replay = proxyActivities<ReplayActivities>({
 });
 
 // A nightly run is short and holds no order's state: it moves to the newest worker version at its next task.
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, replayFailedUploads);
+setWorkflowOptions(
+  () =>
+    workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'AUTO_UPGRADE' } : {},
+  replayFailedUploads,
+);
 
 /** Replays the failed uploads of every order awaiting repair; returns how many it found and signalled. */
 export async function replayFailedUploads(
