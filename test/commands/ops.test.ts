@@ -10,7 +10,7 @@ import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
 import type { ListedOrder } from '../../src/commands/ops-command';
 import { createPlatformClient, type ProbeReport } from '../../src/platform';
 import { DEMO_USER, startSandbox } from '../../src/sandbox';
-import { useTestStack, type TestStack } from '../helpers/stack';
+import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'B-OP 1' };
@@ -18,11 +18,7 @@ const badge = { type: 'green' };
 const DEFAULT_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
 
 describe('ops CLI', () => {
-  const fixture = useTestStack({ worker: true });
-  let stack: TestStack;
-  beforeAll(() => {
-    stack = fixture.stack;
-  });
+  const stack = useTestStack({ worker: true });
 
   /** Runs the CLI and returns its exit code and output. */
   async function ops(...args: string[]): Promise<{ code: number; out: string; err: string }> {

@@ -90,21 +90,20 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   };
 }
 
-/** A stack for one test file (or `describe` block), started before its tests and stopped after them. */
-export interface StackFixture {
-  /** The running stack (only inside tests and hooks). */
-  readonly stack: TestStack;
-  /** The in-process worker started with it, when asked for. */
-  readonly worker: InProcessWorker | undefined;
+/** A stack for one test file (or `describe` block): the stack itself, once its `beforeAll` has run. */
+export type StackFixture = TestStack & {
   /** Stops the in-process worker early (e.g. before a test that runs worker processes only). */
   stopWorker(): Promise<void>;
-}
+};
 
 /**
  * Registers `beforeAll`/`afterAll` hooks that start a stack (and an in-process worker with `worker: true`)
- * and always stop them, so test files do not each write their own start-up and teardown.
+ * and always stop them, and returns the stack, usable inside tests and later hooks; `resetSandbox` also
+ * resets the sandbox before each test. Test files need no start-up or teardown code of their own.
  */
-export function useTestStack(options: TestStackOptions & { readonly worker?: boolean } = {}): StackFixture {
+export function useTestStack(
+  options: TestStackOptions & { readonly worker?: boolean; readonly resetSandbox?: boolean } = {},
+): StackFixture {
   let stack: TestStack | undefined;
   let worker: InProcessWorker | undefined;
   beforeAll(async () => {
@@ -115,17 +114,22 @@ export function useTestStack(options: TestStackOptions & { readonly worker?: boo
     await worker?.stop();
     await stack?.teardown();
   });
-  return {
-    get stack(): TestStack {
-      if (stack === undefined) throw new Error('the test stack starts in beforeAll');
-      return stack;
-    },
-    get worker() {
-      return worker;
-    },
-    async stopWorker() {
-      await worker?.stop();
-      worker = undefined;
-    },
+  if (options.resetSandbox) {
+    beforeEach(async () => {
+      await stack?.sandbox.control.reset();
+    });
+  }
+  const stopWorker = async (): Promise<void> => {
+    await worker?.stop();
+    worker = undefined;
   };
+  // Tests hold this object from the start; its properties are the stack's once beforeAll has started it.
+  return new Proxy({} as StackFixture, {
+    get(_target, property) {
+      if (property === 'stopWorker') return stopWorker;
+      if (stack === undefined) throw new Error('the test stack starts in beforeAll');
+      const value: unknown = Reflect.get(stack, property, stack);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(stack) : value;
+    },
+  });
 }

@@ -54,12 +54,8 @@ async function pinnedBuild(stack: TestStack, orderRef: string): Promise<string |
 }
 
 describe('Worker Deployment Versioning', () => {
-  const fixture = useTestStack();
-  let stack: TestStack;
+  const stack = useTestStack();
   const stops: (() => Promise<void>)[] = [];
-  beforeAll(() => {
-    stack = fixture.stack;
-  });
   afterAll(async () => {
     for (const stop of stops.reverse()) await stop();
   });

@@ -34,11 +34,7 @@ async function failureOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('badgeOrder over a long life', () => {
-  const fixture = useTestStack({ worker: true });
-  let stack: TestStack;
-  beforeAll(() => {
-    stack = fixture.stack;
-  });
+  const stack = useTestStack({ worker: true });
 
   afterEach(async () => {
     await stack.sandbox.control.setFaults({});

@@ -55,11 +55,7 @@ async function expectPlacedOnce(stack: TestStack, result: BadgeOrderResult): Pro
 }
 
 describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (profile) => {
-  const fixture = useTestStack({ sandbox: { profile }, worker: true });
-  let stack: TestStack;
-  beforeAll(() => {
-    stack = fixture.stack;
-  });
+  const stack = useTestStack({ sandbox: { profile }, worker: true });
 
   afterEach(async () => {
     await stack.sandbox.control.setFaults({});
@@ -140,7 +136,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
   });
 
   it('completes after a worker process is killed mid-upload', async () => {
-    await fixture.stopWorker();
+    await stack.stopWorker();
     await stack.sandbox.control.setFaults({ latencyMs: 500, routes: ['documents'] });
     const orderRef = `${profile}-sigkill`;
     const first = stack.startWorkerProcess();

@@ -27,15 +27,7 @@ async function awaitingReconciliation(stack: TestStack, orderRef: string) {
 }
 
 describe('badgeOrder with an unknown creation outcome', () => {
-  const fixture = useTestStack({ worker: true });
-  let stack: TestStack;
-  beforeAll(() => {
-    stack = fixture.stack;
-  });
-
-  beforeEach(async () => {
-    await stack.sandbox.control.reset();
-  });
+  const stack = useTestStack({ worker: true, resetSandbox: true });
 
   it('holds an order the platform stored before failing, and continues with the id an operator gives', async () => {
     await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });

@@ -19,7 +19,7 @@ import {
   WORKFLOW_TYPES,
 } from '../../src/contract';
 import { DEMO_USER, DOCUMENT_ONLY_USER } from '../../src/sandbox';
-import { startTestStack, useTestStack, type TestStack } from '../helpers/stack';
+import { startTestStack, useTestStack } from '../helpers/stack';
 import { historiesOf, historyText } from '../helpers/history';
 import { waitFor } from '../helpers/wait';
 
@@ -28,15 +28,7 @@ const badge = { type: 'green', validFrom: '2027-01-01' };
 const sha256 = (content: string | Buffer): string => createHash('sha256').update(content).digest('hex');
 
 describe('badgeOrder', () => {
-  const fixture = useTestStack({ worker: true });
-  let stack: TestStack;
-  beforeAll(() => {
-    stack = fixture.stack;
-  });
-
-  beforeEach(async () => {
-    await stack.sandbox.control.reset();
-  });
+  const stack = useTestStack({ worker: true, resetSandbox: true });
 
   it('places the order with its stock and uploads every document linked to the order id', async () => {
     const photo = Buffer.alloc(256 * 1024, 7);

@@ -12,7 +12,7 @@ import {
   triggerReplay,
 } from '../../src/temporal/schedule';
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
-import { useTestStack, type TestStack } from '../helpers/stack';
+import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'B-RP 1', vin: 'WVWZZZ1JZXW000009' };
@@ -20,11 +20,7 @@ const badge = { type: 'green' };
 const DEFAULT_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
 
 describe('replayFailedUploads', () => {
-  const fixture = useTestStack({ worker: true });
-  let stack: TestStack;
-  beforeAll(() => {
-    stack = fixture.stack;
-  });
+  const stack = useTestStack({ worker: true });
 
   beforeEach(async () => {
     await stack.sandbox.control.reset();

@@ -162,11 +162,36 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   log(`Using ${describeTemporalCli(cli)}`);
   if (cli.kind === 'sdk-download') return startWithSdk(options, namespace, ip);
 
-  const port = options.port || (await findFreePort(ip));
-  const uiPort =
-    options.uiPort === null || options.uiPort === undefined
-      ? null
-      : options.uiPort || (await findFreePort(ip));
+  // A free port found here may be taken by another process before the server binds it (tests start servers
+  // in parallel, and the server opens more ports than the one given): ports picked here are picked again.
+  const picksPorts = !options.port || options.uiPort === 0;
+  for (let attempt = 1; ; attempt += 1) {
+    const port = options.port || (await findFreePort(ip));
+    const uiPort =
+      options.uiPort === null || options.uiPort === undefined
+        ? null
+        : options.uiPort || (await findFreePort(ip));
+    try {
+      return await launchDevServer({ options, cli: cli.path, ip, namespace, port, uiPort, log });
+    } catch (error) {
+      const portTaken = error instanceof DevServerStartError && /address already in use/i.test(error.message);
+      if (!picksPorts || !portTaken || attempt >= 3) throw error;
+      log(`port ${port} was taken before the dev server bound it; trying other ports`);
+    }
+  }
+}
+
+/** Starts the CLI's dev server on the given ports and waits until it serves. */
+async function launchDevServer(launch: {
+  readonly options: DevServerOptions;
+  readonly cli: string;
+  readonly ip: string;
+  readonly namespace: string;
+  readonly port: number;
+  readonly uiPort: number | null;
+  readonly log: (message: string) => void;
+}): Promise<DevServer> {
+  const { options, ip, namespace, port, uiPort, log } = launch;
   const args = [
     'server',
     'start-dev',
@@ -183,7 +208,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     ...(options.dbFilename ? ['--db-filename', options.dbFilename] : []),
     ...(options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
   ];
-  const [command, commandArgs] = withParentDeathSignal(cli.path, args);
+  const [command, commandArgs] = withParentDeathSignal(launch.cli, args);
   const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keepTail = (chunk: Buffer): void => {
@@ -209,7 +234,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       uiUrl,
       deadline: Date.now() + (options.startTimeoutMs ?? 90_000),
       exited: () => {
-        if (spawnError) return `could not start ${cli.path}: ${String(spawnError)}`;
+        if (spawnError) return `could not start ${launch.cli}: ${String(spawnError)}`;
         if (child.exitCode === null && child.signalCode === null) return null;
         return `the dev server exited (${child.exitCode ?? child.signalCode}): ${output.trim()}`;
       },
