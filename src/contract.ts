@@ -251,7 +251,7 @@ export const badgeOrderOptionsSchema = z.object({
   replacementGraceMs: windowMsSchema.optional(),
   /**
    * History events after which a run waiting for repair continues as new, carrying the order's state. Only
-   * lower than the default for tests; 100 to 20,000. @default 10,000
+   * lower than the default for tests; 100 to 20,000. @default 2,000
    */
   historyBudgetEvents: z
     .number({ error: 'must be a number' })

@@ -136,16 +136,17 @@ export class BadgeOrdersClient {
         Number(orderId),
       );
     }
-    if (description.status.name === 'FAILED') {
-      const failureType = await lastFailureType(handle);
-      if (failureType === SERVICE_FAILURE_TYPES.reconciliationDeadlinePassed) {
-        throw new OrderMayExistError(
-          `Order ${orderRef} may exist on the platform: its last run ended while its creation's outcome was ` +
-            `unknown (Idempotency-Key ${badgeOrderWorkflowId(orderRef)}:create). Check the platform first; ` +
-            'start it again under a new orderRef only if it holds no such order.',
-          null,
-        );
-      }
+    const unknownOutcome =
+      (description.status.name === 'FAILED' &&
+        (await lastFailureType(handle)) === SERVICE_FAILURE_TYPES.reconciliationDeadlinePassed) ||
+      (await endedAwaitingReconciliation(handle));
+    if (unknownOutcome) {
+      throw new OrderMayExistError(
+        `Order ${orderRef} may exist on the platform: its last run ended while its creation's outcome was ` +
+          `unknown (Idempotency-Key ${badgeOrderWorkflowId(orderRef)}:create). Check the platform first; ` +
+          'start it again under a new orderRef only if it holds no such order.',
+        null,
+      );
     }
   }
 
@@ -235,5 +236,15 @@ async function lastFailureType(handle: BadgeOrderHandle): Promise<string | undef
       current = current.cause;
     }
     return undefined;
+  }
+}
+
+/** Whether a closed run ended (cancelled, terminated, …) while its order awaited reconciliation. */
+async function endedAwaitingReconciliation(handle: BadgeOrderHandle): Promise<boolean> {
+  try {
+    return (await handle.query(statusQuery)).reconciliation !== null;
+  } catch {
+    // No worker to answer for the closed run: the failure type above is all that is known.
+    return false;
   }
 }

@@ -14,8 +14,9 @@ export const DEFAULT_ORDER_OPTIONS = {
   repairWindowMs: 7 * 24 * 60 * 60 * 1000,
   reconciliationWindowMs: 7 * 24 * 60 * 60 * 1000,
   replacementGraceMs: 24 * 60 * 60 * 1000,
-  // Well below the server's 51,200-event limit (and its 10,240-event warning): a run continues as new first.
-  historyBudgetEvents: 10_000,
+  // A run checks its history before each repair wait; one more upload round of a 500-document order adds about
+  // 3,000 events, so a run stays under 10 % of the server's 51,200-event limit.
+  historyBudgetEvents: 2_000,
 } as const;
 
 /** Backoff for platform calls: quick first retries, then at most a minute apart. 429 overrides the delay. */

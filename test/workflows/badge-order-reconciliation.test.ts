@@ -73,7 +73,7 @@ describe('badgeOrder with an unknown creation outcome', () => {
     expect(platform.documents).toHaveLength(1);
   });
 
-  it('retries by itself what was surely not sent: 429 and a refused token call change nothing', async () => {
+  it('retries by itself what was surely not sent: 429 answers create nothing', async () => {
     await stack.sandbox.control.setFaults({
       failNext: [{ route: 'orders', kind: 'rate-limit', count: 2 }],
     });
@@ -138,6 +138,24 @@ describe('badgeOrder with an unknown creation outcome', () => {
     await expect(again).rejects.toThrow(OrderMayExistError);
     await expect(again).rejects.toThrow(new RegExp(`order ${createdId}`));
     expect((await stack.sandbox.control.state()).orders).toHaveLength(1);
+  });
+
+  it('ends Cancelled while awaiting reconciliation, still naming the key to check, and is not started again', async () => {
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
+    const started = await stack.orders.startOrder(order(stack, 'rc-cancel-held'));
+    await awaitingReconciliation(stack, 'rc-cancel-held');
+    await started.handle.cancel();
+    const failure = await started.handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    const view = await stack.orders.status('rc-cancel-held');
+    expect(view).toMatchObject({ phase: 'cancelled', searchStatus: 'Cancelled', orderId: null });
+    expect(view.reconciliation?.idempotencyKey).toBe('badge-order-rc-cancel-held:create:without-stock');
+    await expect(stack.orders.startOrder(order(stack, 'rc-cancel-held'))).rejects.toThrow(OrderMayExistError);
+    expect(await stack.sandbox.control.listOrders()).toHaveLength(1);
   });
 
   it('keeps the id of an order created while the run was being cancelled', async () => {
