@@ -90,7 +90,11 @@ export class BadgeOrdersClient {
   async startOrder(rawInput: unknown): Promise<StartOrderResult> {
     const input = parseBadgeOrderInput(rawInput);
     const workflowId = badgeOrderWorkflowId(input.orderRef);
-    await this.refuseWhenOrderMayExist(input.orderRef);
+    const last = await this.lastRunAllowingStart(input.orderRef);
+    if (last !== undefined) {
+      // Running, or completed: its result stands; attach to it.
+      return { workflowId, runId: last.runId, attached: true, handle: this.getHandle(input.orderRef) };
+    }
     try {
       const handle = await this.client.workflow.start<typeof badgeOrder>(WORKFLOW_TYPES.badgeOrder, {
         taskQueue: this.taskQueue,
@@ -115,19 +119,20 @@ export class BadgeOrdersClient {
   }
 
   /**
-   * Throws {@link OrderMayExistError} when the last run of this order ref ended (failed, cancelled, timed
-   * out or terminated) after the platform created, or may have created, the order.
+   * Looks at the last run of this order ref: returns it when it is running or completed (to attach to);
+   * throws {@link OrderMayExistError} when it ended (failed, cancelled, timed out or terminated) after the
+   * platform created, or may have created, the order; returns undefined when a new run may start.
    */
-  private async refuseWhenOrderMayExist(orderRef: string): Promise<void> {
+  private async lastRunAllowingStart(orderRef: string): Promise<{ runId: string } | undefined> {
     const handle = this.getHandle(orderRef);
     let description;
     try {
       description = await handle.describe();
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return;
+      if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
     }
-    if (description.status.name === 'RUNNING' || description.status.name === 'COMPLETED') return;
+    if (description.status.name === 'RUNNING' || description.status.name === 'COMPLETED') return description;
     const orderId = description.typedSearchAttributes.get(BadgeOrderId);
     if (orderId !== undefined && orderId !== '') {
       throw new OrderMayExistError(
@@ -148,6 +153,7 @@ export class BadgeOrdersClient {
         null,
       );
     }
+    return undefined;
   }
 
   /** The handle of an order by its `orderRef` (latest run). */

@@ -40,34 +40,36 @@ export interface BadgeOrderWorker {
   readonly client: Client;
 }
 
-/** A prebuilt bundle (from tests or the container image) when there is one; else bundle the sources now. */
+/**
+ * A prebuilt bundle (from tests or the container image) when there is one; else bundle the sources now.
+ * `readCode` gives the bundle's code for a build id; it is read only when a versioned worker needs one.
+ */
 async function workflowSource(
   config: WorkerConfig,
   overrides: Partial<WorkerOptions>,
-): Promise<{ options: Partial<WorkerOptions>; code: string | undefined }> {
-  if (overrides.workflowBundle) {
-    const bundle = overrides.workflowBundle;
-    return { options: {}, code: 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8') };
-  }
-  if (config.workflowBundlePath) {
+): Promise<{ options: Partial<WorkerOptions>; readCode: () => string }> {
+  const prebuilt =
+    overrides.workflowBundle ??
+    (config.workflowBundlePath ? { codePath: config.workflowBundlePath } : undefined);
+  if (prebuilt) {
     return {
-      options: { workflowBundle: { codePath: config.workflowBundlePath } },
-      code: readFileSync(config.workflowBundlePath, 'utf8'),
+      options: overrides.workflowBundle ? {} : { workflowBundle: prebuilt },
+      readCode: () => ('code' in prebuilt ? prebuilt.code : readFileSync(prebuilt.codePath, 'utf8')),
     };
   }
-  if (!config.versioning.enabled) {
-    const bundle = serviceBundleOptions();
-    return {
-      options: {
-        workflowsPath: bundle.workflowsPath,
-        interceptors: { workflowModules: bundle.workflowInterceptorModules },
-      },
-      code: undefined,
-    };
+  if (config.versioning.enabled) {
+    // A versioned worker names its build by the bundle's content, so the bundle is built first.
+    const bundle = await buildServiceBundle();
+    return { options: { workflowBundle: bundle }, readCode: () => bundle.code };
   }
-  // A versioned worker names its build by the bundle's content, so the bundle is built first.
-  const bundle = await buildServiceBundle();
-  return { options: { workflowBundle: bundle }, code: bundle.code };
+  const bundle = serviceBundleOptions();
+  return {
+    options: {
+      workflowsPath: bundle.workflowsPath,
+      interceptors: { workflowModules: bundle.workflowInterceptorModules },
+    },
+    readCode: () => '',
+  };
 }
 
 /**
@@ -76,16 +78,12 @@ async function workflowSource(
  */
 export function deploymentVersion(
   config: WorkerConfig,
-  bundleCode: string | undefined,
+  readCode: () => string,
 ): { deploymentName: string; buildId: string } {
-  const hash = createHash('sha256')
-    .update(bundleCode ?? '')
-    .digest('hex')
-    .slice(0, 12);
-  return {
-    deploymentName: config.versioning.deploymentName,
-    buildId: config.versioning.buildId ?? `${packageVersion()}-${hash}`,
-  };
+  const buildId =
+    config.versioning.buildId ??
+    `${packageVersion()}-${createHash('sha256').update(readCode()).digest('hex').slice(0, 12)}`;
+  return { deploymentName: config.versioning.deploymentName, buildId };
 }
 
 /** Builds the worker from configuration; `overrides` lets tests pass a prebuilt workflow bundle. */
@@ -148,7 +146,7 @@ export async function createBadgeOrderWorker(
       ...source.options,
       ...(config.versioning.enabled && {
         workerDeploymentOptions: {
-          version: deploymentVersion(config, source.code),
+          version: deploymentVersion(config, source.readCode),
           useWorkerVersioning: true,
           // badgeOrder and the nightly replay each declare their own behaviour; this covers any other.
           defaultVersioningBehavior: 'PINNED',

@@ -65,20 +65,7 @@ export async function badgeOrder(
   ]);
   try {
     const session = continued ?? (await signIn(state, steps));
-    const orderId =
-      continued?.orderId ??
-      (await (async () => {
-        await checkStock(state, steps);
-        const created = await placeOrder(state, {
-          steps,
-          keysHonoured: session.keysHonoured,
-          retryWindowMs: options.platformRetryWindowMs,
-          reconciliationWindowMs: options.reconciliationWindowMs,
-        });
-        upsertSearchAttributes([{ key: BadgeOrderId, value: String(created) }]);
-        log.info('order created', { orderId: created, stockFallback: state.stockFallbackReason !== null });
-        return created;
-      })());
+    const orderId = continued?.orderId ?? (await orderOnce(state, steps, session, options));
     await uploadUntilAllStored(state, {
       steps,
       orderId,
@@ -141,6 +128,25 @@ async function signIn(
     // Sessions recorded before the setting existed carry no value: treat the platform as unknown.
     keysHonoured: session.idempotencyKeys === 'honoured',
   };
+}
+
+/** Checks the stock, places the order exactly once and publishes its id. */
+async function orderOnce(
+  state: OrderState,
+  steps: OrderSteps,
+  session: { keysHonoured: boolean },
+  options: OrderOptions,
+): Promise<number> {
+  await checkStock(state, steps);
+  const orderId = await placeOrder(state, {
+    steps,
+    keysHonoured: session.keysHonoured,
+    retryWindowMs: options.platformRetryWindowMs,
+    reconciliationWindowMs: options.reconciliationWindowMs,
+  });
+  upsertSearchAttributes([{ key: BadgeOrderId, value: String(orderId) }]);
+  log.info('order created', { orderId, stockFallback: state.stockFallbackReason !== null });
+  return orderId;
 }
 
 /** When a stock is asked for and the platform's list surely lacks it, orders without one. */

@@ -117,7 +117,8 @@ export class DocumentTracker {
   }
 
   find(path: string): DocumentState | undefined {
-    return this.view().find((document) => document.path === path);
+    const document = this.documents.find((candidate) => candidate.path === path);
+    return document && stateOf(document);
   }
 
   markUploading(path: string): void {
@@ -202,16 +203,7 @@ export class DocumentTracker {
 
   /** Read-only snapshot for the status query and results. */
   view(): DocumentState[] {
-    return this.documents.map((document) => ({
-      path: document.path,
-      status: document.status,
-      attempts: document.attempts,
-      lastError: document.lastError,
-      documentId: document.documentId,
-      links: document.links,
-      possibleDuplicate: document.possibleDuplicate,
-      sourcePath: document.sourcePath,
-    }));
+    return this.documents.map(stateOf);
   }
 
   private get(path: string): TrackedDocument {
@@ -219,4 +211,18 @@ export class DocumentTracker {
     if (!document) throw new Error(`unknown document ${path}`);
     return document;
   }
+}
+
+/** What the status query and results show of one document. */
+function stateOf(document: TrackedDocument): DocumentState {
+  return {
+    path: document.path,
+    status: document.status,
+    attempts: document.attempts,
+    lastError: document.lastError,
+    documentId: document.documentId,
+    links: document.links,
+    possibleDuplicate: document.possibleDuplicate,
+    sourcePath: document.sourcePath,
+  };
 }

@@ -55,23 +55,20 @@ function describeUncapped(error: unknown): string {
   return String(error);
 }
 
-/** How many activity attempts a failure stands for (the activity reports its attempt in the details). */
-export function activityAttempts(error: unknown): number {
-  const details = applicationCause(error)?.details?.[0];
-  if (details && typeof details === 'object' && 'attempt' in details && typeof details.attempt === 'number') {
-    return details.attempt;
-  }
-  return 1;
-}
-
-/** Whether a failed platform call may have taken effect; see `CallOutcome` of the platform client. */
-export type AttemptOutcome = 'not-sent' | 'rejected' | 'maybe-applied';
-
 /** The details an activity attaches to its failures (see `toApplicationFailure`). */
 function failureDetails(error: unknown): Record<string, unknown> | undefined {
   const details = applicationCause(error)?.details?.[0];
   return details && typeof details === 'object' ? (details as Record<string, unknown>) : undefined;
 }
+
+/** How many activity attempts a failure stands for (the activity reports its attempt in the details). */
+export function activityAttempts(error: unknown): number {
+  const attempt = failureDetails(error)?.attempt;
+  return typeof attempt === 'number' ? attempt : 1;
+}
+
+/** Whether a failed platform call may have taken effect; see `CallOutcome` of the platform client. */
+export type AttemptOutcome = 'not-sent' | 'rejected' | 'maybe-applied';
 
 /**
  * What a failed activity attempt says about its platform call. A timeout (a worker that died or hung
