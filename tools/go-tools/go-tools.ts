@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path';
 
 /** One pinned Go program. */
 export interface GoTool {
+  /** The folder name under `.tools/go/` (two tools may both build a binary called `server`). */
+  readonly name: string;
   /** The binary's name, as `go install` writes it (the package path's last element). */
   readonly binary: string;
   /** The package to install, without version. */
@@ -20,8 +22,36 @@ export interface GoTool {
 
 /** Every Go program the project uses, pinned. Change a version here only. */
 export const GO_TOOLS = {
-  temporalServer: { binary: 'server', packagePath: 'go.temporal.io/server/cmd/server', version: 'v1.32.2' },
-  temporalSql: { binary: 'sql', packagePath: 'go.temporal.io/server/cmd/tools/sql', version: 'v1.32.2' },
+  temporalServer: {
+    name: 'temporal-server',
+    binary: 'server',
+    packagePath: 'go.temporal.io/server/cmd/server',
+    version: 'v1.32.2',
+  },
+  temporalSql: {
+    name: 'temporal-sql-tool',
+    binary: 'sql',
+    packagePath: 'go.temporal.io/server/cmd/tools/sql',
+    version: 'v1.32.2',
+  },
+  temporalUi: {
+    name: 'temporal-ui-server',
+    binary: 'server',
+    packagePath: 'github.com/temporalio/ui-server/v2/cmd/server',
+    version: 'v2.58.1',
+  },
+  promtool: {
+    name: 'promtool',
+    binary: 'promtool',
+    packagePath: 'github.com/prometheus/prometheus/cmd/promtool',
+    version: 'v0.316.0',
+  },
+  versitygw: {
+    name: 'versitygw',
+    binary: 'versitygw',
+    packagePath: 'github.com/versity/versitygw/cmd/versitygw',
+    version: 'v1.8.0',
+  },
 } as const satisfies Record<string, GoTool>;
 
 /** Options of {@link ensureGoTool}. */
@@ -36,7 +66,7 @@ const REPOSITORY_ROOT = resolve(__dirname, '..', '..');
 
 /** Where {@link ensureGoTool} keeps a tool's binary. */
 export function goToolPath(tool: GoTool, projectRoot: string = REPOSITORY_ROOT): string {
-  return join(projectRoot, '.tools', 'go', `${tool.binary}@${tool.version}`, tool.binary);
+  return join(projectRoot, '.tools', 'go', `${tool.name}@${tool.version}`, tool.binary);
 }
 
 /**

@@ -12,13 +12,18 @@ describe('Go tools', () => {
 
   it('keeps each binary under .tools/go keyed by name and version', () => {
     expect(goToolPath(GO_TOOLS.temporalServer, projectRoot)).toBe(
-      join(projectRoot, '.tools', 'go', 'server@v1.32.2', 'server'),
+      join(projectRoot, '.tools', 'go', 'temporal-server@v1.32.2', 'server'),
     );
   });
 
   it('builds nothing when the binary is already there', async () => {
     // A package that does not exist: reaching `go install` would fail the test.
-    const tool: GoTool = { binary: 'absent', packagePath: 'example.invalid/absent', version: 'v0.0.1' };
+    const tool: GoTool = {
+      name: 'absent',
+      binary: 'absent',
+      packagePath: 'example.invalid/absent',
+      version: 'v0.0.1',
+    };
     const path = goToolPath(tool, projectRoot);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, '');
