@@ -23,13 +23,22 @@ import { webUiWorkflowLink } from '../temporal/web-ui';
 import { createCliProgram, runCliProgram, wantsJson } from './program';
 import { renderFields, renderTable } from './table';
 
-/** What the CLI talks to and writes to. */
-export interface OpsDependencies {
+/** The Temporal side of the CLI. */
+export interface OpsTemporal {
   readonly client: Client;
   /** Task queue of the badge order workers. */
   readonly taskQueue: string;
   /** Web UI base URL, for links. */
   readonly webUiUrl?: string;
+}
+
+/** What the CLI talks to and writes to. */
+export interface OpsDependencies {
+  /**
+   * Temporal, asked for on first use only: `probe` talks to the platform alone, so it runs without Temporal
+   * settings (payload keys among them).
+   */
+  readonly temporal: () => OpsTemporal;
   /** Standard output (one call per result). */
   readonly out: (text: string) => void;
   /** Standard error. */
@@ -140,10 +149,23 @@ function renderProbe(report: ProbeReport): string {
 
 /** Builds the commander program; exported for `--help` tests and documentation. */
 export function buildOpsProgram(deps: OpsDependencies): Command {
-  const orders = new BadgeOrdersClient({ client: deps.client, taskQueue: deps.taskQueue });
-  const namespace = deps.client.options.namespace;
-  const workflowLink = (workflowId: string): string | null =>
-    deps.webUiUrl ? webUiWorkflowLink({ webUiUrl: deps.webUiUrl, namespace }, workflowId) : null;
+  let connected: { readonly temporal: OpsTemporal; readonly orders: BadgeOrdersClient } | undefined;
+  const temporal = (): OpsTemporal => connect().temporal;
+  const orders = (): BadgeOrdersClient => connect().orders;
+  function connect(): NonNullable<typeof connected> {
+    if (connected === undefined) {
+      const settings = deps.temporal();
+      connected = {
+        temporal: settings,
+        orders: new BadgeOrdersClient({ client: settings.client, taskQueue: settings.taskQueue }),
+      };
+    }
+    return connected;
+  }
+  const workflowLink = (workflowId: string): string | null => {
+    const { client, webUiUrl } = temporal();
+    return webUiUrl ? webUiWorkflowLink({ webUiUrl, namespace: client.options.namespace }, workflowId) : null;
+  };
   const print = (json: boolean, value: unknown, text: () => string): void =>
     deps.out(json ? JSON.stringify(value, null, 2) : text());
 
@@ -187,7 +209,7 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
       ) => {
         const query = badgeOrdersQuery({ status: options.status, openOnly: options.open });
         const listed: ListedOrder[] = [];
-        for await (const info of deps.client.workflow.list({
+        for await (const info of temporal().client.workflow.list({
           query,
           pageSize: Math.min(options.limit, 100),
         })) {
@@ -225,9 +247,9 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
     .description("show one order's phase and documents (the status query)")
     .argument('<orderRef>', 'the order reference')
     .action(async (orderRef: string, _options: unknown, command: Command) => {
-      const view = await forOrder(orderRef, () => orders.status(orderRef));
+      const view = await forOrder(orderRef, () => orders().status(orderRef));
       print(wantsJson(command), view, () =>
-        renderStatus(view, workflowLink(orders.getHandle(orderRef).workflowId)),
+        renderStatus(view, workflowLink(orders().getHandle(orderRef).workflowId)),
       );
     });
 
@@ -236,8 +258,8 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
     .description('retry every failed document of an order now (the retryUploads signal)')
     .argument('<orderRef>', 'the order reference')
     .action(async (orderRef: string, _options: unknown, command: Command) => {
-      await forOrder(orderRef, () => orders.retryUploads(orderRef));
-      const workflowId = orders.getHandle(orderRef).workflowId;
+      await forOrder(orderRef, () => orders().retryUploads(orderRef));
+      const workflowId = orders().getHandle(orderRef).workflowId;
       print(
         wantsJson(command),
         { orderRef, workflowId, signal: 'retryUploads' },
@@ -261,7 +283,7 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
         command: Command,
       ) => {
         const document = await forOrder(orderRef, () =>
-          orders.replaceDocument(orderRef, {
+          orders().replaceDocument(orderRef, {
             path,
             newPath,
             ...(options.contentType ? { contentType: options.contentType } : {}),
@@ -296,9 +318,9 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
         }
         const answer =
           options.orderId !== undefined ? { orderId: options.orderId } : { notCreated: true as const };
-        const view = await forOrder(orderRef, () => orders.reconcileOrder(orderRef, answer));
+        const view = await forOrder(orderRef, () => orders().reconcileOrder(orderRef, answer));
         print(wantsJson(command), view, () =>
-          renderStatus(view, workflowLink(orders.getHandle(orderRef).workflowId)),
+          renderStatus(view, workflowLink(orders().getHandle(orderRef).workflowId)),
         );
       },
     );
@@ -327,9 +349,10 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
     .command('replay-now')
     .description(`trigger the nightly replay of failed uploads now (Schedule ${REPLAY_SCHEDULE_ID})`)
     .action(async (_options: unknown, command: Command) => {
-      await triggerReplay(deps.client);
-      const link = deps.webUiUrl
-        ? `${deps.webUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/schedules/${REPLAY_SCHEDULE_ID}`
+      const { client, webUiUrl } = temporal();
+      await triggerReplay(client);
+      const link = webUiUrl
+        ? `${webUiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(client.options.namespace)}/schedules/${REPLAY_SCHEDULE_ID}`
         : null;
       print(
         wantsJson(command),

@@ -3,16 +3,20 @@ import { ConfigError, loadPlatformConfig, loadTemporalConfig } from '../config';
 import { createLogger } from '../logging';
 import { platformClientFromConfig } from '../worker/platform-client';
 import { lazyClient } from '../temporal/connection';
-import { runOps } from '../commands/ops-command';
+import { runOps, type OpsTemporal } from '../commands/ops-command';
 
 async function main(): Promise<number> {
-  const config = loadTemporalConfig();
-  const client = lazyClient(config);
+  // Read and connected only when a command needs Temporal: `probe` needs only the platform's settings.
+  let temporal: OpsTemporal | undefined;
   try {
     return await runOps(process.argv.slice(2), {
-      client,
-      taskQueue: config.taskQueue,
-      webUiUrl: config.webUiUrl,
+      temporal: () => {
+        if (temporal === undefined) {
+          const config = loadTemporalConfig();
+          temporal = { client: lazyClient(config), taskQueue: config.taskQueue, webUiUrl: config.webUiUrl };
+        }
+        return temporal;
+      },
       out: (text) => process.stdout.write(`${text}\n`),
       err: (text) => process.stderr.write(`${text}\n`),
       platformClient: (baseUrl) =>
@@ -22,7 +26,7 @@ async function main(): Promise<number> {
         ),
     });
   } finally {
-    await client.connection.close();
+    await temporal?.client.connection.close();
   }
 }
 

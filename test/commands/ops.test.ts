@@ -2,6 +2,8 @@
  * The operator CLI, run in-process against a real dev server, the real sandbox and a real worker: each command
  * does what it says, tables for people and JSON for scripts.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { REPLAY_SCHEDULE_ID, type BadgeOrderStatusView, type DocumentState } from '../../src/contract';
 import { runOps } from '../../src/commands/ops-command';
 import { describeReplaySchedule, replayScheduleHandle } from '../../src/temporal/schedule';
@@ -17,6 +19,8 @@ const vehicle = { licensePlate: 'B-OP 1' };
 const badge = { type: 'green' };
 const DEFAULT_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
 
+const execFileAsync = promisify(execFile);
+
 describe('ops CLI', () => {
   const stack = useTestStack({ worker: true });
 
@@ -25,9 +29,11 @@ describe('ops CLI', () => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runOps(args, {
-      client: stack.temporal.client,
-      taskQueue: stack.taskQueue,
-      webUiUrl: 'http://127.0.0.1:8233',
+      temporal: () => ({
+        client: stack.temporal.client,
+        taskQueue: stack.taskQueue,
+        webUiUrl: 'http://127.0.0.1:8233',
+      }),
       out: (text) => out.push(text),
       err: (text) => err.push(text),
       platformClient: (baseUrl) =>
@@ -254,6 +260,23 @@ describe('ops CLI', () => {
     } finally {
       await ignoring.close();
     }
+  });
+
+  it('probes from the entry point without any Temporal settings (no payload keys needed)', async () => {
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ['--import', 'tsx', 'src/main/ops.ts', '--json', 'probe'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          BADGE_BASE_URL: stack.sandbox.baseUrl,
+          BADGE_USERNAME: DEMO_USER.username,
+          BADGE_PASSWORD: DEMO_USER.password,
+        },
+      },
+    );
+    const report = JSON.parse(stdout) as ProbeReport;
+    expect(report.authentication.ok).toBe(true);
   });
 
   async function runSchedule(...args: string[]): Promise<{ code: number; out: string; err: string }> {
