@@ -1,20 +1,22 @@
 /**
- * Replays the recorded histories in test/histories (written by `npm run histories:export`) against the current
- * workflow code. A change to workflow code that would break orders already running — a reordered or removed
- * activity call, a new timer, a changed branch without `patched()` — fails here with a determinism error.
- * See CONTRIBUTING.md.
+ * Replays the recorded histories of every released version (test/histories/<version>/, written by
+ * `npm run histories:export`) against the current workflow code. A change to workflow code that would break
+ * orders already running — a reordered or removed activity call, a new timer, a changed branch without
+ * `patched()` — fails here with a determinism error. See CONTRIBUTING.md.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { temporal } from '@temporalio/proto';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { PayloadKeyRing } from '../../src/codec/key-ring';
+import { WORKFLOW_TYPES } from '../../src/contract';
+import {
+  historyVersions,
+  recordedHistories,
+  workflowTypeOf,
+  type RecordedHistory,
+} from './recorded-histories';
 
-const HISTORIES_DIR = join(__dirname, '..', 'histories');
-
-/** The scenarios every workflow change must stay compatible with. */
+/** The scenarios the newest version folder must hold: every change must stay compatible with them. */
 const REQUIRED = [
   'happy-path',
   'stock-fallback',
@@ -22,25 +24,15 @@ const REQUIRED = [
   'awaiting-repair-then-replaced',
   'awaiting-repair-then-retried',
   'resumed-after-worker-kill',
+  'reconciled-by-operator',
+  'continued-as-new-awaiting-repair',
+  'nightly-replay',
 ];
 
-/**
- * The files hold `JSON.stringify(history)` of the fetched history (protobufjs' JSON form). `fromObject` reads
- * it back; the SDK's own `historyFromJSON` fails under jest (two copies of protobufjs in the module registry).
- */
-function recordedHistories(): { workflowId: string; history: temporal.api.history.v1.History }[] {
-  return readdirSync(HISTORIES_DIR)
-    .filter((file) => file.endsWith('.json'))
-    .sort()
-    .map((file) => ({
-      workflowId: file.replace(/\.json$/, ''),
-      history: temporal.api.history.v1.History.fromObject(
-        JSON.parse(readFileSync(join(HISTORIES_DIR, file), 'utf8')) as Record<string, unknown>,
-      ),
-    }));
-}
-
-async function replayAll(workflowsPath: string): Promise<ReplayResult[]> {
+async function replayAll(
+  workflowsPath: string,
+  histories: readonly RecordedHistory[],
+): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
   const replay = Worker.runReplayHistories(
     {
@@ -49,21 +41,33 @@ async function replayAll(workflowsPath: string): Promise<ReplayResult[]> {
       dataConverter: createDataConverter(PayloadKeyRing.empty()),
       replayName: 'badge-order-replay',
     },
-    recordedHistories(),
+    histories.map(({ workflowId, history }) => ({ workflowId, history })),
   );
   for await (const result of replay) results.push(result);
   return results;
 }
 
 describe('replay of recorded histories', () => {
-  it('has a history for every representative scenario', () => {
-    const names = recordedHistories().map((history) => history.workflowId);
-    expect(names).toEqual(expect.arrayContaining(REQUIRED));
+  it('keeps the histories per released version, the newest holding every representative scenario', () => {
+    const versions = historyVersions();
+    expect(versions.length).toBeGreaterThan(0);
+    for (const version of versions) expect(version).toMatch(/^\d+\.\d+\.\d+([-+][\w.-]+)?$/);
+    const newest = versions[versions.length - 1] ?? '';
+    const scenarios = recordedHistories([newest]).map((history) => history.scenario);
+    expect(scenarios).toEqual(expect.arrayContaining(REQUIRED));
   });
 
-  it('replays every recorded history against the current workflow code without a determinism error', async () => {
-    const results = await replayAll(require.resolve('../../src/workflows'));
-    expect(results).toHaveLength(recordedHistories().length);
+  it('records both workflow types', () => {
+    const types = new Set(recordedHistories().map((recorded) => workflowTypeOf(recorded.history)));
+    expect([...types].sort()).toEqual([WORKFLOW_TYPES.badgeOrder, WORKFLOW_TYPES.replayFailedUploads].sort());
+  });
+
+  it('replays every history of every version against the current workflow code without a determinism error', async () => {
+    const histories = recordedHistories();
+    const results = await replayAll(require.resolve('../../src/workflows'), histories);
+    expect(results.map((result) => result.workflowId).sort()).toEqual(
+      histories.map((history) => history.workflowId).sort(),
+    );
     const failures = results
       .filter((result) => result.error !== undefined)
       .map((result) => `${result.workflowId}: ${result.error?.message ?? ''}`);
@@ -71,8 +75,11 @@ describe('replay of recorded histories', () => {
   });
 
   it('fails for workflow code that calls the activities in another order (control case)', async () => {
-    const results = await replayAll(require.resolve('./incompatible-workflow'));
-    expect(results.length).toBeGreaterThan(0);
+    const orders = recordedHistories().filter(
+      (recorded) => workflowTypeOf(recorded.history) === WORKFLOW_TYPES.badgeOrder,
+    );
+    const results = await replayAll(require.resolve('./incompatible-workflow'), orders);
+    expect(results).toHaveLength(orders.length);
     for (const result of results) {
       expect(result.error).toBeInstanceOf(DeterminismViolationError);
     }

@@ -1,20 +1,36 @@
 /**
- * `npm run histories:export`: runs representative badge orders against a fresh dev server and sandbox, with
- * real worker processes and no payload codec, and writes each finished workflow's history to
- * `test/histories/<scenario>.json`. `test/replay/replay.test.ts` replays them against the current workflow
- * code, so a change that would break orders already running fails CI. See CONTRIBUTING.md for when to
- * regenerate them.
+ * `npm run histories:export`: runs representative workflows (badge orders and the nightly replay) against a
+ * fresh dev server and sandbox, with real worker processes and no payload codec, and writes each one's history
+ * to `test/histories/<version>/<scenario>.json`, `<version>` being package.json's. `test/replay/replay.test.ts`
+ * replays the histories of every version against the current workflow code, so a change that would break
+ * orders already running fails CI. See CONTRIBUTING.md for when to record them.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { findSecrets, textOf } from '../chaos/secrets';
-import type { BadgeOrderInput, BadgeOrderStatusView } from '../../src/contract';
+import {
+  WORKFLOW_TYPES,
+  type BadgeOrderInput,
+  type BadgeOrderStatusView,
+  type ReplayFailedUploadsResult,
+} from '../../src/contract';
 import { DEMO_USER } from '../../src/sandbox';
+import { badgeOrdersQuery } from '../../src/temporal/visibility';
 import { PROJECT_ROOT, type ChildProcessHandle } from '../dev/child-process';
 import { startLocalStack, type LocalStack } from '../stack';
 
-const OUT_DIR = join(PROJECT_ROOT, 'test', 'histories');
+/** The version the histories are recorded with: package.json's, the folder they are written to. */
+export function currentVersion(): string {
+  const parsed = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    version?: unknown;
+  };
+  if (typeof parsed.version !== 'string') throw new Error('package.json names no version');
+  return parsed.version;
+}
+
+const OUT_DIR = join(PROJECT_ROOT, 'test', 'histories', currentVersion());
 const vehicle = { licensePlate: 'B-HI 2024', fuel: 'diesel' };
 const badge = { type: 'green' };
 
@@ -37,8 +53,49 @@ async function waitForStatus(
   throw new Error(`${orderRef}: timed out waiting for its status (${String(lastError)})`);
 }
 
-/** One scenario: runs an order to completion and returns its orderRef. */
-type Scenario = (stack: LocalStack, worker: () => ChildProcessHandle) => Promise<string>;
+/**
+ * One scenario: runs a workflow to completion and returns what to record: an orderRef (the order's last
+ * run), or named runs (`<scenario><suffix>.json` each) for a workflow that continued as new.
+ */
+type Scenario = (
+  stack: LocalStack,
+  worker: () => ChildProcessHandle,
+) => Promise<string | readonly RecordedRun[]>;
+
+/** A run to record: the file name's suffix, the workflow id and the run id. */
+interface RecordedRun {
+  readonly suffix: string;
+  readonly workflowId: string;
+  readonly runId: string;
+}
+
+/** An order that waits for repair with a refused .gif. */
+function gifOrder(
+  stack: LocalStack,
+  orderRef: string,
+  options: BadgeOrderInput['options'] = {},
+): BadgeOrderInput {
+  return {
+    orderRef,
+    vehicle,
+    badge,
+    documents: [{ path: stack.writeDocument(`${orderRef}/animation.gif`, `GIF89a ${orderRef}`) }],
+    options,
+  };
+}
+
+/** Lets the sandbox accept gifs while `run` runs. */
+async function acceptingGifs<T>(stack: LocalStack, run: () => Promise<T>): Promise<T> {
+  const rules = await stack.sandbox.control.rules();
+  await stack.sandbox.control.setRules({
+    acceptedContentTypes: [...rules.acceptedContentTypes, 'image/gif'],
+  });
+  try {
+    return await run();
+  } finally {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: rules.acceptedContentTypes });
+  }
+}
 
 const SCENARIOS: Record<string, Scenario> = {
   /** Stock listed, two documents uploaded. */
@@ -156,7 +213,99 @@ const SCENARIOS: Record<string, Scenario> = {
     await stack.sandbox.control.setFaults({});
     return input.orderRef;
   },
+
+  /**
+   * The platform stores the order and answers 500: the order waits in AwaitingReconciliation until an
+   * operator's `reconcileOrder` names the id the platform holds.
+   */
+  async 'reconciled-by-operator'(stack) {
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
+    const input: BadgeOrderInput = {
+      orderRef: 'history-reconciled-by-operator',
+      vehicle,
+      badge,
+      documents: [{ path: stack.writeDocument('reconciled/form.pdf', '%PDF-1.4 reconciled form') }],
+    };
+    const started = await stack.orders().startOrder(input);
+    await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-reconciliation');
+    const platform = await stack.sandbox.control.state();
+    const created = platform.orders.at(-1)?.id;
+    if (typeof created !== 'number') throw new Error('reconciled-by-operator: the platform holds no order');
+    await stack.orders().reconcileOrder(input.orderRef, { orderId: created });
+    await started.handle.result();
+    await stack.sandbox.control.setFaults({});
+    return input.orderRef;
+  },
+
+  /**
+   * A refused .gif keeps the order in AwaitingRepair; `retryUploads` cycles grow the history past a small
+   * budget, so the run continues as new; then the sandbox accepts gifs and the next run completes. Both runs
+   * are recorded: the one that continued, and the one that went on from the continuation.
+   */
+  async 'continued-as-new-awaiting-repair'(stack) {
+    const input = gifOrder(stack, 'history-continued-as-new', { historyBudgetEvents: 100 });
+    const started = await stack.orders().startOrder(input);
+    const firstRunId = started.runId ?? (await started.handle.describe()).runId;
+    let status = await waitForStatus(stack, input.orderRef, (view) => view.phase === 'awaiting-repair');
+    while ((await stack.orders().getHandle(input.orderRef).describe()).runId === firstRunId) {
+      const attempts = status.documents[0]?.attempts ?? 0;
+      await stack.orders().retryUploads(input.orderRef);
+      status = await waitForStatus(
+        stack,
+        input.orderRef,
+        (view) => view.phase === 'awaiting-repair' && (view.documents[0]?.attempts ?? 0) > attempts,
+      );
+    }
+    await acceptingGifs(stack, async () => {
+      await stack.orders().retryUploads(input.orderRef);
+      await stack.orders().getHandle(input.orderRef).result();
+    });
+    const { runId: lastRunId, workflowId } = await stack.orders().getHandle(input.orderRef).describe();
+    return [
+      { suffix: '', workflowId, runId: firstRunId },
+      { suffix: '-next-run', workflowId, runId: lastRunId },
+    ];
+  },
+
+  /** The nightly replay finds an order awaiting repair (a refused .gif) and sends it `retryUploads`. */
+  async 'nightly-replay'(stack) {
+    const input = gifOrder(stack, 'history-nightly-replay');
+    const started = await stack.orders().startOrder(input);
+    await waitForStatus(stack, input.orderRef, (view) => view.phase === 'awaiting-repair');
+    // The replay lists orders through visibility, which lags behind the order's own state.
+    const query = `${badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true })} AND BadgeOrderRef = '${input.orderRef}'`;
+    const deadline = Date.now() + 60_000;
+    while ((await stack.temporal.client.workflow.count(query)).count === 0) {
+      if (Date.now() > deadline) throw new Error('nightly-replay: the order never showed as awaiting repair');
+      await new Promise((resolveTick) => setTimeout(resolveTick, 200));
+    }
+    const workflowId = 'history-nightly-replay';
+    const result = await acceptingGifs(stack, async () => {
+      const replay = await stack.temporal.client.workflow.start(WORKFLOW_TYPES.replayFailedUploads, {
+        taskQueue: stack.taskQueue,
+        workflowId,
+        args: [{ pageSize: 10 }],
+      });
+      const counts = (await replay.result()) as ReplayFailedUploadsResult;
+      await started.handle.result();
+      return { counts, runId: replay.firstExecutionRunId };
+    });
+    if (result.counts.signalled < 1) throw new Error('nightly-replay: no order was signalled');
+    return [{ suffix: '', workflowId, runId: result.runId }];
+  },
 };
+
+/** The history of a recorded run, checked for secrets. */
+async function recordedHistory(
+  stack: LocalStack,
+  name: string,
+  run: RecordedRun,
+): Promise<temporal.api.history.v1.IHistory> {
+  const history = await stack.temporal.client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+  const secrets = findSecrets(textOf(history), [{ name: 'the password', value: DEMO_USER.password }]);
+  if (secrets.length > 0) throw new Error(`${name}: the history holds ${secrets.join(', ')}`);
+  return history;
+}
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -172,16 +321,21 @@ async function main(): Promise<void> {
   // The current worker; called again after the current one died, it starts a new one.
   const worker = (): ChildProcessHandle =>
     current.running() ? current : (current = stack.startWorkerProcess());
+  mkdirSync(OUT_DIR, { recursive: true });
   try {
     for (const [name, scenario] of Object.entries(SCENARIOS)) {
       if (only.length > 0 && !only.includes(name)) continue;
-      const orderRef = await scenario(stack, worker);
-      const history = await stack.orders().getHandle(orderRef).fetchHistory();
-      const secrets = findSecrets(textOf(history), [{ name: 'the password', value: DEMO_USER.password }]);
-      if (secrets.length > 0) throw new Error(`${name}: the history holds ${secrets.join(', ')}`);
-      const file = join(OUT_DIR, `${name}.json`);
-      writeFileSync(file, `${JSON.stringify(history, null, 2)}\n`);
-      console.log(`${name}: ${history.events?.length ?? 0} events -> ${file}`);
+      const outcome = await scenario(stack, worker);
+      const runs: readonly RecordedRun[] =
+        typeof outcome === 'string'
+          ? [{ suffix: '', ...(await stack.orders().getHandle(outcome).describe()) }]
+          : outcome;
+      for (const run of runs) {
+        const history = await recordedHistory(stack, name, run);
+        const file = join(OUT_DIR, `${name}${run.suffix}.json`);
+        writeFileSync(file, `${JSON.stringify(history, null, 2)}\n`);
+        console.log(`${name}${run.suffix}: ${history.events?.length ?? 0} events -> ${file}`);
+      }
     }
   } finally {
     await stack.stop();
