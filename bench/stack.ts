@@ -4,7 +4,7 @@
  * generated files, and worker processes. `teardown()` (also run on Ctrl-C) stops everything, newest first.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, ftruncateSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Client } from '@temporalio/client';
@@ -14,6 +14,7 @@ import { bundleWorkflows } from '../src/workflow-bundle';
 import type { ChildProcessHandle } from '../tools/dev/child-process';
 import type { DevServer } from '../tools/dev/dev-server';
 import { startLocalStack, type StackUser } from '../tools/stack';
+import { prepareBaseline, type Baseline } from './baseline';
 
 /** A child process started by the bench. */
 export type BenchProcess = ChildProcessHandle;
@@ -30,6 +31,8 @@ export interface BenchStackOptions {
   readonly workerLogLevel: string;
   /** When set, workers write V8 CPU profiles there (`--cpu-prof`), named by pid. */
   readonly profileDir?: string;
+  /** A git ref whose worker and workflow bundle run as the `baseline` (see bench/baseline.ts). */
+  readonly baselineRef?: string;
   readonly log: (message: string) => void;
 }
 
@@ -59,6 +62,10 @@ export interface BenchStack {
   startBadgeWorkers(count: number): Promise<WorkerSet>;
   /** Starts `count` floor worker processes on a new task queue and waits until they poll. */
   startFloorWorkers(count: number): Promise<WorkerSet>;
+  /** The baseline, when `baselineRef` was given. */
+  readonly baseline: Baseline | null;
+  /** Starts `count` baseline worker processes on a new task queue (throws without a baseline). */
+  startBaselineWorkers(count: number): Promise<WorkerSet>;
   /** The workflow bundles as profiles name them (`file://` URL) with their code. */
   readonly bundles: readonly { readonly url: string; readonly code: string }[];
   teardown(): Promise<void>;
@@ -92,15 +99,30 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     const floorBundlePath = join(stack.scratchDir, 'floor-bundle.js');
     writeFileSync(floorBundlePath, floorBundle.code);
 
-    const startWorkers = async (kind: 'badge' | 'floor', count: number): Promise<WorkerSet> => {
+    const baseline = options.baselineRef
+      ? await prepareBaseline(options.baselineRef, stack.scratchDir, options.log)
+      : null;
+
+    const scriptOf = (
+      kind: 'badge' | 'floor' | 'baseline',
+    ): { script?: string; env?: Record<string, string> } => {
+      if (kind === 'floor') {
+        return { script: 'bench/floor/worker.ts', env: { WORKFLOW_BUNDLE_PATH: floorBundlePath } };
+      }
+      if (kind === 'baseline') {
+        if (!baseline) throw new Error('no baseline: start the bench with --baseline <git ref>');
+        return { script: baseline.workerScript, env: { WORKFLOW_BUNDLE_PATH: baseline.bundlePath } };
+      }
+      return {};
+    };
+
+    const startWorkers = async (kind: 'badge' | 'floor' | 'baseline', count: number): Promise<WorkerSet> => {
       const taskQueue = `bench-${kind}-${randomUUID()}`;
       const processes = Array.from({ length: count }, (_, index) =>
         stack.startWorkerProcess({
           name: `${kind} worker ${index + 1}`,
           taskQueue,
-          ...(kind === 'floor'
-            ? { script: 'bench/floor/worker.ts', env: { WORKFLOW_BUNDLE_PATH: floorBundlePath } }
-            : {}),
+          ...scriptOf(kind),
           nodeFlags: options.profileDir
             ? ['--cpu-prof', `--cpu-prof-dir=${join(options.profileDir, kind)}`]
             : [],
@@ -143,9 +165,19 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       },
       startBadgeWorkers: (count) => startWorkers('badge', count),
       startFloorWorkers: (count) => startWorkers('floor', count),
+      baseline,
+      startBaselineWorkers: (count) => startWorkers('baseline', count),
       bundles: [
         { url: pathToFileURL(stack.workflowBundle.path).href, code: stack.workflowBundle.bundle.code },
         { url: pathToFileURL(floorBundlePath).href, code: floorBundle.code },
+        ...(baseline
+          ? [
+              {
+                url: pathToFileURL(baseline.bundlePath).href,
+                code: readFileSync(baseline.bundlePath, 'utf8'),
+              },
+            ]
+          : []),
       ],
       teardown: () => stack.stop(),
     };

@@ -1,0 +1,69 @@
+/**
+ * The baseline of a comparison (`--baseline <git ref>`): the tree of another commit, checked out into the run's
+ * scratch folder, with its own prebuilt workflow bundle (built by that tree's `tools/build-workflow-bundle.ts`,
+ * so with that tree's bundler options) and its own `src/main/worker.ts`. The bench runs its orders interleaved
+ * with this tree's, on the same server and sandbox, so a change of background load hits both alike. Nothing in
+ * the service knows about it.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT, withParentDeathSignal } from '../tools/dev/child-process';
+
+/** A prepared baseline tree. */
+export interface Baseline {
+  /** The ref as given. */
+  readonly ref: string;
+  /** The commit it names. */
+  readonly commit: string;
+  /** The baseline's worker entry (absolute). */
+  readonly workerScript: string;
+  /** The baseline's prebuilt workflow bundle (absolute). */
+  readonly bundlePath: string;
+}
+
+/** Resolves `ref` to a commit of this repository; throws when it names none. */
+export function resolveCommit(ref: string): string {
+  return execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+  }).trim();
+}
+
+/**
+ * Writes the tree of `ref` to `<scratchDir>/baseline-<commit>` (git archive, no work tree of the repository is
+ * touched), links this checkout's node_modules into it and builds its workflow bundle.
+ */
+export async function prepareBaseline(
+  ref: string,
+  scratchDir: string,
+  log: (message: string) => void,
+): Promise<Baseline> {
+  const commit = resolveCommit(ref);
+  const dir = join(scratchDir, `baseline-${commit.slice(0, 12)}`);
+  mkdirSync(dir, { recursive: true });
+  log(`baseline: writing the tree of ${ref} (${commit.slice(0, 12)}) and building its workflow bundle`);
+  const archive = execFileSync('git', ['archive', '--format=tar', commit], {
+    cwd: PROJECT_ROOT,
+    maxBuffer: 512 * 1024 * 1024,
+  });
+  execFileSync('tar', ['-x', '-C', dir], { input: archive });
+  // The same installed packages: a baseline differs in our code only.
+  symlinkSync(realpathSync(join(PROJECT_ROOT, 'node_modules')), join(dir, 'node_modules'));
+  const bundlePath = join(dir, 'baseline-bundle.js');
+  const [command, args] = withParentDeathSignal(process.execPath, [
+    '--import',
+    'tsx',
+    join(dir, 'tools', 'build-workflow-bundle.ts'),
+    '--out',
+    bundlePath,
+  ]);
+  try {
+    await promisify(execFile)(command, args, { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const output = (error as { stdout?: string; stderr?: string }).stderr ?? '';
+    throw new Error(`building the baseline's workflow bundle failed:\n${output}`, { cause: error });
+  }
+  return { ref, commit, workerScript: join(dir, 'src', 'main', 'worker.ts'), bundlePath };
+}
