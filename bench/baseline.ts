@@ -8,7 +8,10 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import type { Client } from '@temporalio/client';
+import type { BadgeOrdersClient, BadgeOrdersClientOptions } from '../src/client/badge-orders-client';
 import { PROJECT_ROOT, withParentDeathSignal } from '../tools/dev/child-process';
 
 /** A prepared baseline tree. */
@@ -21,6 +24,8 @@ export interface Baseline {
   readonly workerScript: string;
   /** The baseline's prebuilt workflow bundle (absolute). */
   readonly bundlePath: string;
+  /** The baseline's own `BadgeOrdersClient` (its starter path: validation, the calls before the start). */
+  readonly orders: (client: Client, taskQueue: string) => Pick<BadgeOrdersClient, 'startOrder' | 'getHandle'>;
 }
 
 /** Resolves `ref` to a commit of this repository; throws when it names none. */
@@ -65,5 +70,16 @@ export async function prepareBaseline(
     const output = (error as { stdout?: string; stderr?: string }).stderr ?? '';
     throw new Error(`building the baseline's workflow bundle failed:\n${output}`, { cause: error });
   }
-  return { ref, commit, workerScript: join(dir, 'src', 'main', 'worker.ts'), bundlePath };
+  // The bench runs under tsx, so the baseline's TypeScript client loads as this tree's does.
+  const clientModule = (await import(
+    pathToFileURL(join(dir, 'src', 'client', 'badge-orders-client.ts')).href
+  )) as { BadgeOrdersClient: new (options: BadgeOrdersClientOptions) => BadgeOrdersClient };
+  const BaselineClient = clientModule.BadgeOrdersClient;
+  return {
+    ref,
+    commit,
+    workerScript: join(dir, 'src', 'main', 'worker.ts'),
+    bundlePath,
+    orders: (client, taskQueue) => new BaselineClient({ client, taskQueue }),
+  };
 }

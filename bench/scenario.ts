@@ -163,7 +163,11 @@ function floorWorkflowId(kind: 'floor' | 'naiveFloor', orderRef: string): string
 
 /** Starts one order of `kind` on the worker set's task queue and waits for its result. */
 function orderRunner(stack: BenchStack, kind: TemporalKind, workers: WorkerSet, shape: OrderShape) {
-  const orders = stack.orders(workers.taskQueue);
+  // The baseline starts its orders with its own client, as its service would.
+  const orders =
+    kind === 'baseline' && stack.baseline
+      ? stack.baseline.orders(stack.client, workers.taskQueue)
+      : stack.orders(workers.taskQueue);
   return async (orderRef: string): Promise<void> => {
     if (isBadgeKind(kind)) {
       // The service's own starter path: the input is validated in full before the start.
