@@ -18,6 +18,8 @@ import { PROJECT_ROOT, withParentDeathSignal } from '../tools/dev/child-process'
 export interface Baseline {
   /** The ref as given. */
   readonly ref: string;
+  /** How reports name it: the ref and its short commit. */
+  readonly label: string;
   /** The commit it names. */
   readonly commit: string;
   /** The baseline's worker entry (absolute). */
@@ -77,6 +79,7 @@ export async function prepareBaseline(
   const BaselineClient = clientModule.BadgeOrdersClient;
   return {
     ref,
+    label: ref.startsWith(commit.slice(0, 7)) ? commit.slice(0, 7) : `${ref} (${commit.slice(0, 7)})`,
     commit,
     workerScript: join(dir, 'src', 'main', 'worker.ts'),
     bundlePath,

@@ -28,6 +28,7 @@ export interface BenchResults {
   readonly profile: {
     readonly badgeOrder: readonly ProfileBucket[];
     readonly floor: readonly ProfileBucket[];
+    /** All baselines' workers together. */
     readonly baseline?: readonly ProfileBucket[];
   } | null;
   readonly workerSets: readonly WorkerSetAuth[];
@@ -260,27 +261,33 @@ export function evaluateTargets(results: Omit<BenchResults, 'finishedAt'>): Targ
 export function baselineComparison(scenarios: readonly ScenarioResult[]): string[][] {
   return scenarios
     .filter((scenario) => scenario.kind === 'badgeOrder')
-    .flatMap((current) => {
-      const base = find(scenarios, 'baseline', current.workers, current.concurrency);
-      if (!base) return [];
-      const now = cpuPerOrderMs(current);
-      const before = cpuPerOrderMs(base);
-      const change = (after: number, earlier: number): string =>
-        `${num(earlier)} → ${num(after)} (${after - earlier >= 0 ? '+' : ''}${num(after - earlier)})`;
-      return [
-        [
-          String(current.workers),
-          String(current.concurrency),
-          `${num(base.ordersPerSecond)} → ${num(current.ordersPerSecond)} (${num(current.ordersPerSecond / base.ordersPerSecond, 2)}x)`,
-          change(now.total, before.total),
-          change(now.worker, before.worker),
-          change(now.server, before.server),
-          change(now.bench, before.bench),
-          `${num(base.latency.p50Ms, 0)} → ${num(current.latency.p50Ms, 0)}`,
-          `${formatLoad(base)}, ${formatLoad(current)}`,
-        ],
-      ];
-    });
+    .flatMap((current) =>
+      scenarios
+        .filter(
+          (scenario) =>
+            scenario.kind === 'baseline' &&
+            scenario.workers === current.workers &&
+            scenario.concurrency === current.concurrency,
+        )
+        .map((base) => {
+          const now = cpuPerOrderMs(current);
+          const before = cpuPerOrderMs(base);
+          const change = (after: number, earlier: number): string =>
+            `${num(earlier)} → ${num(after)} (${after - earlier >= 0 ? '+' : ''}${num(after - earlier)})`;
+          return [
+            base.baseline ?? '?',
+            String(current.workers),
+            String(current.concurrency),
+            `${num(base.ordersPerSecond)} → ${num(current.ordersPerSecond)} (${num(current.ordersPerSecond / base.ordersPerSecond, 2)}x)`,
+            change(now.total, before.total),
+            change(now.worker, before.worker),
+            change(now.server, before.server),
+            change(now.bench, before.bench),
+            `${num(base.latency.p50Ms, 0)} → ${num(current.latency.p50Ms, 0)}`,
+            `${formatLoad(base)}, ${formatLoad(current)}`,
+          ];
+        }),
+    );
 }
 
 /** Rounds to `digits` decimals; keeps NaN. */
@@ -330,7 +337,7 @@ function scenarioRows(results: BenchResults): string[][] {
     const ratioDirect = scenario.kind === 'direct' ? Number.NaN : directRatio(results.scenarios, scenario);
     const done = scenario.latency.count;
     return [
-      scenario.kind,
+      scenario.kind === 'baseline' ? `baseline ${scenario.baseline ?? ''}` : scenario.kind,
       String(scenario.workers),
       String(scenario.concurrency),
       scenario.failures > 0 ? `${done}/${scenario.orders}` : String(scenario.orders),
@@ -402,12 +409,12 @@ export function formatReport(results: BenchResults, targets: readonly TargetResu
   );
   const comparison = baselineComparison(results.scenarios);
   if (comparison.length > 0) {
-    const baseline = results.settings['baseline'] as { ref?: string; commit?: string } | null | undefined;
     sections.push(
-      `Baseline ${baseline?.ref ?? ''} (${(baseline?.commit ?? '').slice(0, 12)}) → this tree, interleaved ` +
-        '(CPU in ms per order):\n' +
+      'Baselines → this tree, interleaved in the same rounds (CPU in ms per order; load = 1-minute load ' +
+        'average, baseline then this tree):\n' +
         formatTable(
           [
+            'baseline',
             'workers',
             'conc',
             'orders/s',

@@ -52,7 +52,7 @@ interface CliOptions {
   readonly profile: boolean;
   readonly tokenTtl: number;
   readonly repeat?: number;
-  readonly baseline?: string;
+  readonly baseline?: string[];
 }
 
 function positiveInt(value: string): number {
@@ -88,8 +88,9 @@ function parseCli(argv: readonly string[]): CliOptions {
       positiveInt,
     )
     .option(
-      '--baseline <git-ref>',
-      "also run the worker and workflow bundle of this git ref (e.g. main, HEAD~3), interleaved with this tree's",
+      '--baseline <git-refs>',
+      "also run the workers, workflow bundles and clients of these git refs (comma-separated, e.g. main,HEAD~3), interleaved with this tree's",
+      (value: string) => value.split(',').map((part) => part.trim()),
     )
     .option('--documents <n>', 'documents per order', positiveInt, 2)
     .option('--document-kb <kb>', 'size of each document in KiB', positiveInt, 64)
@@ -156,7 +157,7 @@ async function main(): Promise<number> {
       workerLogLevel: cli.workerLogLevel,
       tokenTtlSeconds: cli.tokenTtl,
       ...(profileDir ? { profileDir } : {}),
-      ...(cli.baseline ? { baselineRef: cli.baseline } : {}),
+      ...(cli.baseline ? { baselineRefs: cli.baseline } : {}),
       log,
     });
     const shape: OrderShape = {
@@ -179,26 +180,33 @@ async function main(): Promise<number> {
       const withFloors = !skip.has('floor') || !skip.has('naive');
       log(
         `starting ${workers} badge worker(s)${withFloors ? `, ${workers} floor worker(s)` : ''}` +
-          `${stack.baseline ? `, ${workers} baseline worker(s)` : ''}`,
+          `${stack.baselines.map((baseline) => `, ${workers} worker(s) of ${baseline.label}`).join('')}`,
       );
       const badgeStarted = performance.now();
-      const [badgeSet, floorSet, baselineSet] = await Promise.all([
+      const running: BenchStack = stack;
+      const [badgeSet, floorSet, ...baselineSets] = await Promise.all([
         stack.startBadgeWorkers(workers),
         withFloors ? stack.startFloorWorkers(workers) : Promise.resolve(undefined),
-        stack.baseline ? stack.startBaselineWorkers(workers) : Promise.resolve(undefined),
+        ...running.baselines.map((baseline) => running.startBaselineWorkers(baseline, workers)),
       ]);
-      // The order of each round: the floors first, then the baseline and this tree's badgeOrder back to back.
-      const kinds: { kind: TemporalKind; set: WorkerSet }[] = [
-        ...(floorSet && !skip.has('floor') ? [{ kind: 'floor' as const, set: floorSet }] : []),
-        ...(floorSet && !skip.has('naive') ? [{ kind: 'naiveFloor' as const, set: floorSet }] : []),
-        ...(baselineSet ? [{ kind: 'baseline' as const, set: baselineSet }] : []),
-        { kind: 'badgeOrder' as const, set: badgeSet },
+      // The order of each round: the floors first, then the baselines and this tree's badgeOrder back to back.
+      const kinds: { kind: TemporalKind; set: WorkerSet; name: string }[] = [
+        ...(floorSet && !skip.has('floor') ? [{ kind: 'floor' as const, set: floorSet, name: 'floor' }] : []),
+        ...(floorSet && !skip.has('naive')
+          ? [{ kind: 'naiveFloor' as const, set: floorSet, name: 'naiveFloor' }]
+          : []),
+        ...baselineSets.map((set) => ({
+          kind: 'baseline' as const,
+          set,
+          name: `baseline ${set.baseline?.label ?? ''}`,
+        })),
+        { kind: 'badgeOrder' as const, set: badgeSet, name: 'badgeOrder' },
       ];
       let authCalls = 0;
       for (const concurrency of concurrencies) {
         const orders = ordersFor(concurrency);
         const perRepeat = Math.ceil(orders / repeat);
-        const runs = new Map<TemporalKind, ScenarioResult[]>(kinds.map(({ kind }) => [kind, []]));
+        const runs = new Map<string, ScenarioResult[]>(kinds.map(({ name }) => [name, []]));
         for (let round = 0; round < repeat; round++) {
           // Warm-up once per scenario; later rounds continue on warm workers.
           const params = {
@@ -209,18 +217,18 @@ async function main(): Promise<number> {
             runId: `${runId}-r${round}`,
           };
           const label = `${workers} worker(s), concurrency ${concurrency}, ${perRepeat} orders, round ${round + 1}/${repeat}`;
-          for (const { kind, set } of kinds) {
+          for (const { kind, set, name } of kinds) {
             const result = await runTemporalScenario(stack, kind, set, params);
             log(
-              `${kind}: ${label}: ${result.ordersPerSecond.toFixed(1)} orders/s, ` +
+              `${name}: ${label}: ${result.ordersPerSecond.toFixed(1)} orders/s, ` +
                 `${((totalCpuSeconds(result) * 1000) / Math.max(1, result.latency.count)).toFixed(1)} ms CPU/order, ` +
                 `load ${result.load.start[0] ?? '-'} → ${result.load.end[0] ?? '-'}`,
             );
-            runs.get(kind)?.push(result);
+            runs.get(name)?.push(result);
           }
         }
-        for (const { kind } of kinds) {
-          const merged = mergeRepeats(runs.get(kind) ?? []);
+        for (const { kind, name } of kinds) {
+          const merged = mergeRepeats(runs.get(name) ?? []);
           if (kind === 'badgeOrder') authCalls += merged.authCallsIncludingWarmup;
           scenarios.push(merged);
         }
@@ -247,7 +255,7 @@ async function main(): Promise<number> {
         if (floorSet && !skip.has('naive'))
           manyDocuments.push(await runManyDocumentsScenario(stack, 'naiveFloor', floorSet, manyShape, runId));
       }
-      await Promise.all([badgeSet.stop(), floorSet?.stop(), baselineSet?.stop()]);
+      await Promise.all([badgeSet.stop(), floorSet?.stop(), ...baselineSets.map((set) => set.stop())]);
       workerSets.push({ workers, lifetimeSeconds: (performance.now() - badgeStarted) / 1000, authCalls });
     }
 
@@ -271,7 +279,8 @@ async function main(): Promise<number> {
             [...windowsOf('floor'), ...windowsOf('naiveFloor')],
             bundles,
           ),
-          ...(stack.baseline
+          // Baselines' workers all write under baseline/; their windows together.
+          ...(stack.baselines.length > 0
             ? {
                 baseline: summariseProfileDir(
                   join(profileDir, 'baseline'),
@@ -311,7 +320,7 @@ async function main(): Promise<number> {
         workerLogLevel: cli.workerLogLevel,
         payloadEncryption: 'badgeOrder and baseline workers and client: on (as in production); floors: off',
         skip: [...skip],
-        baseline: stack.baseline ? { ref: stack.baseline.ref, commit: stack.baseline.commit } : null,
+        baselines: stack.baselines.map(({ ref, commit }) => ({ ref, commit })),
       },
       tokenTtlSeconds: cli.tokenTtl,
       scenarios,

@@ -85,6 +85,8 @@ export interface ScenarioResult {
   readonly latenciesMs: readonly number[];
   /** The machine's load averages (1, 5, 15 min) when the measured orders started and when they ended. */
   readonly load: { readonly start: readonly number[]; readonly end: readonly number[] };
+  /** Which baseline a `baseline` scenario ran (its ref and commit). */
+  readonly baseline?: string;
 }
 
 /** Now on the monotonic clock in microseconds (the clock of V8's profile samples). */
@@ -163,11 +165,10 @@ function floorWorkflowId(kind: 'floor' | 'naiveFloor', orderRef: string): string
 
 /** Starts one order of `kind` on the worker set's task queue and waits for its result. */
 function orderRunner(stack: BenchStack, kind: TemporalKind, workers: WorkerSet, shape: OrderShape) {
-  // The baseline starts its orders with its own client, as its service would.
-  const orders =
-    kind === 'baseline' && stack.baseline
-      ? stack.baseline.orders(stack.client, workers.taskQueue)
-      : stack.orders(workers.taskQueue);
+  // A baseline starts its orders with its own client, as its service would.
+  const orders = workers.baseline
+    ? workers.baseline.orders(stack.client, workers.taskQueue)
+    : stack.orders(workers.taskQueue);
   return async (orderRef: string): Promise<void> => {
     if (isBadgeKind(kind)) {
       // The service's own starter path: the input is validated in full before the start.
@@ -192,7 +193,7 @@ export async function runTemporalScenario(
   params: ThroughputParams,
 ): Promise<ScenarioResult> {
   const runOne = orderRunner(stack, kind, workers, params.shape);
-  const prefix = `${params.runId}-${kind}-w${workers.processes.length}-c${params.concurrency}`;
+  const prefix = `${params.runId}-${kind}${workers.baseline ? `-${workers.baseline.commit.slice(0, 7)}` : ''}-w${workers.processes.length}-c${params.concurrency}`;
   const pids = workers.processes.map((worker) => worker.pid);
   const start = await stack.sandbox.control.stats();
   await runOrders(params.warmupOrders, params.concurrency, (index) => runOne(`${prefix}-warmup-${index}`));
@@ -225,6 +226,7 @@ export async function runTemporalScenario(
     windowsUs: [[windowStart, windowEnd]],
     latenciesMs: pool.latenciesMs,
     load: { start: loadStart, end: loadEnd },
+    ...(workers.baseline ? { baseline: workers.baseline.label } : {}),
   };
 }
 

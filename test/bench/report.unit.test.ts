@@ -210,20 +210,21 @@ describe('formatting', () => {
 
   it('compares this tree with the baseline, interleaved, with the load of each', () => {
     const withBaseline = results({
-      settings: { baseline: { ref: 'main', commit: '0123456789abcdef' } },
+      settings: {},
       scenarios: [
         ...results().scenarios,
         scenario({
           kind: 'baseline',
+          baseline: 'main (0123456)',
           ordersPerSecond: 12.7,
           cpu: { workerSeconds: 8, serverSeconds: 5, benchSeconds: 1 },
         }),
       ],
     });
     const text = formatReport(withBaseline, evaluateTargets(withBaseline));
-    expect(text).toContain('Baseline main (0123456789ab) → this tree, interleaved');
+    expect(text).toContain('Baselines → this tree, interleaved');
     expect(text).toMatch(
-      /1\s+50\s+12\.7 → 19\.0 \(1\.50x\)\s+140\.0 → 100\.0 \(-40\.0\)\s+80\.0 → 50\.0 \(-30\.0\)\s+50\.0 → 40\.0 \(-10\.0\)\s+10\.0 → 10\.0 \(\+0\.0\)\s+400 → 400\s+1\.3→2\.0, 1\.3→2\.0/,
+      /main \(0123456\)\s+1\s+50\s+12\.7 → 19\.0 \(1\.50x\)\s+140\.0 → 100\.0 \(-40\.0\)\s+80\.0 → 50\.0 \(-30\.0\)\s+50\.0 → 40\.0 \(-10\.0\)\s+10\.0 → 10\.0 \(\+0\.0\)\s+400 → 400\s+1\.3→2\.0, 1\.3→2\.0/,
     );
   });
 });
