@@ -50,5 +50,6 @@ export function mergeRepeats(repeats: readonly ScenarioResult[]): ScenarioResult
     authCallsIncludingWarmup: sum((result) => result.authCallsIncludingWarmup),
     windowsUs: repeats.flatMap((result) => result.windowsUs),
     latenciesMs,
+    load: { start: first.load.start, end: (repeats[repeats.length - 1] ?? first).load.end },
   };
 }

@@ -3,7 +3,7 @@
  * against, and the table for people. Pure functions only.
  */
 import type { ProfileBucket } from './profile';
-import type { ManyDocumentsResult, MemoryResult, ScenarioResult } from './scenario';
+import { isBadgeKind, type ManyDocumentsResult, type MemoryResult, type ScenarioResult } from './scenario';
 
 /** The token calls of one set of badge worker processes over its life. */
 export interface WorkerSetAuth {
@@ -28,6 +28,8 @@ export interface BenchResults {
   readonly profile: {
     readonly badgeOrder: readonly ProfileBucket[];
     readonly floor: readonly ProfileBucket[];
+    /** All baselines' workers together. */
+    readonly baseline?: readonly ProfileBucket[];
   } | null;
   readonly workerSets: readonly WorkerSetAuth[];
   /** Token calls issued by the sandbox over the whole run (every worker set and the direct script). */
@@ -49,8 +51,23 @@ export const HISTORY_LIMITS = { events: 51_200, bytes: 50 * 1024 * 1024 } as con
 /** Largest RSS growth accepted for the large document. */
 export const RSS_GROWTH_TARGET_BYTES = 64 * 1024 * 1024;
 
-/** Throughput of badgeOrder relative to the floor that must be reached at the highest concurrency. */
-export const FLOOR_RATIO_TARGET = 0.8;
+/** Throughput of badgeOrder relative to its own-shape floor, at concurrency 10 and 50 (issue 20). */
+export const FLOOR_RATIO_TARGET = 0.9;
+
+/** Throughput of badgeOrder relative to the naive-shape floor, at concurrency 10 and 50 (issue 20). */
+export const NAIVE_FLOOR_RATIO_TARGET = 1.0;
+
+/** The concurrencies the throughput targets are judged at. */
+export const THROUGHPUT_TARGET_CONCURRENCIES: readonly number[] = [10, 50];
+
+/** How much slower than the own-shape floor badgeOrder's median latency at concurrency 1 may be, in ms. */
+export const LATENCY_P50_MARGIN_MS = 10;
+
+/** Total CPU per order at most this factor × (own-shape floor CPU + direct-call CPU). */
+export const CPU_FACTOR_TARGET = 1.2;
+
+/** Largest share of the event limit a 100-document order's history may take. */
+export const MANY_DOCUMENTS_EVENT_SHARE = 0.02;
 
 const MB = 1024 * 1024;
 
@@ -68,16 +85,43 @@ function find(
   );
 }
 
-/** badgeOrder throughput over the floor's at the same workers and concurrency; NaN when one is missing. */
+/** Throughput over the own-shape floor's at the same workers and concurrency; NaN when one is missing. */
 export function floorRatio(scenarios: readonly ScenarioResult[], scenario: ScenarioResult): number {
   const floor = find(scenarios, 'floor', scenario.workers, scenario.concurrency);
   return floor ? scenario.ordersPerSecond / floor.ordersPerSecond : Number.NaN;
 }
 
-/** badgeOrder throughput over the direct calls' at the same concurrency; NaN when one is missing. */
+/** Throughput over the naive-shape floor's at the same workers and concurrency; NaN when one is missing. */
+export function naiveFloorRatio(scenarios: readonly ScenarioResult[], scenario: ScenarioResult): number {
+  const floor = find(scenarios, 'naiveFloor', scenario.workers, scenario.concurrency);
+  return floor ? scenario.ordersPerSecond / floor.ordersPerSecond : Number.NaN;
+}
+
+/** Throughput over the direct calls' at the same concurrency; NaN when one is missing. */
 export function directRatio(scenarios: readonly ScenarioResult[], scenario: ScenarioResult): number {
   const direct = find(scenarios, 'direct', null, scenario.concurrency);
   return direct ? scenario.ordersPerSecond / direct.ordersPerSecond : Number.NaN;
+}
+
+/** CPU seconds of a scenario summed over its processes (workers, server, bench). */
+export function totalCpuSeconds(scenario: ScenarioResult): number {
+  return scenario.cpu.workerSeconds + scenario.cpu.serverSeconds + scenario.cpu.benchSeconds;
+}
+
+/** CPU ms per completed order: total and by process. */
+export function cpuPerOrderMs(scenario: ScenarioResult): {
+  total: number;
+  worker: number;
+  server: number;
+  bench: number;
+} {
+  const orders = Math.max(1, scenario.latency.count);
+  return {
+    total: (totalCpuSeconds(scenario) * 1000) / orders,
+    worker: (scenario.cpu.workerSeconds * 1000) / orders,
+    server: (scenario.cpu.serverSeconds * 1000) / orders,
+    bench: (scenario.cpu.benchSeconds * 1000) / orders,
+  };
 }
 
 /** The platform requests one order should make: 1 create, D uploads, 1 stock lookup when a stock is given. */
@@ -100,24 +144,81 @@ function samePerOrder(actual: Readonly<Record<string, number>>, expected: Record
   return [...routes].every((route) => (actual[route] ?? 0) === (expected[route] ?? 0));
 }
 
-/** Judges a run against the targets of the benchmark issue. */
+/** `load 1.2→3.4`: the 1-minute load average when a scenario's measured orders started and ended. */
+export function formatLoad(scenario: ScenarioResult): string {
+  return `${num(scenario.load.start[0] ?? Number.NaN, 1)}→${num(scenario.load.end[0] ?? Number.NaN, 1)}`;
+}
+
+function where(scenario: ScenarioResult): string {
+  return `${scenario.workers} worker(s), concurrency ${scenario.concurrency}`;
+}
+
+function ratioTarget(
+  name: string,
+  scenario: ScenarioResult,
+  floor: ScenarioResult | undefined,
+  wanted: number,
+): TargetResult {
+  const ratio = floor ? scenario.ordersPerSecond / floor.ordersPerSecond : Number.NaN;
+  return {
+    name: `throughput vs ${name} (${where(scenario)})`,
+    target: `>= ${wanted}x`,
+    measured: floor
+      ? `${round(ratio, 2)}x (${num(scenario.ordersPerSecond)} vs ${num(floor.ordersPerSecond)} orders/s; ` +
+        `load ${formatLoad(floor)}, ${formatLoad(scenario)})`
+      : `no ${name} run`,
+    met: ratio >= wanted,
+  };
+}
+
+/** Judges a run against the targets of issue 20: one row per target and measured scenario. */
 export function evaluateTargets(results: Omit<BenchResults, 'finishedAt'>): TargetResult[] {
   const targets: TargetResult[] = [];
-  const badge = results.scenarios.filter((scenario) => scenario.kind === 'badgeOrder');
-  const top = Math.max(0, ...badge.map((scenario) => scenario.concurrency));
-  for (const scenario of badge.filter((candidate) => candidate.concurrency === top)) {
-    const ratio = floorRatio(results.scenarios, scenario);
+  const scenarios = results.scenarios;
+  const badge = scenarios.filter((scenario) => scenario.kind === 'badgeOrder');
+  for (const scenario of badge.filter((candidate) =>
+    THROUGHPUT_TARGET_CONCURRENCIES.includes(candidate.concurrency),
+  )) {
+    const own = find(scenarios, 'floor', scenario.workers, scenario.concurrency);
+    const naive = find(scenarios, 'naiveFloor', scenario.workers, scenario.concurrency);
+    targets.push(ratioTarget('own-shape floor', scenario, own, FLOOR_RATIO_TARGET));
+    targets.push(ratioTarget('naive-shape floor', scenario, naive, NAIVE_FLOOR_RATIO_TARGET));
+  }
+  for (const scenario of badge.filter((candidate) => candidate.concurrency === 1)) {
+    const own = find(scenarios, 'floor', scenario.workers, 1);
+    const gap = own ? scenario.latency.p50Ms - own.latency.p50Ms : Number.NaN;
     targets.push({
-      name: `throughput vs floor (${scenario.workers} worker(s), concurrency ${top})`,
-      target: `>= ${FLOOR_RATIO_TARGET}x`,
-      measured: Number.isNaN(ratio) ? 'no floor run' : `${round(ratio, 2)}x`,
-      met: ratio >= FLOOR_RATIO_TARGET,
+      name: `latency p50 vs own-shape floor (${where(scenario)})`,
+      target: `<= floor + ${LATENCY_P50_MARGIN_MS} ms`,
+      measured: own
+        ? `${num(scenario.latency.p50Ms, 0)} vs ${num(own.latency.p50Ms, 0)} ms (${gap >= 0 ? '+' : ''}${num(gap, 0)} ms)`
+        : 'no floor run',
+      met: gap <= LATENCY_P50_MARGIN_MS,
+    });
+  }
+  for (const scenario of badge) {
+    const own = find(scenarios, 'floor', scenario.workers, scenario.concurrency);
+    const direct = find(scenarios, 'direct', null, scenario.concurrency);
+    const cpu = cpuPerOrderMs(scenario);
+    const limit =
+      own && direct
+        ? CPU_FACTOR_TARGET * (cpuPerOrderMs(own).total + cpuPerOrderMs(direct).total)
+        : Number.NaN;
+    targets.push({
+      name: `total CPU per order (${where(scenario)})`,
+      target: `<= ${CPU_FACTOR_TARGET} x (own floor + direct)${Number.isFinite(limit) ? ` = ${num(limit)} ms` : ''}`,
+      measured:
+        `${num(cpu.total)} ms (worker ${num(cpu.worker)}, server ${num(cpu.server)}, bench ${num(cpu.bench)})` +
+        (own && direct
+          ? `; floor ${num(cpuPerOrderMs(own).total)}, direct ${num(cpuPerOrderMs(direct).total)}`
+          : '; no floor or direct run'),
+      met: cpu.total <= limit,
     });
   }
   for (const scenario of badge) {
     const expected = expectedRequestsPerOrder(scenario);
     targets.push({
-      name: `platform calls per order (${scenario.workers} worker(s), concurrency ${scenario.concurrency})`,
+      name: `platform calls per order (${where(scenario)})`,
       target: formatPerOrder(expected),
       measured: formatPerOrder(scenario.requestsPerOrder),
       met: samePerOrder(scenario.requestsPerOrder, expected) && scenario.failures === 0,
@@ -145,12 +246,48 @@ export function evaluateTargets(results: Omit<BenchResults, 'finishedAt'>): Targ
     const bytesShare = many.historyBytes / HISTORY_LIMITS.bytes;
     targets.push({
       name: `order with ${many.documents} documents completes inside history limits`,
-      target: 'Completed, < 10% of 51,200 events and 50 MB',
+      target: `Completed, <= ${pct(MANY_DOCUMENTS_EVENT_SHARE)} of 51,200 events, < 10% of 50 MB`,
       measured: `${many.status}, ${many.historyEvents} events (${pct(eventsShare)}), ${round(many.historyBytes / 1024, 0)} KB (${pct(bytesShare)})`,
-      met: many.status === 'COMPLETED' && eventsShare < 0.1 && bytesShare < 0.1,
+      met: many.status === 'COMPLETED' && eventsShare <= MANY_DOCUMENTS_EVENT_SHARE && bytesShare < 0.1,
     });
   }
   return targets;
+}
+
+/**
+ * The interleaved comparison of this tree against the baseline (`--baseline`), one row per worker count and
+ * concurrency: throughput and CPU per order by process, with the load during each.
+ */
+export function baselineComparison(scenarios: readonly ScenarioResult[]): string[][] {
+  return scenarios
+    .filter((scenario) => scenario.kind === 'badgeOrder')
+    .flatMap((current) =>
+      scenarios
+        .filter(
+          (scenario) =>
+            scenario.kind === 'baseline' &&
+            scenario.workers === current.workers &&
+            scenario.concurrency === current.concurrency,
+        )
+        .map((base) => {
+          const now = cpuPerOrderMs(current);
+          const before = cpuPerOrderMs(base);
+          const change = (after: number, earlier: number): string =>
+            `${num(earlier)} → ${num(after)} (${after - earlier >= 0 ? '+' : ''}${num(after - earlier)})`;
+          return [
+            base.baseline ?? '?',
+            String(current.workers),
+            String(current.concurrency),
+            `${num(base.ordersPerSecond)} → ${num(current.ordersPerSecond)} (${num(current.ordersPerSecond / base.ordersPerSecond, 2)}x)`,
+            change(now.total, before.total),
+            change(now.worker, before.worker),
+            change(now.server, before.server),
+            change(now.bench, before.bench),
+            `${num(base.latency.p50Ms, 0)} → ${num(current.latency.p50Ms, 0)}`,
+            `${formatLoad(base)}, ${formatLoad(current)}`,
+          ];
+        }),
+    );
 }
 
 /** Rounds to `digits` decimals; keeps NaN. */
@@ -195,11 +332,12 @@ export function formatTable(
 
 function scenarioRows(results: BenchResults): string[][] {
   return results.scenarios.map((scenario) => {
-    const ratioFloor = scenario.kind === 'badgeOrder' ? floorRatio(results.scenarios, scenario) : Number.NaN;
+    const ratioFloor = isBadgeKind(scenario.kind) ? floorRatio(results.scenarios, scenario) : Number.NaN;
+    const ratioNaive = isBadgeKind(scenario.kind) ? naiveFloorRatio(results.scenarios, scenario) : Number.NaN;
     const ratioDirect = scenario.kind === 'direct' ? Number.NaN : directRatio(results.scenarios, scenario);
     const done = scenario.latency.count;
     return [
-      scenario.kind,
+      scenario.kind === 'baseline' ? `baseline ${scenario.baseline ?? ''}` : scenario.kind,
       String(scenario.workers),
       String(scenario.concurrency),
       scenario.failures > 0 ? `${done}/${scenario.orders}` : String(scenario.orders),
@@ -217,8 +355,12 @@ function scenarioRows(results: BenchResults): string[][] {
       ),
       num(scenario.workerPeakRssBytes / MB, 0),
       Number.isFinite(ratioFloor) ? `${num(ratioFloor, 2)}x` : '-',
+      Number.isFinite(ratioNaive) ? `${num(ratioNaive, 2)}x` : '-',
       Number.isFinite(ratioDirect) ? `${num(ratioDirect, 2)}x` : '-',
-      scenario.kind === 'floor' ? '-' : formatPerOrder(scenario.requestsPerOrder),
+      formatLoad(scenario),
+      scenario.kind === 'floor' || scenario.kind === 'naiveFloor'
+        ? '-'
+        : formatPerOrder(scenario.requestsPerOrder),
     ];
   });
 }
@@ -236,7 +378,8 @@ export function formatReport(results: BenchResults, targets: readonly TargetResu
     sections.push(
       `Orders of ${first.documentsPerOrder} document(s) × ${num(first.documentBytes / 1024, 0)} KB` +
         `${first.withStock ? ', with a stock' : ''}. Latency end to end (start → result) in ms; CPU in ms per order ` +
-        '(worker = all worker processes, or the direct script; bench = this process: sandbox + starters).',
+        '(worker = all worker processes, or the direct script; bench = this process: sandbox + starters). ' +
+        'floor = own-shape floor, naiveFloor = naive-shape floor; load = 1-minute load average at start→end.',
     );
   }
   sections.push(
@@ -256,12 +399,37 @@ export function formatReport(results: BenchResults, targets: readonly TargetResu
         'total cpu',
         'peak rss MB',
         'vs floor',
+        'vs naive',
         'vs direct',
+        'load',
         'platform calls per order',
       ],
       scenarioRows(results),
     ),
   );
+  const comparison = baselineComparison(results.scenarios);
+  if (comparison.length > 0) {
+    sections.push(
+      'Baselines → this tree, interleaved in the same rounds (CPU in ms per order; load = 1-minute load ' +
+        'average, baseline then this tree):\n' +
+        formatTable(
+          [
+            'baseline',
+            'workers',
+            'conc',
+            'orders/s',
+            'total cpu',
+            'worker cpu',
+            'server cpu',
+            'bench cpu',
+            'p50',
+            'load',
+          ],
+          comparison,
+          false,
+        ),
+    );
+  }
   const failed = results.scenarios.filter((scenario) => scenario.failures > 0);
   for (const scenario of failed) {
     sections.push(

@@ -13,7 +13,13 @@ import { PROJECT_ROOT } from '../tools/dev/child-process';
 import { readLoadAverage } from './metrics';
 import { mergeRepeats } from './merge';
 import { indexBundle, summariseProfileDir } from './profile';
-import { evaluateTargets, formatReport, type BenchResults, type WorkerSetAuth } from './report';
+import {
+  evaluateTargets,
+  formatReport,
+  totalCpuSeconds,
+  type BenchResults,
+  type WorkerSetAuth,
+} from './report';
 import {
   runDirectScenario,
   runManyDocumentsScenario,
@@ -23,8 +29,9 @@ import {
   type MemoryResult,
   type OrderShape,
   type ScenarioResult,
+  type TemporalKind,
 } from './scenario';
-import { startBenchStack, type BenchStack } from './stack';
+import { startBenchStack, type BenchStack, type WorkerSet } from './stack';
 
 interface CliOptions {
   readonly quick: boolean;
@@ -45,6 +52,7 @@ interface CliOptions {
   readonly profile: boolean;
   readonly tokenTtl: number;
   readonly repeat?: number;
+  readonly baseline?: string[];
 }
 
 function positiveInt(value: string): number {
@@ -61,7 +69,7 @@ function intList(value: string): number[] {
   });
 }
 
-const SKIPPABLE = ['floor', 'direct', 'memory', 'many'] as const;
+const SKIPPABLE = ['floor', 'naive', 'direct', 'memory', 'many'] as const;
 
 function parseCli(argv: readonly string[]): CliOptions {
   const program = new Command('bench')
@@ -76,8 +84,13 @@ function parseCli(argv: readonly string[]): CliOptions {
     .option('--warmup <n>', 'unmeasured orders before each scenario (default 5; quick 3)', positiveInt)
     .option(
       '--repeat <n>',
-      'rounds of floor + badgeOrder per scenario, alternating (default 2; quick 1)',
+      'rounds of the floors, the baseline and badgeOrder per scenario, alternating (default 2; quick 1)',
       positiveInt,
+    )
+    .option(
+      '--baseline <git-refs>',
+      "also run the workers, workflow bundles and clients of these git refs (comma-separated, e.g. main,HEAD~3), interleaved with this tree's",
+      (value: string) => value.split(',').map((part) => part.trim()),
     )
     .option('--documents <n>', 'documents per order', positiveInt, 2)
     .option('--document-kb <kb>', 'size of each document in KiB', positiveInt, 64)
@@ -144,6 +157,7 @@ async function main(): Promise<number> {
       workerLogLevel: cli.workerLogLevel,
       tokenTtlSeconds: cli.tokenTtl,
       ...(profileDir ? { profileDir } : {}),
+      ...(cli.baseline ? { baselineRefs: cli.baseline } : {}),
       log,
     });
     const shape: OrderShape = {
@@ -162,18 +176,37 @@ async function main(): Promise<number> {
     const manyDocuments: ManyDocumentsResult[] = [];
     const workerSets: WorkerSetAuth[] = [];
     for (const [setIndex, workers] of workerCounts.entries()) {
-      log(`starting ${workers} badge worker(s)${skip.has('floor') ? '' : ` and ${workers} floor worker(s)`}`);
+      // One worker set per implementation; the floors share theirs (one bundle holds both floor workflows).
+      const withFloors = !skip.has('floor') || !skip.has('naive');
+      log(
+        `starting ${workers} badge worker(s)${withFloors ? `, ${workers} floor worker(s)` : ''}` +
+          `${stack.baselines.map((baseline) => `, ${workers} worker(s) of ${baseline.label}`).join('')}`,
+      );
       const badgeStarted = performance.now();
-      const [badgeSet, floorSet] = await Promise.all([
+      const running: BenchStack = stack;
+      const [badgeSet, floorSet, ...baselineSets] = await Promise.all([
         stack.startBadgeWorkers(workers),
-        skip.has('floor') ? Promise.resolve(undefined) : stack.startFloorWorkers(workers),
+        withFloors ? stack.startFloorWorkers(workers) : Promise.resolve(undefined),
+        ...running.baselines.map((baseline) => running.startBaselineWorkers(baseline, workers)),
       ]);
+      // The order of each round: the floors first, then the baselines and this tree's badgeOrder back to back.
+      const kinds: { kind: TemporalKind; set: WorkerSet; name: string }[] = [
+        ...(floorSet && !skip.has('floor') ? [{ kind: 'floor' as const, set: floorSet, name: 'floor' }] : []),
+        ...(floorSet && !skip.has('naive')
+          ? [{ kind: 'naiveFloor' as const, set: floorSet, name: 'naiveFloor' }]
+          : []),
+        ...baselineSets.map((set) => ({
+          kind: 'baseline' as const,
+          set,
+          name: `baseline ${set.baseline?.label ?? ''}`,
+        })),
+        { kind: 'badgeOrder' as const, set: badgeSet, name: 'badgeOrder' },
+      ];
       let authCalls = 0;
       for (const concurrency of concurrencies) {
         const orders = ordersFor(concurrency);
         const perRepeat = Math.ceil(orders / repeat);
-        const floorRuns: ScenarioResult[] = [];
-        const badgeRuns: ScenarioResult[] = [];
+        const runs = new Map<string, ScenarioResult[]>(kinds.map(({ name }) => [name, []]));
         for (let round = 0; round < repeat; round++) {
           // Warm-up once per scenario; later rounds continue on warm workers.
           const params = {
@@ -184,17 +217,21 @@ async function main(): Promise<number> {
             runId: `${runId}-r${round}`,
           };
           const label = `${workers} worker(s), concurrency ${concurrency}, ${perRepeat} orders, round ${round + 1}/${repeat}`;
-          if (floorSet) {
-            log(`floor: ${label}`);
-            floorRuns.push(await runTemporalScenario(stack, 'floor', floorSet, params));
+          for (const { kind, set, name } of kinds) {
+            const result = await runTemporalScenario(stack, kind, set, params);
+            log(
+              `${name}: ${label}: ${result.ordersPerSecond.toFixed(1)} orders/s, ` +
+                `${((totalCpuSeconds(result) * 1000) / Math.max(1, result.latency.count)).toFixed(1)} ms CPU/order, ` +
+                `load ${result.load.start[0] ?? '-'} → ${result.load.end[0] ?? '-'}`,
+            );
+            runs.get(name)?.push(result);
           }
-          log(`badgeOrder: ${label}`);
-          badgeRuns.push(await runTemporalScenario(stack, 'badgeOrder', badgeSet, params));
         }
-        if (floorRuns.length > 0) scenarios.push(mergeRepeats(floorRuns));
-        const badge = mergeRepeats(badgeRuns);
-        authCalls += badge.authCallsIncludingWarmup;
-        scenarios.push(badge);
+        for (const { kind, name } of kinds) {
+          const merged = mergeRepeats(runs.get(name) ?? []);
+          if (kind === 'badgeOrder') authCalls += merged.authCallsIncludingWarmup;
+          scenarios.push(merged);
+        }
         if (setIndex === 0 && !skip.has('direct')) {
           log(`direct calls: concurrency ${concurrency}, ${perRepeat * repeat} orders`);
           scenarios.push(
@@ -213,10 +250,12 @@ async function main(): Promise<number> {
         const before = await stack.sandbox.control.stats();
         manyDocuments.push(await runManyDocumentsScenario(stack, 'badgeOrder', badgeSet, manyShape, runId));
         authCalls += (await stack.sandbox.control.stats()).authCalls.issued - before.authCalls.issued;
-        if (floorSet)
+        if (floorSet && !skip.has('floor'))
           manyDocuments.push(await runManyDocumentsScenario(stack, 'floor', floorSet, manyShape, runId));
+        if (floorSet && !skip.has('naive'))
+          manyDocuments.push(await runManyDocumentsScenario(stack, 'naiveFloor', floorSet, manyShape, runId));
       }
-      await Promise.all([badgeSet.stop(), floorSet?.stop()]);
+      await Promise.all([badgeSet.stop(), floorSet?.stop(), ...baselineSets.map((set) => set.stop())]);
       workerSets.push({ workers, lifetimeSeconds: (performance.now() - badgeStarted) / 1000, authCalls });
     }
 
@@ -233,7 +272,24 @@ async function main(): Promise<number> {
             windowsOf('badgeOrder'),
             bundles,
           ),
-          floor: summariseProfileDir(join(profileDir, 'floor'), PROJECT_ROOT, windowsOf('floor'), bundles),
+          // Both floors run on the same workers: their windows together.
+          floor: summariseProfileDir(
+            join(profileDir, 'floor'),
+            PROJECT_ROOT,
+            [...windowsOf('floor'), ...windowsOf('naiveFloor')],
+            bundles,
+          ),
+          // Baselines' workers all write under baseline/; their windows together.
+          ...(stack.baselines.length > 0
+            ? {
+                baseline: summariseProfileDir(
+                  join(profileDir, 'baseline'),
+                  PROJECT_ROOT,
+                  windowsOf('baseline'),
+                  bundles,
+                ),
+              }
+            : {}),
         }
       : null;
 
@@ -262,8 +318,9 @@ async function main(): Promise<number> {
         manyDocuments: cli.manyDocuments,
         maxConcurrentActivities: cli.maxActivities,
         workerLogLevel: cli.workerLogLevel,
-        payloadEncryption: 'badgeOrder workers and client: on (as in production); floor: off',
+        payloadEncryption: 'badgeOrder and baseline workers and client: on (as in production); floors: off',
         skip: [...skip],
+        baselines: stack.baselines.map(({ ref, commit }) => ({ ref, commit })),
       },
       tokenTtlSeconds: cli.tokenTtl,
       scenarios,

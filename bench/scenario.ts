@@ -8,9 +8,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SandboxStats } from '../src/sandbox';
 import type { DirectOptions, DirectResult } from './direct';
-import type { floorOrder, FloorOrderInput } from './floor/workflows';
+import type { FloorOrderInput } from './floor/workflows';
 import {
   cpuSecondsBetween,
+  readLoadAverage,
   readProcCpu,
   readProcMemory,
   statsDelta,
@@ -23,8 +24,24 @@ import { runOrders } from './pool';
 import { startTsProcess } from '../tools/dev/child-process';
 import type { BenchStack, WorkerSet } from './stack';
 
-/** Which implementation a scenario ran. */
-export type ScenarioKind = 'badgeOrder' | 'floor' | 'direct';
+/**
+ * Which implementation a scenario ran: `badgeOrder` (this tree's worker and bundle), `baseline` (the worker and
+ * bundle of another git ref, `--baseline`), the own-shape `floor`, the `naiveFloor`, or `direct` calls.
+ */
+export type ScenarioKind = 'badgeOrder' | 'baseline' | 'floor' | 'naiveFloor' | 'direct';
+
+/** Kinds that run as Temporal workflows on a worker set. */
+export type TemporalKind = Exclude<ScenarioKind, 'direct'>;
+
+/** Whether a kind runs the service's badgeOrder workflow (this tree's or the baseline's). */
+export function isBadgeKind(kind: ScenarioKind): kind is 'badgeOrder' | 'baseline' {
+  return kind === 'badgeOrder' || kind === 'baseline';
+}
+
+/** Whether a kind is one of the no-op floors. */
+export function isFloorKind(kind: ScenarioKind): kind is 'floor' | 'naiveFloor' {
+  return kind === 'floor' || kind === 'naiveFloor';
+}
 
 /** The shape of the orders of a scenario. */
 export interface OrderShape {
@@ -66,6 +83,10 @@ export interface ScenarioResult {
   readonly windowsUs: readonly (readonly [number, number])[];
   /** Every measured order's latency (ms), in completion order. */
   readonly latenciesMs: readonly number[];
+  /** The machine's load averages (1, 5, 15 min) when the measured orders started and when they ended. */
+  readonly load: { readonly start: readonly number[]; readonly end: readonly number[] };
+  /** Which baseline a `baseline` scenario ran (its ref and commit). */
+  readonly baseline?: string;
 }
 
 /** Now on the monotonic clock in microseconds (the clock of V8's profile samples). */
@@ -134,18 +155,30 @@ function floorInput(orderRef: string, shape: OrderShape): FloorOrderInput {
   };
 }
 
+/** The floor workflow of a floor kind (bench/floor/workflows.ts). */
+const FLOOR_WORKFLOWS = { floor: 'floorOrder', naiveFloor: 'naiveFloorOrder' } as const;
+
+/** The workflow id a floor order of `orderRef` runs under. */
+function floorWorkflowId(kind: 'floor' | 'naiveFloor', orderRef: string): string {
+  return `${kind}-${orderRef}`;
+}
+
 /** Starts one order of `kind` on the worker set's task queue and waits for its result. */
-function orderRunner(stack: BenchStack, kind: 'badgeOrder' | 'floor', workers: WorkerSet, shape: OrderShape) {
-  const orders = stack.orders(workers.taskQueue);
+function orderRunner(stack: BenchStack, kind: TemporalKind, workers: WorkerSet, shape: OrderShape) {
+  // A baseline starts its orders with its own client, as its service would.
+  const orders = workers.baseline
+    ? workers.baseline.orders(stack.client, workers.taskQueue)
+    : stack.orders(workers.taskQueue);
   return async (orderRef: string): Promise<void> => {
-    if (kind === 'badgeOrder') {
+    if (isBadgeKind(kind)) {
+      // The service's own starter path: the input is validated in full before the start.
       const { handle } = await orders.startOrder(badgeInput(orderRef, shape));
       await handle.result();
       return;
     }
-    const handle = await stack.plainClient.workflow.start<typeof floorOrder>('floorOrder', {
+    const handle = await stack.plainClient.workflow.start(FLOOR_WORKFLOWS[kind], {
       taskQueue: workers.taskQueue,
-      workflowId: `floor-${orderRef}`,
+      workflowId: floorWorkflowId(kind, orderRef),
       args: [floorInput(orderRef, shape)],
     });
     await handle.result();
@@ -155,20 +188,22 @@ function orderRunner(stack: BenchStack, kind: 'badgeOrder' | 'floor', workers: W
 /** Runs warm-up orders, then `params.orders` measured orders through badgeOrder or the floor. */
 export async function runTemporalScenario(
   stack: BenchStack,
-  kind: 'badgeOrder' | 'floor',
+  kind: TemporalKind,
   workers: WorkerSet,
   params: ThroughputParams,
 ): Promise<ScenarioResult> {
   const runOne = orderRunner(stack, kind, workers, params.shape);
-  const prefix = `${params.runId}-${kind}-w${workers.processes.length}-c${params.concurrency}`;
+  const prefix = `${params.runId}-${kind}${workers.baseline ? `-${workers.baseline.commit.slice(0, 7)}` : ''}-w${workers.processes.length}-c${params.concurrency}`;
   const pids = workers.processes.map((worker) => worker.pid);
   const start = await stack.sandbox.control.stats();
   await runOrders(params.warmupOrders, params.concurrency, (index) => runOne(`${prefix}-warmup-${index}`));
+  const loadStart = readLoadAverage();
   const before = await snapshot(stack, pids);
   const windowStart = monotonicMicros();
   const pool = await runOrders(params.orders, params.concurrency, (index) => runOne(`${prefix}-${index}`));
   const windowEnd = monotonicMicros();
   const after = await snapshot(stack, pids);
+  const loadEnd = readLoadAverage();
   const requests = statsDelta(before.stats, after.stats);
   return {
     kind,
@@ -190,6 +225,8 @@ export async function runTemporalScenario(
     authCallsIncludingWarmup: after.stats.authCalls.issued - start.authCalls.issued,
     windowsUs: [[windowStart, windowEnd]],
     latenciesMs: pool.latenciesMs,
+    load: { start: loadStart, end: loadEnd },
+    ...(workers.baseline ? { baseline: workers.baseline.label } : {}),
   };
 }
 
@@ -211,6 +248,7 @@ export async function runDirectScenario(
     runId: `${params.runId}-direct-c${params.concurrency}-${randomUUID()}`,
   };
   const start = await stack.sandbox.control.stats();
+  const loadStart = readLoadAverage();
   const serverBefore = stack.server.pid === null ? null : readProcCpu(stack.server.pid);
   const benchBefore = process.cpuUsage();
   const windowStart = monotonicMicros();
@@ -271,6 +309,7 @@ export async function runDirectScenario(
     authCallsIncludingWarmup: requests.authIssued,
     windowsUs: [[windowStart, monotonicMicros()]],
     latenciesMs: result.latenciesMs,
+    load: { start: loadStart, end: readLoadAverage() },
   };
 }
 
@@ -343,7 +382,7 @@ export async function runMemoryScenario(
 
 /** One order with many documents: duration and the size of its history. */
 export interface ManyDocumentsResult {
-  readonly kind: 'badgeOrder' | 'floor';
+  readonly kind: TemporalKind;
   readonly documents: number;
   readonly seconds: number;
   readonly historyEvents: number;
@@ -354,7 +393,7 @@ export interface ManyDocumentsResult {
 /** Runs one order with `shape.documents` and describes its history. */
 export async function runManyDocumentsScenario(
   stack: BenchStack,
-  kind: 'badgeOrder' | 'floor',
+  kind: TemporalKind,
   workers: WorkerSet,
   shape: OrderShape,
   runId: string,
@@ -363,10 +402,9 @@ export async function runManyDocumentsScenario(
   const begin = performance.now();
   await orderRunner(stack, kind, workers, shape)(orderRef);
   const seconds = (performance.now() - begin) / 1000;
-  const handle =
-    kind === 'badgeOrder'
-      ? stack.orders(workers.taskQueue).getHandle(orderRef)
-      : stack.plainClient.workflow.getHandle(`floor-${orderRef}`);
+  const handle = isBadgeKind(kind)
+    ? stack.orders(workers.taskQueue).getHandle(orderRef)
+    : stack.plainClient.workflow.getHandle(floorWorkflowId(kind, orderRef));
   const description = await handle.describe();
   return {
     kind,

@@ -4,7 +4,7 @@
  * generated files, and worker processes. `teardown()` (also run on Ctrl-C) stops everything, newest first.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, ftruncateSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Client } from '@temporalio/client';
@@ -14,6 +14,7 @@ import { bundleWorkflows } from '../src/workflow-bundle';
 import type { ChildProcessHandle } from '../tools/dev/child-process';
 import type { DevServer } from '../tools/dev/dev-server';
 import { startLocalStack, type StackUser } from '../tools/stack';
+import { prepareBaseline, type Baseline } from './baseline';
 
 /** A child process started by the bench. */
 export type BenchProcess = ChildProcessHandle;
@@ -30,12 +31,16 @@ export interface BenchStackOptions {
   readonly workerLogLevel: string;
   /** When set, workers write V8 CPU profiles there (`--cpu-prof`), named by pid. */
   readonly profileDir?: string;
+  /** Git refs whose workers and workflow bundles run as baselines (see bench/baseline.ts). */
+  readonly baselineRefs?: readonly string[];
   readonly log: (message: string) => void;
 }
 
 /** A set of worker processes polling one task queue. */
 export interface WorkerSet {
   readonly taskQueue: string;
+  /** The baseline these workers run, for a baseline's set. */
+  readonly baseline?: Baseline;
   readonly processes: readonly BenchProcess[];
   stop(): Promise<void>;
 }
@@ -59,6 +64,10 @@ export interface BenchStack {
   startBadgeWorkers(count: number): Promise<WorkerSet>;
   /** Starts `count` floor worker processes on a new task queue and waits until they poll. */
   startFloorWorkers(count: number): Promise<WorkerSet>;
+  /** The baselines, one per ref of `baselineRefs`. */
+  readonly baselines: readonly Baseline[];
+  /** Starts `count` worker processes of `baseline` on a new task queue. */
+  startBaselineWorkers(baseline: Baseline, count: number): Promise<WorkerSet>;
   /** The workflow bundles as profiles name them (`file://` URL) with their code. */
   readonly bundles: readonly { readonly url: string; readonly code: string }[];
   teardown(): Promise<void>;
@@ -92,15 +101,35 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     const floorBundlePath = join(stack.scratchDir, 'floor-bundle.js');
     writeFileSync(floorBundlePath, floorBundle.code);
 
-    const startWorkers = async (kind: 'badge' | 'floor', count: number): Promise<WorkerSet> => {
+    const baselines: Baseline[] = [];
+    for (const ref of options.baselineRefs ?? []) {
+      baselines.push(await prepareBaseline(ref, stack.scratchDir, options.log));
+    }
+
+    const scriptOf = (
+      kind: 'badge' | 'floor' | 'baseline',
+      baseline: Baseline | undefined,
+    ): { script?: string; env?: Record<string, string> } => {
+      if (kind === 'floor') {
+        return { script: 'bench/floor/worker.ts', env: { WORKFLOW_BUNDLE_PATH: floorBundlePath } };
+      }
+      if (baseline) {
+        return { script: baseline.workerScript, env: { WORKFLOW_BUNDLE_PATH: baseline.bundlePath } };
+      }
+      return {};
+    };
+
+    const startWorkers = async (
+      kind: 'badge' | 'floor' | 'baseline',
+      count: number,
+      baseline?: Baseline,
+    ): Promise<WorkerSet> => {
       const taskQueue = `bench-${kind}-${randomUUID()}`;
       const processes = Array.from({ length: count }, (_, index) =>
         stack.startWorkerProcess({
           name: `${kind} worker ${index + 1}`,
           taskQueue,
-          ...(kind === 'floor'
-            ? { script: 'bench/floor/worker.ts', env: { WORKFLOW_BUNDLE_PATH: floorBundlePath } }
-            : {}),
+          ...scriptOf(kind, baseline),
           nodeFlags: options.profileDir
             ? ['--cpu-prof', `--cpu-prof-dir=${join(options.profileDir, kind)}`]
             : [],
@@ -110,7 +139,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         await Promise.all(processes.map((child) => child.stop()));
       };
       await stack.waitUntilPolling(processes, taskQueue);
-      return { taskQueue, processes, stop };
+      return { taskQueue, processes, stop, ...(baseline ? { baseline } : {}) };
     };
 
     return {
@@ -143,9 +172,15 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       },
       startBadgeWorkers: (count) => startWorkers('badge', count),
       startFloorWorkers: (count) => startWorkers('floor', count),
+      baselines,
+      startBaselineWorkers: (baseline, count) => startWorkers('baseline', count, baseline),
       bundles: [
         { url: pathToFileURL(stack.workflowBundle.path).href, code: stack.workflowBundle.bundle.code },
         { url: pathToFileURL(floorBundlePath).href, code: floorBundle.code },
+        ...baselines.map((baseline) => ({
+          url: pathToFileURL(baseline.bundlePath).href,
+          code: readFileSync(baseline.bundlePath, 'utf8'),
+        })),
       ],
       teardown: () => stack.stop(),
     };

@@ -1,12 +1,20 @@
 /**
- * The Temporal floor: a workflow of the same shape as `badgeOrder` — authenticate, look up the stock when one
- * is given, create the order, then one `uploadDocument` per document with the same activity options and the
- * same bounded parallelism — whose activities do nothing. Deterministic workflow code, like src/workflows.
+ * The Temporal floors: workflows whose activities do nothing, so what they cost is Temporal's own cost of
+ * running the steps.
+ *
+ * - `floorOrder`, the **own-shape floor**: the same shape as `badgeOrder` — authenticate and look up the stock
+ *   (when one is given) as local activities, create the order as an activity, then one `uploadDocument` per
+ *   document with the same activity options and the same bounded parallelism.
+ * - `naiveFloorOrder`, the **naive-shape floor**: one regular activity per step (authenticate, stock lookup,
+ *   create, each upload) — what a first design on Temporal does, and what the bench measured before.
+ *
+ * Deterministic workflow code, like src/workflows.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import {
   DEFAULT_ORDER_OPTIONS,
   platformCallOptions,
+  platformReadOptions,
   uploadOptions,
 } from '../../src/workflows/activity-options';
 import { runWithConcurrency } from '../../src/concurrency';
@@ -29,8 +37,23 @@ export interface FloorOrderResult {
   readonly documents: number;
 }
 
-/** The floor workflow; see the module comment. */
+/** The own-shape floor; see the module comment. */
 export async function floorOrder(input: FloorOrderInput): Promise<FloorOrderResult> {
+  const reads = proxyLocalActivities<FloorActivities>(
+    platformReadOptions(DEFAULT_ORDER_OPTIONS.platformRetryWindowMs),
+  );
+  return placeAndUpload(input, reads);
+}
+
+/** The naive-shape floor; see the module comment. */
+export async function naiveFloorOrder(input: FloorOrderInput): Promise<FloorOrderResult> {
+  const reads = proxyActivities<FloorActivities>(
+    platformCallOptions(DEFAULT_ORDER_OPTIONS.platformRetryWindowMs),
+  );
+  return placeAndUpload(input, reads);
+}
+
+async function placeAndUpload(input: FloorOrderInput, reads: FloorActivities): Promise<FloorOrderResult> {
   const platform = proxyActivities<FloorActivities>(
     platformCallOptions(DEFAULT_ORDER_OPTIONS.platformRetryWindowMs),
   );
@@ -40,8 +63,8 @@ export async function floorOrder(input: FloorOrderInput): Promise<FloorOrderResu
       heartbeatTimeoutMs: DEFAULT_ORDER_OPTIONS.uploadHeartbeatTimeoutMs,
     }),
   );
-  const session = await platform.authenticate();
-  if (input.stockId !== undefined) await platform.lookUpStock({ stockId: input.stockId });
+  const session = await reads.authenticate();
+  if (input.stockId !== undefined) await reads.lookUpStock({ stockId: input.stockId });
   const { orderId } = await platform.createOrder({
     idempotencyKey: `${input.orderRef}:create`,
     vehicle: input.vehicle,

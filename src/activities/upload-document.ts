@@ -3,8 +3,8 @@
  *
  * Heartbeats say this worker is alive and carry what later attempts must know: whether an earlier attempt
  * may already have stored the file. An attempt counts as possibly stored from the moment its request may
- * have left (the first heartbeat says so before anything is sent) until it fails in a way that proves
- * otherwise; a retry after that is flagged `possibleDuplicate`. When in doubt, flag: a missing flag hides a
+ * have left (a retry's first heartbeat says so before anything is sent; for a first attempt, the absence of
+ * any record says so) until it fails in a way that proves otherwise; a retry after that is flagged `possibleDuplicate`. When in doubt, flag: a missing flag hides a
  * duplicate, an extra flag only asks someone to look.
  */
 import { basename } from 'node:path';
@@ -48,7 +48,10 @@ export function uploadDocumentActivity(
       ? previous.mayHaveStored || previous.inFlight
       : attempt > 1;
     let beat: UploadHeartbeat = { bytesSent: 0, sizeBytes: null, inFlight: true, mayHaveStored };
-    context.heartbeat(beat);
+    // A retry overwrites the record of the attempt before it first. A first attempt has no record to
+    // overwrite, and a retry that finds none assumes the worst already: the opening heartbeat (a call to the
+    // server for every document) would tell later attempts nothing more.
+    if (attempt > 1 || previous !== undefined) context.heartbeat(beat);
     try {
       return await withOpenedDocument(deps.documentsRoot, input.path, async (document) => {
         beat = { ...beat, sizeBytes: document.sizeBytes };

@@ -67,6 +67,7 @@ async function workflowSource(
     options: {
       workflowsPath: bundle.workflowsPath,
       interceptors: { workflowModules: bundle.workflowInterceptorModules },
+      bundlerOptions: { preloadModules: bundle.preloadModules },
     },
     readCode: () => '',
   };

@@ -2,7 +2,7 @@
  * How each badge order step is retried. Which failures are final is one table of failure types
  * (`NON_RETRYABLE_FAILURE_TYPES`); everything else backs off and tries again within the step's window.
  */
-import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/workflow';
 import { NON_RETRYABLE_FAILURE_TYPES } from '../failure-types';
 
 /** Default tuning of one order (see `badgeOrderOptionsSchema`). */
@@ -32,6 +32,21 @@ export const PLATFORM_RETRY_POLICY: RetryPolicy = {
  * sits above the client's total deadline of a call, so a call lost with a crashed worker is retried soon.
  */
 export function platformCallOptions(retryWindowMs: number): ActivityOptions {
+  return {
+    startToCloseTimeout: '35 seconds',
+    scheduleToCloseTimeout: retryWindowMs,
+    retry: PLATFORM_RETRY_POLICY,
+  };
+}
+
+/**
+ * Authentication and stock lookup as local activities: they only read, are safe to repeat, and take
+ * milliseconds (authentication answers from the worker's token cache), so running them inside the workflow
+ * task saves two activity round trips through the server per order. Their results (user id, stock verdict;
+ * never the token) are recorded in history as markers. Retries and windows are those of
+ * {@link platformCallOptions}; a long retry runs as timers between attempts (the SDK's local retry threshold).
+ */
+export function platformReadOptions(retryWindowMs: number): LocalActivityOptions {
   return {
     startToCloseTimeout: '35 seconds',
     scheduleToCloseTimeout: retryWindowMs,

@@ -2,12 +2,13 @@
  * The activities of a badge order, each proxied with its options and a summary for the Web UI's timeline
  * (refs and ids only: no personal data). Workflow code imports activities as types only.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import {
   CREATE_ORDER_OPTIONS,
   INSPECT_DOCUMENT_OPTIONS,
   platformCallOptions,
+  platformReadOptions,
   uploadOptions,
 } from './activity-options';
 
@@ -25,6 +26,8 @@ export interface StepSettings {
 export interface OrderSteps {
   /** Authentication and stock lookup, with a summary. */
   platformCall(summary: string): BadgeOrderActivities;
+  /** Authentication and stock lookup as local activities, with a summary (see `platformReadOptions`). */
+  platformRead(summary: string): BadgeOrderActivities;
   /** One order creation attempt, with a summary. */
   createOrder(summary: string): BadgeOrderActivities;
   /** One document upload, with a summary. */
@@ -36,12 +39,14 @@ export interface OrderSteps {
 /** Builds the activity proxies of one order. */
 export function orderSteps(settings: StepSettings): OrderSteps {
   const platform = platformCallOptions(settings.platformRetryWindowMs);
+  const reads = platformReadOptions(settings.platformRetryWindowMs);
   const upload = uploadOptions({
     retryWindowMs: settings.uploadRetryWindowMs,
     heartbeatTimeoutMs: settings.uploadHeartbeatTimeoutMs,
   });
   return {
     platformCall: (summary) => proxyActivities<BadgeOrderActivities>({ ...platform, summary }),
+    platformRead: (summary) => proxyLocalActivities<BadgeOrderActivities>({ ...reads, summary }),
     createOrder: (summary) => proxyActivities<BadgeOrderActivities>({ ...CREATE_ORDER_OPTIONS, summary }),
     upload: (summary) => proxyActivities<BadgeOrderActivities>({ ...upload, summary }),
     inspector: proxyActivities<BadgeOrderActivities>({

@@ -28,6 +28,7 @@ function round(latenciesMs: number[], wallSeconds: number, authCalls: number): S
     authCallsIncludingWarmup: authCalls,
     windowsUs: [[wallSeconds, wallSeconds + 1]],
     latenciesMs,
+    load: { start: [latenciesMs.length, 0, 0], end: [wallSeconds, 0, 0] },
   };
 }
 
@@ -48,6 +49,8 @@ describe('mergeRepeats', () => {
         [1, 2],
         [4, 5],
       ],
+      // The load when the first round started and when the last one ended.
+      load: { start: [3, 0, 0], end: [4, 0, 0] },
     });
   });
 

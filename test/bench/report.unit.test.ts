@@ -5,6 +5,7 @@ import {
   formatReport,
   formatTable,
   type BenchResults,
+  type TargetResult,
 } from '../../bench/report';
 import type { ScenarioResult } from '../../bench/scenario';
 
@@ -34,6 +35,7 @@ function scenario(overrides: Partial<ScenarioResult>): ScenarioResult {
     authCallsIncludingWarmup: 1,
     windowsUs: [[0, 1]],
     latenciesMs: [],
+    load: { start: [1.25, 1, 1], end: [2, 1, 1] },
     ...overrides,
   };
 }
@@ -51,11 +53,23 @@ function results(overrides: Partial<BenchResults> = {}): BenchResults {
       scenario({
         kind: 'floor',
         ordersPerSecond: 20,
+        cpu: { workerSeconds: 3, serverSeconds: 4, benchSeconds: 0.5 },
         requestsPerOrder: {},
         requests: { byRoute: {}, total: 0, authIssued: 0, authRejected: 0 },
       }),
-      scenario({ kind: 'badgeOrder', ordersPerSecond: 17 }),
-      scenario({ kind: 'direct', workers: 0, ordersPerSecond: 34 }),
+      scenario({
+        kind: 'naiveFloor',
+        ordersPerSecond: 16,
+        requestsPerOrder: {},
+        requests: { byRoute: {}, total: 0, authIssued: 0, authRejected: 0 },
+      }),
+      scenario({ kind: 'badgeOrder', ordersPerSecond: 19 }),
+      scenario({
+        kind: 'direct',
+        workers: 0,
+        ordersPerSecond: 38,
+        cpu: { workerSeconds: 1, serverSeconds: 0.1, benchSeconds: 1 },
+      }),
     ],
     memory: {
       documentBytes: 500 * 1024 * 1024,
@@ -100,36 +114,64 @@ describe('targets', () => {
   it('meets every target of a good run', () => {
     const targets = evaluateTargets(results());
     expect(targets.map((target) => [target.name, target.met])).toEqual([
-      ['throughput vs floor (1 worker(s), concurrency 50)', true],
+      ['throughput vs own-shape floor (1 worker(s), concurrency 50)', true],
+      ['throughput vs naive-shape floor (1 worker(s), concurrency 50)', true],
+      ['total CPU per order (1 worker(s), concurrency 50)', true],
       ['platform calls per order (1 worker(s), concurrency 50)', true],
       ['auth calls (1 worker(s), 120 s, token 900 s)', true],
       ['worker RSS growth for one 500 MB document', true],
       ['order with 100 documents completes inside history limits', true],
     ]);
-    expect(targets[0]?.measured).toBe('0.85x');
-    expect(floorRatio(results().scenarios, results().scenarios[1] as ScenarioResult)).toBeCloseTo(0.85);
+    expect(targets[0]?.measured).toBe('0.95x (19.0 vs 20.0 orders/s; load 1.3→2.0, 1.3→2.0)');
+    // 1.2 × (floor 75 ms + direct 21 ms) = 115.2 ms allowed; badgeOrder takes 100 ms.
+    expect(targets[2]).toMatchObject({
+      target: '<= 1.2 x (own floor + direct) = 115.2 ms',
+      measured: '100.0 ms (worker 50.0, server 40.0, bench 10.0); floor 75.0, direct 21.0',
+    });
+    expect(floorRatio(results().scenarios, results().scenarios[2] as ScenarioResult)).toBeCloseTo(0.95);
   });
 
   it('misses the targets a bad run misses', () => {
     const bad = results({
       scenarios: [
         scenario({ kind: 'floor', ordersPerSecond: 20 }),
+        scenario({ kind: 'naiveFloor', ordersPerSecond: 15 }),
         scenario({
           kind: 'badgeOrder',
           ordersPerSecond: 10,
+          cpu: { workerSeconds: 20, serverSeconds: 10, benchSeconds: 1 },
           requestsPerOrder: { documents: 2.5, orders: 1, stocks: 1 },
         }),
+        scenario({ kind: 'direct', workers: 0, ordersPerSecond: 38 }),
       ],
       workerSets: [{ workers: 2, lifetimeSeconds: 100, authCalls: 3 }],
       memory: { ...results().memory!, rssGrowthBytes: 600 * 1024 * 1024 },
+      manyDocuments: [{ ...results().manyDocuments[0]!, historyEvents: 1100 }],
     });
     const targets = evaluateTargets(bad);
     expect(targets.filter((target) => !target.met).map((target) => target.name)).toEqual([
-      'throughput vs floor (1 worker(s), concurrency 50)',
+      'throughput vs own-shape floor (1 worker(s), concurrency 50)',
+      'throughput vs naive-shape floor (1 worker(s), concurrency 50)',
+      'total CPU per order (1 worker(s), concurrency 50)',
       'platform calls per order (1 worker(s), concurrency 50)',
       'auth calls (2 worker(s), 100 s, token 900 s)',
       'worker RSS growth for one 500 MB document',
+      'order with 100 documents completes inside history limits',
     ]);
+  });
+
+  it('judges the median latency at concurrency 1 against the own-shape floor', () => {
+    const at = (p50Ms: number): TargetResult | undefined =>
+      evaluateTargets(
+        results({
+          scenarios: [
+            scenario({ kind: 'floor', concurrency: 1, latency: { ...scenario({}).latency, p50Ms: 250 } }),
+            scenario({ kind: 'badgeOrder', concurrency: 1, latency: { ...scenario({}).latency, p50Ms } }),
+          ],
+        }),
+      ).find((target) => target.name.startsWith('latency p50'));
+    expect(at(258)).toMatchObject({ measured: '258 vs 250 ms (+8 ms)', met: true });
+    expect(at(262)?.met).toBe(false);
   });
 
   it('allows one token call per token lifetime per worker', () => {
@@ -157,12 +199,32 @@ describe('formatting', () => {
     expect(text).toContain('load 0.5 0.4 0.3 → 1.5 0.9 0.5');
     const badgeRow = text.split('\n').find((line) => line.startsWith('badgeOrder '));
     expect(badgeRow).toMatch(
-      /17\.0\s+400\s+900\s+1200\s+50\.0\s+40\.0\s+10\.0\s+100\.0\s+300\s+0\.85x\s+0\.50x\s+documents 2, orders 1, stocks 1/,
+      /19\.0\s+400\s+900\s+1200\s+50\.0\s+40\.0\s+10\.0\s+100\.0\s+300\s+0\.95x\s+1\.19x\s+0\.50x\s+1\.3→2\.0\s+documents 2, orders 1, stocks 1/,
     );
     expect(text).toContain(
       'Large document: 500 MB in 10.0 s (50 MB/s); worker RSS 200 MB before, peak 230 MB → growth 30.0 MB.',
     );
     expect(text).toMatch(/badgeOrder\s+100\s+3\.0\s+515\s+200\s+COMPLETED/);
     expect(text).toMatch(/worker RSS growth for one 500 MB document\s+< 64 MB\s+30 MB\s+yes/);
+  });
+
+  it('compares this tree with the baseline, interleaved, with the load of each', () => {
+    const withBaseline = results({
+      settings: {},
+      scenarios: [
+        ...results().scenarios,
+        scenario({
+          kind: 'baseline',
+          baseline: 'main (0123456)',
+          ordersPerSecond: 12.7,
+          cpu: { workerSeconds: 8, serverSeconds: 5, benchSeconds: 1 },
+        }),
+      ],
+    });
+    const text = formatReport(withBaseline, evaluateTargets(withBaseline));
+    expect(text).toContain('Baselines → this tree, interleaved');
+    expect(text).toMatch(
+      /main \(0123456\)\s+1\s+50\s+12\.7 → 19\.0 \(1\.50x\)\s+140\.0 → 100\.0 \(-40\.0\)\s+80\.0 → 50\.0 \(-30\.0\)\s+50\.0 → 40\.0 \(-10\.0\)\s+10\.0 → 10\.0 \(\+0\.0\)\s+400 → 400\s+1\.3→2\.0, 1\.3→2\.0/,
+    );
   });
 });

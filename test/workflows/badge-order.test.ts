@@ -66,12 +66,14 @@ describe('badgeOrder', () => {
     expect(description.typedSearchAttributes.get(BadgeOrderStatus)).toBe('Completed');
     expect(description.typedSearchAttributes.get(BadgeOrderId)).toBe(String(result.orderId));
 
-    // Every step has a summary in the Web UI's timeline (encrypted like any payload).
+    // Every step has a summary in the Web UI's timeline (encrypted like any payload); the platform reads are
+    // local activities, whose summaries are on their markers.
     const history = await started.handle.fetchHistory();
     const codec = new EncryptionCodec(stack.payloadKeys);
     const summaries: unknown[] = [];
     for (const event of history.events ?? []) {
-      const summary = event.activityTaskScheduledEventAttributes ? event.userMetadata?.summary : undefined;
+      const step = event.activityTaskScheduledEventAttributes ?? event.markerRecordedEventAttributes;
+      const summary = step ? event.userMetadata?.summary : undefined;
       if (!summary) continue;
       const [decoded] = await codec.decode([summary]);
       summaries.push(defaultPayloadConverter.fromPayload(decoded as Payload));
