@@ -70,6 +70,8 @@ export interface OidcWebUi {
   readonly url: string;
   /** The UI's OIDC client id: the audience its codec server requires. */
   readonly clientId: string;
+  /** The client's secret (tests ask the provider for tokens with it). */
+  readonly clientSecret: string;
   /** The codec server the UI's browser pages call (`https://`, {@link OidcWebUis.codecCertificate}). */
   readonly codecUrl: string;
   readonly codecProcess: ChildProcessHandle;
@@ -186,7 +188,13 @@ export async function startOidcWebUis<Role extends string>(
       cleanups: options.cleanups,
       log: options.log,
     });
-    ui[role] = { url: server.url, clientId: client.id, codecUrl: codec.url, codecProcess: codec.process };
+    ui[role] = {
+      url: server.url,
+      clientId: client.id,
+      clientSecret: client.secret,
+      codecUrl: codec.url,
+      codecProcess: codec.process,
+    };
   }
   return { provider, ui, codecCertificate: certificate.cert };
 }

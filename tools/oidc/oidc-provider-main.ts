@@ -79,12 +79,12 @@ async function main(configPath: string): Promise<void> {
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
     })),
-    async findAccount(_ctx, sub) {
+    findAccount(_ctx, sub) {
       const user = usersById.get(sub);
       if (!user) return undefined;
       return {
         accountId: sub,
-        claims: async () => ({
+        claims: () => ({
           sub,
           email: user.email,
           email_verified: true,
@@ -178,7 +178,8 @@ async function main(configPath: string): Promise<void> {
   const server = createServer((request, response) => {
     const match = /^\/interaction\/([A-Za-z0-9_-]+)(?:\/login)?$/.exec(request.url ?? '');
     if (!match?.[1]) {
-      callback(request, response);
+      // The provider's own routes (Koa's callback answers errors itself).
+      void callback(request, response);
       return;
     }
     interaction(request, response, match[1]).catch((error: unknown) => {
