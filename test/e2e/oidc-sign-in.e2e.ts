@@ -8,6 +8,7 @@
  * The Temporal frontend is the test stack's dev server; `temporalAddress` below is all a cluster needs.
  */
 import { request as httpsRequest } from 'node:https';
+import { temporal } from '@temporalio/proto';
 import type { Page } from 'playwright-core';
 import { badgeOrderWorkflowId, type BadgeOrderInput } from '../../src/contract';
 import { CleanupList } from '../../tools/stack';
@@ -190,6 +191,21 @@ describe('operator sign-in with OIDC', () => {
       expect(await moreActions.isDisabled()).toBe(true);
       expect(await page.getByRole('button', { name: 'Request Cancellation' }).isDisabled()).toBe(true);
     });
+
+    // Not only hidden: the UI server refuses a write its own page did not offer (a signed-in browser's request,
+    // with the session's cookies and CSRF token), and the order's history shows no signal.
+    const csrf =
+      (await page.context().cookies(ui.url)).find((cookie) => cookie.name === '_csrf')?.value ?? '';
+    const signal = await page.request.post(`${ui.url}/api/v1${workflowPath()}/signal/retryUploads`, {
+      headers: { 'x-csrf-token': csrf },
+      data: {},
+    });
+    expect(signal.status()).toBe(405);
+    const history = await stack.temporal.client.workflow.getHandle(WORKFLOW_ID).fetchHistory();
+    const signalled = (history.events ?? []).filter(
+      (event) => event.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+    );
+    expect(signalled).toEqual([]);
   });
 
   it('refuses, at the codec server, a token of the same provider for another audience', async () => {
