@@ -116,8 +116,6 @@ async function main(configPath: string): Promise<void> {
     jwks: { keys: [{ ...signingKey, kid: randomBytes(8).toString('hex'), alg: 'RS256', use: 'sig' }] },
     cookies: { keys: [randomBytes(32).toString('base64')] },
   });
-  // http on loopback: the provider's cookies must not be `Secure` here.
-  provider.proxy = false;
   const callback = provider.callback();
 
   /** The sign-in page: the login prompt asks for email and password; consent is given for the company's own UIs. */
