@@ -9,6 +9,7 @@
  */
 import { request as httpsRequest } from 'node:https';
 import { temporal } from '@temporalio/proto';
+import { decodeJwt } from 'jose';
 import type { Page } from 'playwright-core';
 import { badgeOrderWorkflowId, type BadgeOrderInput } from '../../src/contract';
 import { CleanupList } from '../../tools/stack';
@@ -149,6 +150,15 @@ describe('operator sign-in with OIDC', () => {
       await page.getByRole('heading', { name: 'Operator sign-in' }).waitFor();
     });
 
+    // What the browser sends to the codec server: the operator's own access token.
+    const codecAuthorizations: Promise<string | null>[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(`${ui.codecUrl}/`) && request.method() === 'POST') {
+        // headerValue() sees every header; headers() leaves out security-related ones.
+        codecAuthorizations.push(request.headerValue('authorization'));
+      }
+    });
+
     await step('02-decoded-input-after-sign-in', async () => {
       await page.getByLabel('Email address').fill(LOCAL_OPERATOR.email);
       await page.getByLabel('Password').fill(LOCAL_OPERATOR.password);
@@ -159,6 +169,17 @@ describe('operator sign-in with OIDC', () => {
       // The plate is stored encrypted: it can only appear through the codec server, which needs the token.
       await page.getByText(LICENSE_PLATE).first().waitFor();
     });
+
+    expect(codecAuthorizations.length).toBeGreaterThan(0);
+    for (const authorization of await Promise.all(codecAuthorizations)) {
+      expect(authorization).toMatch(/^Bearer \S+$/);
+      const claims = decodeJwt((authorization ?? '').replace(/^Bearer /, ''));
+      expect({ iss: claims.iss, aud: claims.aud, sub: claims.sub }).toEqual({
+        iss: oidc.provider.issuer,
+        aud: ui.clientId,
+        sub: LOCAL_OPERATOR.userId,
+      });
+    }
 
     await step('03-operators-may-signal', async () => {
       expect(await page.getByRole('button', { name: 'Request Cancellation' }).isEnabled()).toBe(true);
