@@ -489,6 +489,12 @@ export const codecServerConfigSchema = z
     uiTokenIssuer: z.string().min(1).optional(),
     /** Expected `aud` of the Web UI's access tokens. */
     uiTokenAudience: z.string().min(1).optional(),
+    /**
+     * PEM certificate and key files: serve HTTPS. The Web UI passes the operator's access token only to an
+     * `https://` codec endpoint. Both or neither.
+     */
+    tlsCertFile: z.string().min(1).optional(),
+    tlsKeyFile: z.string().min(1).optional(),
     /** @default info */
     logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   })
@@ -503,6 +509,14 @@ export const codecServerConfigSchema = z
           });
         }
       }
+    }
+    if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
+      context.addIssue({
+        code: 'custom',
+        path: [config.tlsCertFile === undefined ? 'tlsCertFile' : 'tlsKeyFile'],
+        message:
+          'is required with the other TLS file (set both CODEC_TLS_CERT_FILE and CODEC_TLS_KEY_FILE, or neither)',
+      });
     }
     if (!config.token && !config.allowUiAccessToken) {
       context.addIssue({
@@ -525,6 +539,8 @@ const CODEC_ENV_NAMES: Record<string, string> = {
   uiJwksUrl: 'CODEC_UI_JWKS_URL',
   uiTokenIssuer: 'CODEC_UI_TOKEN_ISSUER',
   uiTokenAudience: 'CODEC_UI_TOKEN_AUDIENCE',
+  tlsCertFile: 'CODEC_TLS_CERT_FILE',
+  tlsKeyFile: 'CODEC_TLS_KEY_FILE',
   logLevel: 'LOG_LEVEL',
 };
 
@@ -540,6 +556,8 @@ export function loadCodecServerConfig(env: Env = process.env): Readonly<CodecSer
     uiJwksUrl: env.CODEC_UI_JWKS_URL || undefined,
     uiTokenIssuer: env.CODEC_UI_TOKEN_ISSUER || undefined,
     uiTokenAudience: env.CODEC_UI_TOKEN_AUDIENCE || undefined,
+    tlsCertFile: env.CODEC_TLS_CERT_FILE || undefined,
+    tlsKeyFile: env.CODEC_TLS_KEY_FILE || undefined,
     logLevel: env.LOG_LEVEL || undefined,
   };
   return Object.freeze(parse(codecServerConfigSchema, raw, CODEC_ENV_NAMES));

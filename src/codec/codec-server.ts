@@ -11,7 +11,7 @@
  * in progress, connections and the time a request may take are all bounded ({@link CodecServerLimits}).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Payload } from '@temporalio/common';
@@ -19,7 +19,9 @@ import { formatIssues } from '../contract';
 import { EncryptionCodec, PayloadDecryptionError } from './encryption-codec';
 import type { PayloadKeyRing } from './key-ring';
 
-const ALLOWED_HEADERS = 'content-type, x-namespace, authorization';
+// The Web UI sends the operator's ID token in `Authorization-Extras` beside the access token (`passAccessToken`);
+// it is not used here, but a preflight that does not allow it stops the browser from sending anything.
+const ALLOWED_HEADERS = 'content-type, x-namespace, authorization, authorization-extras';
 
 /** Checks an access token the Web UI passed; resolves true when it is valid. */
 export type AccessTokenVerifier = (token: string) => Promise<boolean>;
@@ -79,13 +81,18 @@ export interface CodecServerOptions {
   readonly allowUnauthenticatedOnLoopback?: boolean;
   /** Size, count, concurrency and time limits; see {@link DEFAULT_CODEC_SERVER_LIMITS}. */
   readonly limits?: CodecServerLimits;
+  /**
+   * Serve HTTPS with this certificate and key (PEM). The Web UI passes the operator's access token only to an
+   * `https://` codec endpoint, so the UI's sign-in needs it (or TLS terminated in front of the server).
+   */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
   /** Request logs; silent when absent. */
   readonly logger?: Logger;
 }
 
 /** A running codec server. */
 export interface RunningCodecServer {
-  /** Base URL, e.g. `http://127.0.0.1:8888`: the UI's and the CLI's codec endpoint. */
+  /** Base URL, e.g. `http://127.0.0.1:8888` (`https://` with `tls`): the UI's and the CLI's codec endpoint. */
   readonly url: string;
   close(): Promise<void>;
 }
@@ -186,20 +193,25 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
   // payload details): four containers each, plus the body and its list.
   const maxContainers = 4 * limits.maxPayloads + 2;
 
+  // Node checks the header and request deadlines on this interval (30 s by default, longer than a deadline).
+  const serverOptions = {
+    headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 2))),
+  };
   const app = Fastify({
     bodyLimit: limits.bodyLimitBytes,
     requestTimeout: limits.requestTimeoutMs,
     connectionTimeout: limits.idleTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
-    // Node checks the header and request deadlines on this interval (30 s by default, longer than a deadline).
-    http: {
-      headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
-      requestTimeout: limits.requestTimeoutMs,
-      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 2))),
-    },
+    // Fastify passes `http` to http.createServer, and only `https` (the same options plus TLS) when set.
+    ...(options.tls
+      ? { https: { ...serverOptions, cert: options.tls.cert, key: options.tls.key } }
+      : { http: serverOptions }),
     forceCloseConnections: true,
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
-  });
+    // One instance type for both servers: nothing below depends on which one listens.
+  }) as unknown as FastifyInstance;
   app.server.maxConnections = limits.maxConnections;
 
   // A refused request's unread body is not drained: the connection closes after the answer.

@@ -2,6 +2,7 @@
  * `npm run codec-server`: serves the payload codec to the Temporal Web UI and CLI. Configuration from the
  * environment (`src/config.ts`, `loadCodecServerConfig`); SIGINT/SIGTERM stop it.
  */
+import { readFileSync } from 'node:fs';
 import { ConfigError, loadCodecServerConfig } from '../config';
 import { createLogger } from '../logging';
 import { CodecServerOptionsError, startCodecServer } from '../codec/codec-server';
@@ -27,6 +28,9 @@ async function main(): Promise<void> {
     token: config.token,
     // Refuses to start when UI tokens are on without JWKS, issuer and audience.
     verifyUiAccessToken: uiAccessTokenVerifierFromSettings(config),
+    ...(config.tlsCertFile && config.tlsKeyFile
+      ? { tls: { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) } }
+      : {}),
     logger,
   });
   logger.info(

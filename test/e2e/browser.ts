@@ -39,7 +39,11 @@ export interface E2eBrowser {
  * Launches Chromium with a fresh `--user-data-dir` (Playwright passes it for a persistent context); screenshots
  * go to `artifacts/e2e/<artifacts>/`, emptied first so a run's folder holds only that run's pictures.
  */
-export async function launchBrowser(options: { readonly artifacts: string }): Promise<E2eBrowser> {
+export async function launchBrowser(options: {
+  readonly artifacts: string;
+  /** Accept any certificate: for loopback servers with a throwaway self-signed one. @default false */
+  readonly ignoreHttpsErrors?: boolean;
+}): Promise<E2eBrowser> {
   const artifactsDir = join(ARTIFACTS_DIR, options.artifacts);
   rmSync(artifactsDir, { recursive: true, force: true });
   mkdirSync(artifactsDir, { recursive: true });
@@ -51,6 +55,7 @@ export async function launchBrowser(options: { readonly artifacts: string }): Pr
       headless: true,
       args: CHROMIUM_ARGS,
       viewport: { width: 1400, height: 1000 },
+      ignoreHTTPSErrors: options.ignoreHttpsErrors ?? false,
     });
   } catch (error) {
     rmSync(profile, { recursive: true, force: true });

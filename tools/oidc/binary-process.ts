@@ -1,0 +1,122 @@
+/**
+ * A server program of the dev tooling (the Web UI server, the OIDC provider) run as a child process of the dev tooling: tied to this process
+ * (Linux kills it when this process dies, even by SIGKILL), its output kept for error messages, and ready
+ * only once a probe over HTTP says so.
+ */
+import { spawn } from 'node:child_process';
+import { get as httpsGet } from 'node:https';
+import { withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
+
+/** Output kept per process: enough for a start-up failure. */
+const MAX_OUTPUT_CHARS = 256 * 1024;
+
+/** Options of {@link startBinaryProcess}. */
+export interface BinaryProcessOptions {
+  /** For messages, e.g. `web-ui-server`. */
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The working folder. @default this process's */
+  readonly cwd?: string;
+  /** The whole environment of the child (PATH is added): none of this process's variables leak in. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** Starts `command args` with exactly `env` (plus PATH); see the module comment. */
+export function startBinaryProcess(options: BinaryProcessOptions): ChildProcessHandle {
+  const [command, args] = withParentDeathSignal(options.command, options.args);
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+  });
+  if (child.pid === undefined) throw new Error(`could not start ${options.name}`);
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT_CHARS);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<string>((resolveExit) =>
+    child.once('exit', (code, signal) => resolveExit(signal ?? `exit code ${code ?? 'unknown'}`)),
+  );
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
+  const killOnExit = (): void => {
+    if (running()) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  void exited.then(() => process.removeListener('exit', killOnExit));
+  const kill = async (signal: NodeJS.Signals): Promise<void> => {
+    if (running()) child.kill(signal);
+    await exited;
+  };
+  return {
+    name: options.name,
+    pid: child.pid,
+    child,
+    exited,
+    running,
+    output: () => output,
+    kill,
+    async stop(graceMs = 10_000) {
+      if (!running()) return;
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await kill('SIGTERM');
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Options of {@link waitUntilServing}. */
+export interface WaitUntilServingOptions {
+  /** Whether an answer's status means ready. @default 200 only */
+  readonly ready?: (status: number) => boolean;
+  /** @default 60 s */
+  readonly timeoutMs?: number;
+  /** For an `https://` URL: the certificate (PEM) to trust, e.g. a self-signed one. */
+  readonly ca?: string;
+}
+
+/** The status of `GET url`, or null when nothing answers. */
+function probe(url: string, ca: string | undefined): Promise<number | null> {
+  if (!url.startsWith('https:') || ca === undefined) {
+    return fetch(url, { signal: AbortSignal.timeout(5_000) }).then(
+      (response) => response.status,
+      () => null,
+    );
+  }
+  return new Promise((resolveStatus) => {
+    const request = httpsGet(url, { ca, timeout: 5_000 }, (response) => {
+      response.resume();
+      resolveStatus(response.statusCode ?? null);
+    });
+    request.once('timeout', () => request.destroy());
+    request.once('error', () => resolveStatus(null));
+  });
+}
+
+/**
+ * Resolves once `GET url` answers with a status `ready` accepts; rejects when the process exits first (with
+ * its output) or after `timeoutMs`. The process is left running either way: the caller's cleanup stops it.
+ */
+export async function waitUntilServing(
+  child: ChildProcessHandle,
+  url: string,
+  options: WaitUntilServingOptions = {},
+): Promise<void> {
+  const ready = options.ready ?? ((status: number) => status === 200);
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!child.running()) {
+      throw new Error(`${child.name} exited while starting (${await child.exited}):\n${child.output()}`);
+    }
+    const status = await probe(url, options.ca);
+    if (status !== null && ready(status)) return;
+    if (Date.now() > deadline) {
+      throw new Error(`${child.name} did not answer ${url} within ${timeoutMs} ms:\n${child.output()}`);
+    }
+    // Polling interval of a readiness probe.
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, 100));
+  }
+}
