@@ -261,6 +261,11 @@ export const workerConfigSchema = z.object({
    * (a container sets `0.0.0.0` for its scraper). @default 127.0.0.1
    */
   metricsHost: z.string().min(1).default('127.0.0.1'),
+  /**
+   * With a metrics endpoint: how often the worker reads the order and replay gauges from Temporal visibility
+   * (`badge_orders_in_status`, …; docs/observability.md). @default 60000
+   */
+  statusMetricsIntervalMs: z.coerce.number().int().min(1000).default(60_000),
   /** A workflow bundle built ahead of time (container images); bundled at start-up when absent. */
   workflowBundlePath: z.string().min(1).optional(),
   /** Make sure the search attributes exist at start-up. @default true */
@@ -329,6 +334,7 @@ const ENV_NAMES: Record<string, string> = {
   logLevel: 'LOG_LEVEL',
   metricsPort: 'METRICS_PORT',
   metricsHost: 'METRICS_HOST',
+  statusMetricsIntervalMs: 'STATUS_METRICS_INTERVAL_MS',
   ensureSearchAttributes: 'ENSURE_SEARCH_ATTRIBUTES',
   workflowBundlePath: 'WORKFLOW_BUNDLE_PATH',
   'versioning.enabled': 'WORKER_VERSIONING',
@@ -498,6 +504,7 @@ export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig>
     logLevel: env.LOG_LEVEL || undefined,
     metricsPort: env.METRICS_PORT || undefined,
     metricsHost: env.METRICS_HOST || undefined,
+    statusMetricsIntervalMs: env.STATUS_METRICS_INTERVAL_MS || undefined,
     ensureSearchAttributes: env.ENSURE_SEARCH_ATTRIBUTES || undefined,
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
     versioning: {

@@ -5,7 +5,7 @@
 import { Runtime } from '@temporalio/worker';
 import { ConfigError, loadWorkerConfig, urlOrigin, type WorkerConfig } from '../config';
 import { createLogger, sdkLoggerFor } from '../logging';
-import { metricsTelemetryOptions } from '../metrics';
+import { metricsTelemetryOptions, startStatusMetrics } from '../metrics';
 import { startTracing } from '../tracing';
 import { createBadgeOrderWorker } from '../worker/create-worker';
 
@@ -35,10 +35,21 @@ async function main(): Promise<void> {
   const tracing = await startTracing(config.tracing, { serviceName: 'badge-orders-worker' });
   const { worker, connection, client } = await createBadgeOrderWorker(config, logger, {}, tracing);
   logger.info(workerStartedFields(config), 'worker started');
+  // Gauges from visibility (orders waiting, the nightly replay) go where the other metrics go: none without.
+  const statusMetrics =
+    config.metricsPort === undefined
+      ? undefined
+      : startStatusMetrics({
+          client,
+          meter: Runtime.instance().metricMeter,
+          intervalMs: config.statusMetricsIntervalMs,
+          logger: logger.child({ component: 'status-metrics' }),
+        });
   try {
     // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown that resolves run().
     await worker.run();
   } finally {
+    await statusMetrics?.stop();
     await client.connection.close();
     await connection.close();
     // Spans still in the batch leave now; a SIGKILLed worker loses them (docs/observability.md).

@@ -11,4 +11,14 @@ export const METRIC_NAMES = {
   platformRequests: 'badge_platform_requests',
   /** Token requests to the platform's auth endpoint, by `status`: how often the token cache had to log in. */
   authCalls: 'badge_platform_auth_calls',
+  /** Gauge: open orders by `status` (BadgeOrderStatus: Running, AwaitingRepair, AwaitingReconciliation). */
+  ordersInStatus: 'badge_orders_in_status',
+  /** Gauge: age in seconds of the oldest open order in `status` (AwaitingRepair, AwaitingReconciliation). */
+  oldestWaitingSeconds: 'badge_orders_oldest_waiting_seconds',
+  /** Gauge: Unix time the nightly replay last completed (absent until it has, since the worker started). */
+  replayLastSuccess: 'badge_replay_last_success_timestamp_seconds',
+  /** Gauge: Unix time a nightly replay last failed, timed out or was terminated. */
+  replayLastFailure: 'badge_replay_last_failure_timestamp_seconds',
+  /** Gauge: 1 when the nightly replay's Schedule exists and is not paused, else 0. */
+  replayScheduleActive: 'badge_replay_schedule_active',
 } as const;
