@@ -9,6 +9,8 @@ export const METRIC_NAMES = {
   documents: 'badge_documents',
   /** HTTP attempts to the platform, by `route`, `method` and `status` (a code, network-error or timeout). */
   platformRequests: 'badge_platform_requests',
+  /** Histogram: duration of each HTTP attempt to the platform in ms, by `route` and `method`. */
+  platformRequestDuration: 'badge_platform_request_duration',
   /** Token requests to the platform's auth endpoint, by `status`: how often the token cache had to log in. */
   authCalls: 'badge_platform_auth_calls',
   /** Gauge: open orders by `status` (BadgeOrderStatus: Running, AwaitingRepair, AwaitingReconciliation). */
