@@ -19,7 +19,7 @@ export const METRIC_NAMES = {
   oldestWaitingSeconds: 'badge_orders_oldest_waiting_seconds',
   /** Gauge: Unix time the nightly replay last completed (absent until it has, since the worker started). */
   replayLastSuccess: 'badge_replay_last_success_timestamp_seconds',
-  /** Gauge: Unix time a nightly replay last failed, timed out or was terminated. */
+  /** Gauge: Unix time a nightly replay last failed, timed out or was terminated (0 when none did). */
   replayLastFailure: 'badge_replay_last_failure_timestamp_seconds',
   /** Gauge: 1 when the nightly replay's Schedule exists and is not paused, else 0. */
   replayScheduleActive: 'badge_replay_schedule_active',

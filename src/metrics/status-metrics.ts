@@ -96,7 +96,7 @@ export function startStatusMetrics(options: StatusMetricsOptions): StatusMetrics
     METRIC_NAMES.replayLastFailure,
     'float',
     's',
-    'Unix time a nightly replay last failed, timed out or was terminated',
+    'Unix time a nightly replay last failed, timed out or was terminated; 0 when none did',
   );
   const scheduleActive = meter.createGauge(
     METRIC_NAMES.replayScheduleActive,
@@ -126,7 +126,8 @@ export function startStatusMetrics(options: StatusMetricsOptions): StatusMetrics
       client,
       `ExecutionStatus = 'Failed' OR ExecutionStatus = 'TimedOut' OR ExecutionStatus = 'Terminated'`,
     );
-    if (failure !== undefined) lastFailure.set(failure);
+    // 0 when none failed: "failed after the last success" needs no special case in the alert rule.
+    lastFailure.set(failure ?? 0);
     try {
       const schedule = await client.schedule.getHandle(REPLAY_SCHEDULE_ID).describe();
       scheduleActive.set(schedule.state.paused ? 0 : 1);
