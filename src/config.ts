@@ -210,6 +210,30 @@ export const platformConfigSchema = platformConfigFields.superRefine((platform, 
 /** Parsed platform settings. */
 export type PlatformConfig = z.infer<typeof platformConfigSchema>;
 
+/**
+ * Trace export over OTLP (docs/observability.md), read from the standard OpenTelemetry variables. Off unless an
+ * endpoint is configured, and then nothing is traced and nothing is loaded.
+ */
+export const tracingConfigSchema = z.object({
+  /**
+   * Where spans are sent: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as is, or `OTEL_EXPORTER_OTLP_ENDPOINT` +
+   * `/v1/traces`. Tracing is off when absent, or when `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`.
+   */
+  endpoint: z.string().url().optional(),
+  /** `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL`; gRPC is not supported. @default http/protobuf */
+  protocol: z.enum(['http/protobuf', 'http/json']).default('http/protobuf'),
+  /** `OTEL_EXPORTER_OTLP_(TRACES_)HEADERS` (or `_FILE`): `key=value,…`, e.g. a collector's API key. Never logged. */
+  headers: z.record(z.string(), z.string()).default({}),
+  /** `OTEL_SERVICE_NAME`. @default the process's own name (badge-orders-worker, badge-orders-starter) */
+  serviceName: z.string().min(1).optional(),
+  /** `OTEL_EXPORTER_OTLP_(TRACES_)TIMEOUT`: deadline of one export, ms. @default 10000 */
+  exportTimeoutMs: z.coerce.number().int().positive().default(10_000),
+  /** `OTEL_BSP_SCHEDULE_DELAY`: longest time a finished span waits in the batch, ms. @default 5000 */
+  scheduleDelayMs: z.coerce.number().int().positive().default(5_000),
+});
+/** Parsed trace export settings; `endpoint` undefined means off. */
+export type TracingConfig = z.infer<typeof tracingConfigSchema>;
+
 /** Everything the worker needs. */
 export const workerConfigSchema = z.object({
   temporal: temporalConfigSchema,
@@ -237,6 +261,11 @@ export const workerConfigSchema = z.object({
    * (a container sets `0.0.0.0` for its scraper). @default 127.0.0.1
    */
   metricsHost: z.string().min(1).default('127.0.0.1'),
+  /**
+   * With a metrics endpoint: how often the worker reads the order and replay gauges from Temporal visibility
+   * (`badge_orders_in_status`, …; docs/observability.md). @default 60000
+   */
+  statusMetricsIntervalMs: z.coerce.number().int().min(1000).default(60_000),
   /** A workflow bundle built ahead of time (container images); bundled at start-up when absent. */
   workflowBundlePath: z.string().min(1).optional(),
   /** Make sure the search attributes exist at start-up. @default true */
@@ -259,6 +288,13 @@ export const workerConfigSchema = z.object({
         .optional(),
     })
     .default({ enabled: false, deploymentName: 'badge-orders' }),
+  /** Trace export; off unless an OTLP endpoint is configured. */
+  tracing: tracingConfigSchema.default({
+    protocol: 'http/protobuf',
+    headers: {},
+    exportTimeoutMs: 10_000,
+    scheduleDelayMs: 5_000,
+  }),
 });
 /** Parsed worker configuration. */
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
@@ -298,11 +334,18 @@ const ENV_NAMES: Record<string, string> = {
   logLevel: 'LOG_LEVEL',
   metricsPort: 'METRICS_PORT',
   metricsHost: 'METRICS_HOST',
+  statusMetricsIntervalMs: 'STATUS_METRICS_INTERVAL_MS',
   ensureSearchAttributes: 'ENSURE_SEARCH_ATTRIBUTES',
   workflowBundlePath: 'WORKFLOW_BUNDLE_PATH',
   'versioning.enabled': 'WORKER_VERSIONING',
   'versioning.deploymentName': 'WORKER_DEPLOYMENT_NAME',
   'versioning.buildId': 'WORKER_BUILD_ID',
+  'tracing.endpoint': 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'tracing.protocol': 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+  'tracing.headers': 'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+  'tracing.serviceName': 'OTEL_SERVICE_NAME',
+  'tracing.exportTimeoutMs': 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+  'tracing.scheduleDelayMs': 'OTEL_BSP_SCHEDULE_DELAY',
 };
 
 /** Our variable names of earlier releases, and the standard names that replace them. */
@@ -355,6 +398,66 @@ function platformFromEnv(env: Env): Record<string, unknown> {
   };
 }
 
+/** `key=value,…` as the OpenTelemetry variables write headers (values percent-encoded). */
+function otlpHeaders(text: string | undefined): Record<string, string> | string {
+  const headers: Record<string, string> = {};
+  for (const entry of (text ?? '').split(',')) {
+    if (entry.trim() === '') continue;
+    const equals = entry.indexOf('=');
+    if (equals <= 0) return 'must be key=value pairs separated by commas';
+    try {
+      headers[decodeURIComponent(entry.slice(0, equals).trim())] = decodeURIComponent(
+        entry.slice(equals + 1).trim(),
+      );
+    } catch {
+      return 'must be percent-encoded key=value pairs';
+    }
+  }
+  return headers;
+}
+
+/** The trace settings from the standard OpenTelemetry variables (the traces-specific one wins). */
+function tracingFromEnv(env: Env): Record<string, unknown> {
+  const pick = (name: string): string | undefined =>
+    env[`OTEL_EXPORTER_OTLP_TRACES_${name}`] || env[`OTEL_EXPORTER_OTLP_${name}`] || undefined;
+  const disabled =
+    /^true$/i.test(env.OTEL_SDK_DISABLED ?? '') || (env.OTEL_TRACES_EXPORTER ?? '').trim() === 'none';
+  const exporter = (env.OTEL_TRACES_EXPORTER ?? 'otlp').trim();
+  if (!disabled && exporter !== 'otlp' && exporter !== '') {
+    throw new ConfigError(
+      `Invalid configuration: OTEL_TRACES_EXPORTER: must be otlp or none, not ${exporter}`,
+    );
+  }
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+  const endpoint =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
+    (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/v1/traces`);
+  const headersText =
+    secretFrom(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') ?? secretFrom(env, 'OTEL_EXPORTER_OTLP_HEADERS');
+  const headers = otlpHeaders(headersText);
+  if (typeof headers === 'string') {
+    throw new ConfigError(`Invalid configuration: OTEL_EXPORTER_OTLP_HEADERS: ${headers}`);
+  }
+  return {
+    endpoint: disabled ? undefined : endpoint,
+    protocol: pick('PROTOCOL'),
+    headers,
+    serviceName: env.OTEL_SERVICE_NAME || undefined,
+    exportTimeoutMs: pick('TIMEOUT'),
+    scheduleDelayMs: env.OTEL_BSP_SCHEDULE_DELAY || undefined,
+  };
+}
+
+/** Trace settings for clients (the starter, backend code); throws {@link ConfigError} naming each variable. */
+export function loadTracingConfig(env: Env = process.env): Readonly<TracingConfig> {
+  const parsed = parse(
+    z.object({ tracing: tracingConfigSchema }),
+    { tracing: tracingFromEnv(env) },
+    ENV_NAMES,
+  );
+  return Object.freeze(parsed.tracing);
+}
+
 /** The platform settings alone (`npm run ops -- probe`); throws {@link ConfigError} naming each variable. */
 export function loadPlatformConfig(env: Env = process.env): Readonly<PlatformConfig> {
   const parsed = parse(
@@ -401,6 +504,7 @@ export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig>
     logLevel: env.LOG_LEVEL || undefined,
     metricsPort: env.METRICS_PORT || undefined,
     metricsHost: env.METRICS_HOST || undefined,
+    statusMetricsIntervalMs: env.STATUS_METRICS_INTERVAL_MS || undefined,
     ensureSearchAttributes: env.ENSURE_SEARCH_ATTRIBUTES || undefined,
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
     versioning: {
@@ -408,6 +512,7 @@ export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig>
       deploymentName: env.WORKER_DEPLOYMENT_NAME || undefined,
       buildId: env.WORKER_BUILD_ID || undefined,
     },
+    tracing: tracingFromEnv(env),
   };
   return Object.freeze(parse(workerConfigSchema, raw, ENV_NAMES));
 }

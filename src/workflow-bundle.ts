@@ -1,11 +1,12 @@
 /**
- * What every workflow bundle of the service contains: the workflows, the metrics interceptors and the failure
+ * What every workflow bundle of the service contains: the workflows, the metrics and tracing interceptors and the failure
  * converter of the data converter. The worker bundles this at start-up; the container image, the tests, the
  * chaos run and the benchmarks prebuild the same bundle, so they all run what production runs.
  */
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { FAILURE_CONVERTER_PATH } from './codec/data-converter';
 import { WORKFLOW_INTERCEPTOR_MODULES } from './metrics';
+import { TRACING_WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
 
 /** The workflows module the worker registers. */
 export const WORKFLOWS_PATH = require.resolve('./workflows');
@@ -25,7 +26,7 @@ export function serviceBundleOptions(): Pick<
 > {
   return {
     workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES, ...TRACING_WORKFLOW_INTERCEPTOR_MODULES],
     failureConverterPath: FAILURE_CONVERTER_PATH,
     preloadModules: [...PRELOADED_WORKFLOW_MODULES],
   };

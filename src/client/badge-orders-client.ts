@@ -30,6 +30,7 @@ import {
   type ValidBadgeOrderInput,
 } from '../contract';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
+import { inSpan, tracedClient, type Tracing } from '../tracing';
 import type { badgeOrder } from '../workflows/badge-order';
 
 /** The order refused a `replaceDocument` update; the message says why (unknown path, not failed, no file). */
@@ -73,16 +74,20 @@ export interface BadgeOrdersClientOptions {
   readonly client: Client;
   /** @default badge-orders */
   readonly taskQueue?: string;
+  /** The process's tracing (`startTracing`): each start is then the root of its order's trace. @default off */
+  readonly tracing?: Tracing;
 }
 
 /** Client API of the badge order service. */
 export class BadgeOrdersClient {
   private readonly client: Client;
   private readonly taskQueue: string;
+  private readonly tracing: Tracing | undefined;
 
   constructor(options: BadgeOrdersClientOptions) {
-    this.client = options.client;
+    this.client = tracedClient(options.client, options.tracing);
     this.taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
+    this.tracing = options.tracing;
   }
 
   /**
@@ -90,6 +95,11 @@ export class BadgeOrdersClient {
    * again; a completed one is attached to (its result stands). Throws `InvalidOrderInputError` naming fields.
    */
   async startOrder(rawInput: unknown): Promise<StartOrderResult> {
+    // One span around the look-up and the start: the order's trace begins here.
+    return inSpan(this.tracing, 'StartBadgeOrder', () => this.startOrAttach(rawInput));
+  }
+
+  private async startOrAttach(rawInput: unknown): Promise<StartOrderResult> {
     const input = parseBadgeOrderInput(rawInput);
     const workflowId = badgeOrderWorkflowId(input.orderRef);
     // Most orders are new: start at once, refusing whenever any run of this order ref exists. Only then is the

@@ -5,10 +5,11 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { BadgeOrdersClient } from '../client/badge-orders-client';
-import { loadTemporalConfig } from '../config';
+import { loadTemporalConfig, loadTracingConfig } from '../config';
 import { InvalidOrderInputError, parseBadgeOrderInput } from '../contract';
 import { connectClient } from '../temporal/connection';
 import { webUiWorkflowLink } from '../temporal/web-ui';
+import { startTracing } from '../tracing';
 
 /** Reads and parses an order file; JSON errors name the file. */
 export async function readOrderFile(path: string): Promise<unknown> {
@@ -33,15 +34,17 @@ async function main(argv: string[]): Promise<void> {
   // Refuse bad input before touching Temporal, so the answer does not depend on the server being up.
   const input = parseBadgeOrderInput(await readOrderFile(orderFile ?? ''));
   const config = loadTemporalConfig();
+  const tracing = await startTracing(loadTracingConfig(), { serviceName: 'badge-orders-starter' });
   const client = await connectClient(config);
   try {
-    const orders = new BadgeOrdersClient({ client, taskQueue: config.taskQueue });
+    const orders = new BadgeOrdersClient({ client, taskQueue: config.taskQueue, tracing });
     const started = await orders.startOrder(input);
     console.log(`${started.attached ? 'Attached to' : 'Started'} ${started.workflowId}`);
     console.log(`Web UI: ${webUiWorkflowLink(config, started.workflowId)}`);
     if (wait) console.log(JSON.stringify(await started.handle.result(), null, 2));
   } finally {
     await client.connection.close();
+    await tracing?.shutdown();
   }
 }
 

@@ -5,7 +5,8 @@
 import { Runtime } from '@temporalio/worker';
 import { ConfigError, loadWorkerConfig, urlOrigin, type WorkerConfig } from '../config';
 import { createLogger, sdkLoggerFor } from '../logging';
-import { metricsTelemetryOptions } from '../metrics';
+import { metricsTelemetryOptions, startStatusMetrics } from '../metrics';
+import { startTracing } from '../tracing';
 import { createBadgeOrderWorker } from '../worker/create-worker';
 
 /**
@@ -20,6 +21,7 @@ export function workerStartedFields(config: WorkerConfig): Readonly<Record<strin
     platform: urlOrigin(config.platform.baseUrl),
     documentsRoot: config.documentsRoot,
     metrics: config.metricsPort === undefined ? null : `${config.metricsHost}:${config.metricsPort}`,
+    tracing: config.tracing.endpoint === undefined ? null : urlOrigin(config.tracing.endpoint),
   };
 }
 
@@ -30,14 +32,28 @@ async function main(): Promise<void> {
     logger: sdkLoggerFor(logger, 'INFO'),
     telemetryOptions: metricsTelemetryOptions(config),
   });
-  const { worker, connection, client } = await createBadgeOrderWorker(config, logger);
+  const tracing = await startTracing(config.tracing, { serviceName: 'badge-orders-worker' });
+  const { worker, connection, client } = await createBadgeOrderWorker(config, logger, {}, tracing);
   logger.info(workerStartedFields(config), 'worker started');
+  // Gauges from visibility (orders waiting, the nightly replay) go where the other metrics go: none without.
+  const statusMetrics =
+    config.metricsPort === undefined
+      ? undefined
+      : startStatusMetrics({
+          client,
+          meter: Runtime.instance().metricMeter,
+          intervalMs: config.statusMetricsIntervalMs,
+          logger: logger.child({ component: 'status-metrics' }),
+        });
   try {
     // The SDK's runtime turns SIGINT/SIGTERM into a graceful shutdown that resolves run().
     await worker.run();
   } finally {
+    await statusMetrics?.stop();
     await client.connection.close();
     await connection.close();
+    // Spans still in the batch leave now; a SIGKILLed worker loses them (docs/observability.md).
+    await tracing?.shutdown();
     logger.info('worker stopped');
   }
 }

@@ -2,6 +2,13 @@
 export { METRIC_NAMES } from './names';
 export { createServiceMetrics, type ServiceMetrics } from './service-metrics';
 export { metricsTelemetryOptions } from './runtime';
+export {
+  OPEN_STATUSES,
+  startStatusMetrics,
+  type StatusMetrics,
+  type StatusMetricsLogger,
+  type StatusMetricsOptions,
+} from './status-metrics';
 
 /**
  * Workflow interceptor modules to bundle with the workflows (`interceptors.workflowModules` of the worker, or

@@ -8,7 +8,10 @@ import { METRIC_NAMES } from './names';
 
 /** The process-level metrics; build once per process with {@link createServiceMetrics}. */
 export interface ServiceMetrics {
-  /** The platform client's `onRequest` hook: counts every HTTP attempt, and token requests separately. */
+  /**
+   * The platform client's `onRequest` hook: counts every HTTP attempt and records its duration, and counts token
+   * requests separately.
+   */
   readonly onPlatformRequest: (event: PlatformRequestEvent) => void;
 }
 
@@ -19,6 +22,12 @@ export function createServiceMetrics(meter: MetricMeter): ServiceMetrics {
     '1',
     'HTTP attempts to the Badge Ordering Platform by route, method and status',
   );
+  const duration = meter.createHistogram(
+    METRIC_NAMES.platformRequestDuration,
+    'int',
+    'ms',
+    'Duration of HTTP attempts to the Badge Ordering Platform by route and method',
+  );
   const authCalls = meter.createCounter(
     METRIC_NAMES.authCalls,
     '1',
@@ -28,6 +37,11 @@ export function createServiceMetrics(meter: MetricMeter): ServiceMetrics {
     onPlatformRequest(event) {
       const status = String(event.status);
       platformRequests.add(1, { route: event.route, method: event.method, status });
+      // No status label: latency by route stays a handful of series per worker.
+      duration.record(Math.max(0, Math.round(event.durationMs)), {
+        route: event.route,
+        method: event.method,
+      });
       if (event.route === 'auth') authCalls.add(1, { status });
     },
   };

@@ -412,7 +412,7 @@ export class PlatformHttp {
     const report = (status: PlatformRequestEvent['status']): number => {
       const durationMs = Math.round(performance.now() - started);
       try {
-        this.#settings.onRequest?.({ route, method, status, durationMs });
+        this.#settings.onRequest?.({ route, method, path, status, durationMs });
       } catch (hookError) {
         this.logger.warn(
           { route, err: sanitizeCause(hookError, request, this.#secrets(request)) },

@@ -28,6 +28,8 @@ export interface PlatformRequestEvent {
   readonly route: PlatformRoute;
   /** HTTP method, upper case. */
   readonly method: string;
+  /** The API path as a route template: no host, no query string, no ids (e.g. `/badge/v2/api/v1/orders`). */
+  readonly path: string;
   /** The HTTP status, or what happened instead of an answer. */
   readonly status: number | 'network-error' | 'timeout';
   /** Wall-clock duration of the attempt in milliseconds. */

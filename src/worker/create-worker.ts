@@ -15,6 +15,7 @@ import { createDataConverter } from '../codec/data-converter';
 import { ConfigError, type WorkerConfig } from '../config';
 import { createServiceMetrics } from '../metrics';
 import { connectClient } from '../temporal/connection';
+import { tracingWorkerOptions, withPlatformSpans, type Tracing } from '../tracing';
 import { connectWorker } from '../temporal/worker-connection';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
 import { buildServiceBundle, serviceBundleOptions } from '../workflow-bundle';
@@ -87,11 +88,15 @@ export function deploymentVersion(
   return { deploymentName: config.versioning.deploymentName, buildId };
 }
 
-/** Builds the worker from configuration; `overrides` lets tests pass a prebuilt workflow bundle. */
+/**
+ * Builds the worker from configuration; `overrides` lets tests pass a prebuilt workflow bundle; `tracing` (from
+ * `startTracing`, once per process) exports the worker's spans.
+ */
 export async function createBadgeOrderWorker(
   config: WorkerConfig,
   logger: Logger,
   overrides: Partial<WorkerOptions> = {},
+  tracing?: Tracing,
 ): Promise<BadgeOrderWorker> {
   const { payloadKeys, encryption } = config.temporal.codec;
   if (!payloadKeys.encrypts && encryption !== 'off') {
@@ -120,7 +125,10 @@ export async function createBadgeOrderWorker(
     }
     const platform = platformClientFromConfig(config.platform, {
       logger: logger.child({ component: 'platform' }),
-      onRequest: createServiceMetrics(Runtime.instance().metricMeter).onPlatformRequest,
+      onRequest: withPlatformSpans(
+        tracing,
+        createServiceMetrics(Runtime.instance().metricMeter).onPlatformRequest,
+      ),
     });
     // A missing or unreadable DOCUMENTS_ROOT stops the worker here, rather than failing every document.
     await assertDocumentsRootReadable(config.documentsRoot);
@@ -129,6 +137,7 @@ export async function createBadgeOrderWorker(
       maxBytes: config.maxDocumentBytes,
     });
     const source = await workflowSource(config, overrides);
+    const traced = tracingWorkerOptions(tracing);
     const worker = await Worker.create({
       connection,
       namespace: config.temporal.namespace,
@@ -145,6 +154,8 @@ export async function createBadgeOrderWorker(
         ...createReplayActivities({ client }),
       },
       ...source.options,
+      ...traced,
+      interceptors: { ...source.options.interceptors, ...('interceptors' in traced && traced.interceptors) },
       ...(config.versioning.enabled && {
         workerDeploymentOptions: {
           version: deploymentVersion(config, source.readCode),

@@ -246,8 +246,20 @@ describe('options', () => {
     const h = harness(() => ({ status: 200, body: [] }));
     await h.client.listStocks();
     expect(h.events).toEqual([
-      { route: 'auth', method: 'POST', status: 200, durationMs: expect.any(Number) as number },
-      { route: 'stocks', method: 'GET', status: 200, durationMs: expect.any(Number) as number },
+      {
+        route: 'auth',
+        method: 'POST',
+        path: '/iam/api/v1/auth/jwt',
+        status: 200,
+        durationMs: expect.any(Number) as number,
+      },
+      {
+        route: 'stocks',
+        method: 'GET',
+        path: '/badge/v2/api/v1/stocks',
+        status: 200,
+        durationMs: expect.any(Number) as number,
+      },
     ]);
   });
 
