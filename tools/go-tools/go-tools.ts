@@ -38,7 +38,8 @@ export const GO_TOOLS = {
     name: 'temporal-ui-server',
     binary: 'server',
     packagePath: 'github.com/temporalio/ui-server/v2/cmd/server',
-    version: 'v2.58.1',
+    // The version of the compose stack's temporalio/ui image (v2.58 needs a markdown module the proxy lacks).
+    version: 'v2.54.1',
   },
   promtool: {
     name: 'promtool',
