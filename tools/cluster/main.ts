@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     namespace: options.namespace,
     stopOnSignals: true,
     // Worker processes log at info: this is for watching them work.
-    stack: { payloadKeys, worker: { logLevel: 'info' } },
+    stack: { payloadKeys, taskQueue: 'badge-orders', worker: { logLevel: 'info' } },
     log,
   });
   const { stack } = cluster;
