@@ -52,6 +52,8 @@ export interface ClusterOptions {
     LocalStackOptions,
     'temporal' | 'temporalServer' | 'webUi' | 'codecServer' | 'stopOnSignals' | 'log'
   >;
+  /** Extra environment of every worker process, e.g. `BADGE_IDEMPOTENCY_KEYS`. */
+  readonly workerEnv?: Readonly<Record<string, string>>;
   /** `LOG_LEVEL` of the Temporal services. @default warn */
   readonly temporalLogLevel?: string;
   /** For command-line tools: Ctrl-C (SIGINT, SIGTERM) stops everything and exits. @default false */
@@ -218,17 +220,18 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       }
       const child = stack.startWorkerProcess({
         name: `worker ${started}${network ? ` (in ${network.name})` : ''}`,
-        ...(network
-          ? {
-              wrapper: network.exec,
-              env: {
+        ...(network ? { wrapper: network.exec } : {}),
+        env: {
+          ...options.workerEnv,
+          ...(network
+            ? {
                 TEMPORAL_ADDRESS: `${network.hostAddress}:${temporal.frontendPort}`,
                 BADGE_BASE_URL: `http://${network.hostAddress}:${sandboxPort}`,
                 // The sandbox on the host's end of the link: plain HTTP, but not loopback.
                 BADGE_ALLOW_INSECURE_HTTP: 'true',
-              },
-            }
-          : {}),
+              }
+            : {}),
+        },
       });
       // Killed before its network namespace is deleted (newest first).
       cleanups.add(child.name, () => child.kill('SIGKILL'));
