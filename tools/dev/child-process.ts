@@ -49,12 +49,20 @@ export interface StartTsProcessOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Flags for node itself, e.g. `--cpu-prof`. */
   readonly nodeFlags?: readonly string[];
+  /**
+   * A command that runs node, e.g. `['ip', 'netns', 'exec', '<name>']` (another network namespace); it must
+   * exec node, so the pid stays node's.
+   */
+  readonly wrapper?: readonly string[];
 }
 
 /** Starts `node [nodeFlags] --import tsx <script>` from the project root with exactly `env` (plus PATH). */
 export function startTsProcess(options: StartTsProcessOptions): ChildProcessHandle {
   const nodeArgs = [...(options.nodeFlags ?? []), '--import', 'tsx', resolve(PROJECT_ROOT, options.script)];
-  const [command, commandArgs] = withParentDeathSignal(process.execPath, nodeArgs);
+  const [wrapperCommand, ...wrapperArgs] = options.wrapper ?? [];
+  const [command, commandArgs] = wrapperCommand
+    ? withParentDeathSignal(wrapperCommand, [...wrapperArgs, process.execPath, ...nodeArgs])
+    : withParentDeathSignal(process.execPath, nodeArgs);
   const child = spawn(command, commandArgs, {
     cwd: PROJECT_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -24,17 +24,32 @@ import { findFreePort, type DevServerOptions } from '../dev/dev-server';
 import { serviceBundleOnce } from './bundle';
 import { CleanupList } from './cleanup';
 import { waitUntilPolling } from './polling';
-import { restartLocalTemporal, startLocalTemporal, type LocalTemporal } from './temporal';
+import {
+  connectLocalTemporal,
+  restartLocalTemporal,
+  startLocalTemporal,
+  type LocalTemporal,
+} from './temporal';
 
 export { CleanupError, CleanupList, type StopOnSignalsOptions } from './cleanup';
 export { serviceBundleOnce } from './bundle';
 export { waitUntilPolling } from './polling';
 export {
+  connectLocalTemporal,
   restartLocalTemporal,
   startLocalTemporal,
   type LocalTemporal,
   type LocalTemporalClientOptions,
 } from './temporal';
+
+/** A Temporal server the stack does not own: see {@link LocalStackOptions.temporalServer}. */
+export interface ExternalTemporalServer {
+  /** The frontend's gRPC address, `host:port`. */
+  readonly address: string;
+  readonly namespace: string;
+  /** Its Web UI, if any. */
+  readonly uiUrl?: string | null;
+}
 
 /** A platform user. */
 export interface StackUser {
@@ -64,6 +79,12 @@ export interface LocalStackOptions {
    * `uiCodecEndpoint` are set by `webUi` and `codecServer`.
    */
   readonly temporal?: DevServerOptions & { readonly persistent?: boolean };
+  /**
+   * A Temporal server already running (a cluster, tools/cluster): the stack connects to it instead of starting
+   * a dev server, and neither stops nor restarts it. `temporal` and `webUi` then do not apply to the server;
+   * `webUi.port` still tells the codec server which browser origin to allow.
+   */
+  readonly temporalServer?: ExternalTemporalServer;
   /** Run the dev server's Web UI (`port` 0 or absent: a free one). @default false (headless) */
   readonly webUi?: boolean | { readonly port?: number };
   /**
@@ -113,6 +134,8 @@ export interface WorkerProcessOptions {
   readonly name?: string;
   /** Flags for node itself, e.g. `--cpu-prof`. */
   readonly nodeFlags?: readonly string[];
+  /** A command that runs node (see `StartTsProcessOptions.wrapper`), e.g. to run it in a network namespace. */
+  readonly wrapper?: readonly string[];
 }
 
 /** The service's workflow bundle as the stack's workers load it. */
@@ -215,7 +238,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     };
     // The dev server and the bundle take the longest: side by side, each registered for cleanup once there.
     const [temporalStart, bundleBuild] = await Promise.allSettled([
-      startLocalTemporal(temporalOptions, clientOptions),
+      options.temporalServer
+        ? connectLocalTemporal(options.temporalServer, clientOptions)
+        : startLocalTemporal(temporalOptions, clientOptions),
       options.workflowBundle === false ? Promise.resolve(null) : serviceBundleOnce(),
     ]);
     if (temporalStart.status === 'rejected') throw temporalStart.reason;
@@ -320,6 +345,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           name: processOptions.name ?? 'worker',
           script: processOptions.script ?? 'src/main/worker.ts',
           nodeFlags: processOptions.nodeFlags,
+          wrapper: processOptions.wrapper,
           env: workerProcessEnv(
             {
               temporal: {
@@ -344,6 +370,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
       waitUntilPolling: (processes, queue = taskQueue) => waitUntilPolling(temporal.client, queue, processes),
       async restartTemporal() {
+        if (options.temporalServer) throw new Error('this stack does not own its Temporal server');
         temporal = await restartLocalTemporal(temporal, temporalOptions, clientOptions);
       },
       onStop(name, stop) {

@@ -32,7 +32,33 @@ export async function startLocalTemporal(
   options: DevServerOptions = {},
   clientOptions: LocalTemporalClientOptions = {},
 ): Promise<LocalTemporal> {
-  const server = await startDevServer(options);
+  return connectTo(await startDevServer(options), clientOptions);
+}
+
+/**
+ * Connects to a Temporal server someone else runs (a cluster): `stop()` closes the connection and leaves the
+ * server running.
+ */
+export async function connectLocalTemporal(
+  server: { readonly address: string; readonly namespace: string; readonly uiUrl?: string | null },
+  clientOptions: LocalTemporalClientOptions = {},
+): Promise<LocalTemporal> {
+  return connectTo(
+    {
+      address: server.address,
+      namespace: server.namespace,
+      uiUrl: server.uiUrl ?? null,
+      pid: null,
+      stop: () => Promise.resolve(),
+    },
+    clientOptions,
+  );
+}
+
+async function connectTo(
+  server: DevServer,
+  clientOptions: LocalTemporalClientOptions,
+): Promise<LocalTemporal> {
   try {
     const connection = await Connection.connect({ address: server.address });
     let stopping: Promise<void> | undefined;

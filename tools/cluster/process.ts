@@ -1,0 +1,138 @@
+/**
+ * Child processes of the cluster that are not TypeScript (PostgreSQL, the Temporal services, the Web UI
+ * server): started through `setpriv --pdeathsig SIGKILL` like every child of the dev tooling, so Linux kills
+ * them when this process dies, even by SIGKILL; the end of their output kept for error messages. The handle
+ * has the shape of `startTsProcess`'s, so the same readiness and cleanup code serves both.
+ */
+import { spawn } from 'node:child_process';
+import { createConnection } from 'node:net';
+import { withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
+
+/** Output kept per process: enough to explain a failed start. */
+const MAX_OUTPUT_CHARS = 64 * 1024;
+
+/** Options of {@link startProcess}. */
+export interface StartProcessOptions {
+  /** For messages, e.g. `temporal history`. */
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The whole environment of the child (PATH is added). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly cwd?: string;
+  /** Runs it as this unprivileged user id (and its group id): PostgreSQL refuses to run as root. */
+  readonly runAs?: { readonly uid: number; readonly gid: number };
+}
+
+/** Starts a program; see the module comment. */
+export function startProcess(options: StartProcessOptions): ChildProcessHandle {
+  // One setpriv for both: a change of user ID clears the parent-death signal, so it must be set after it.
+  const [command, args] = options.runAs
+    ? [
+        '/usr/bin/setpriv',
+        [
+          `--reuid=${options.runAs.uid}`,
+          `--regid=${options.runAs.gid}`,
+          '--clear-groups',
+          '--pdeathsig',
+          'SIGKILL',
+          '--',
+          options.command,
+          ...options.args,
+        ],
+      ]
+    : withParentDeathSignal(options.command, options.args);
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+  });
+  if (child.pid === undefined) throw new Error(`could not start ${options.name} (${options.command})`);
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT_CHARS);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  child.on('error', (error) => keep(Buffer.from(`\n${String(error)}\n`)));
+  const exited = new Promise<string>((resolveExit) =>
+    child.once('exit', (code, signal) => resolveExit(signal ?? `exit code ${code ?? 'unknown'}`)),
+  );
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
+  const killOnExit = (): void => {
+    if (running()) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  void exited.then(() => process.removeListener('exit', killOnExit));
+  const kill = async (signal: NodeJS.Signals): Promise<void> => {
+    if (running()) child.kill(signal);
+    await exited;
+  };
+  return {
+    name: options.name,
+    pid: child.pid,
+    child,
+    exited,
+    running,
+    output: () => output,
+    kill,
+    async stop(graceMs = 15_000) {
+      if (!running()) return;
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await kill('SIGTERM');
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Runs a program to completion; rejects with its output when it fails. */
+export async function runToCompletion(options: StartProcessOptions): Promise<string> {
+  const handle = startProcess(options);
+  const how = await handle.exited;
+  if (how !== 'exit code 0') {
+    throw new Error(`${options.name} failed (${how}):\n${handle.output().trim()}`);
+  }
+  return handle.output();
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolvePause) => setTimeout(resolvePause, ms));
+
+/**
+ * Polls `probe` until it resolves true; rejects when one of `processes` exits meanwhile (with its output) or
+ * `timeoutMs` passes (with the probe's last error).
+ */
+export async function waitUntil(
+  what: string,
+  probe: () => Promise<boolean>,
+  options: { readonly timeoutMs?: number; readonly processes?: readonly ChildProcessHandle[] } = {},
+): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  let lastError = 'not yet';
+  for (;;) {
+    const dead = (options.processes ?? []).find((candidate) => !candidate.running());
+    if (dead) throw new Error(`${dead.name} exited while waiting for ${what}:\n${dead.output().trim()}`);
+    try {
+      if (await probe()) return;
+    } catch (error) {
+      lastError = error instanceof Error ? error.message : String(error);
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last error: ${lastError})`);
+    // Interval of a readiness probe, not synchronisation on a guess.
+    await pause(250);
+  }
+}
+
+/** Whether something accepts TCP connections at host:port. */
+export function acceptsConnections(host: string, port: number): Promise<boolean> {
+  return new Promise((resolveProbe) => {
+    const socket = createConnection({ host, port });
+    socket.setTimeout(1_000);
+    const done = (result: boolean): void => {
+      socket.destroy();
+      resolveProbe(result);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => done(false));
+  });
+}
