@@ -299,6 +299,8 @@ export type BadgeOrderInput = z.input<typeof badgeOrderInputSchema>;
 export type ValidBadgeOrderInput = z.output<typeof badgeOrderInputSchema>;
 /** Tuning options of one order. */
 export type BadgeOrderOptions = z.infer<typeof badgeOrderOptionsSchema>;
+/** Every tuning option of one order, as resolved when it started (defaults filled in). */
+export type ResolvedBadgeOrderOptions = { readonly [K in keyof Required<BadgeOrderOptions>]: number };
 
 /** Thrown by {@link parseBadgeOrderInput}: the message names every invalid field. */
 export class InvalidOrderInputError extends Error {
@@ -415,6 +417,11 @@ export interface BadgeOrderStatusView {
   /** ISO time after which an order awaiting reconciliation ends as `Failed`. */
   readonly reconciliationDeadline: string | null;
   readonly failure: string | null;
+  /**
+   * The options the order runs with, resolved once when it started: a later release's defaults do not change
+   * them. Absent only in answers of releases before 0.2.0.
+   */
+  readonly options?: ResolvedBadgeOrderOptions;
 }
 
 /** Argument of the `replaceDocument` update. */

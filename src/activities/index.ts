@@ -7,6 +7,7 @@ import { createOrderActivity } from './create-order';
 import type { ActivityDependencies } from './dependencies';
 import { inspectDocumentActivity } from './inspect-document';
 import { lookUpStockActivity } from './look-up-stock';
+import { resolveOrderInputActivity } from './resolve-order-input';
 import { uploadDocumentActivity } from './upload-document';
 
 export type * from './types';
@@ -20,5 +21,6 @@ export function createActivities(deps: ActivityDependencies) {
     createOrder: createOrderActivity(deps),
     inspectDocument: inspectDocumentActivity(deps),
     uploadDocument: uploadDocumentActivity(deps),
+    resolveOrderInput: resolveOrderInputActivity(),
   };
 }

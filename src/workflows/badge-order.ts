@@ -11,6 +11,7 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   setCurrentDetails,
   setWorkflowOptions,
   upsertSearchAttributes,
@@ -28,15 +29,16 @@ import {
   type ValidBadgeOrderInput,
 } from '../contract';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
-import { DEFAULT_ORDER_OPTIONS } from './activity-options';
-import { describeFailure } from './failures';
+import { describeFailure, failureType } from './failures';
 import { registerOrderHandlers } from './order-handlers';
+import { withDefaultOptions, type ResolvedBadgeOrderInput, type ResolvedOrderOptions } from './order-input';
 import { OrderState, type OrderContinuation } from './order-state';
+import { PATCHES } from './patches';
 import { placeOrder } from './place-order';
-import { orderSteps, type OrderSteps } from './steps';
+import { inputResolver, orderSteps, type OrderSteps } from './steps';
 import { awaitRepair, uploadPendingDocuments } from './upload-documents';
 
-type OrderOptions = { readonly [K in keyof typeof DEFAULT_ORDER_OPTIONS]: number };
+type OrderOptions = ResolvedOrderOptions;
 
 // An order finishes on the worker version it started on (Worker Deployment Versioning): a new version's code
 // never replays a running order's history, so a deploy cannot break it. An unversioned worker may declare none.
@@ -53,8 +55,8 @@ export async function badgeOrder(
   rawInput: BadgeOrderInput,
   continued?: OrderContinuation,
 ): Promise<BadgeOrderResult> {
-  const input = validateInput(rawInput);
-  const options: OrderOptions = { ...DEFAULT_ORDER_OPTIONS, ...input.options };
+  const input = await resolvedInput(rawInput, continued);
+  const options: OrderOptions = input.options;
   const steps = orderSteps(options);
   const state = new OrderState(input, workflowInfo().workflowId, publishStatus, continued);
   registerOrderHandlers(state, steps, options);
@@ -79,7 +81,7 @@ export async function badgeOrder(
           keysHonoured: session.keysHonoured,
           runs: (continued?.runs ?? 0) + 1,
         }),
-      rawInput,
+      input,
     });
     return await finish(state, orderId);
   } catch (error) {
@@ -92,16 +94,51 @@ export async function badgeOrder(
   }
 }
 
-/** Validates the input inside the workflow too: a caller may start it without our starter. */
+/**
+ * The order's input, validated (a caller may start the workflow without our starter) and with its options
+ * resolved — once: a new order asks the `resolveOrderInput` local activity, whose answer history records, so
+ * replay on a later release neither parses the input with that release's schema nor takes its defaults. A run
+ * continued by such a run gets the resolved input as its own input.
+ */
+async function resolvedInput(
+  rawInput: BadgeOrderInput,
+  continued: OrderContinuation | undefined,
+): Promise<ResolvedBadgeOrderInput> {
+  if (continued?.inputResolved === true) return rawInput as ResolvedBadgeOrderInput;
+  if (patched(PATCHES.resolvedInputRecorded)) {
+    try {
+      return await inputResolver.resolveOrderInput({ input: rawInput });
+    } catch (error) {
+      if (failureType(error) !== SERVICE_FAILURE_TYPES.invalidInput) throw error;
+      throw invalidInput(describeInvalidInput(error));
+    }
+  }
+  // Orders started before 0.2.0 (and runs they continued): as they ran then, parsed in workflow code.
+  const valid = validateInput(rawInput);
+  return { ...valid, options: withDefaultOptions(valid.options) };
+}
+
+/** The message of the activity's INVALID_INPUT failure (it names every field). */
+function describeInvalidInput(error: unknown): string {
+  let current: unknown = error;
+  while (current instanceof Error) {
+    if (current instanceof ApplicationFailure) return current.message;
+    current = current.cause;
+  }
+  return String(error);
+}
+
+/** The order ends at once as Failed with INVALID_INPUT: a clean failure, never a failing workflow task. */
+function invalidInput(message: string): ApplicationFailure {
+  upsertSearchAttributes([{ key: BadgeOrderStatus, value: 'Failed' }]);
+  return ApplicationFailure.create({ type: SERVICE_FAILURE_TYPES.invalidInput, message, nonRetryable: true });
+}
+
+/** Validates the input in workflow code: the path of orders started before the input was recorded. */
 function validateInput(input: BadgeOrderInput): ValidBadgeOrderInput {
   const parsed = badgeOrderInputSchema.safeParse(input);
   if (parsed.success) return parsed.data;
-  upsertSearchAttributes([{ key: BadgeOrderStatus, value: 'Failed' }]);
-  throw ApplicationFailure.create({
-    type: SERVICE_FAILURE_TYPES.invalidInput,
-    message: `Invalid badge order input: ${formatIssues(parsed.error).join('; ')}`,
-    nonRetryable: true,
-  });
+  throw invalidInput(`Invalid badge order input: ${formatIssues(parsed.error).join('; ')}`);
 }
 
 function publishStatus(status: BadgeOrderStatusValue): void {
@@ -178,7 +215,8 @@ async function uploadUntilAllStored(
     repairWindowMs: number;
     historyBudgetEvents: number;
     continueWith: () => OrderContinuation;
-    rawInput: BadgeOrderInput;
+    /** The resolved input, which the next run takes as it is. */
+    input: ResolvedBadgeOrderInput;
   },
 ): Promise<void> {
   for (;;) {
@@ -193,7 +231,7 @@ async function uploadUntilAllStored(
       // A handler may have queued documents meanwhile: upload them in this run.
       if (state.documents.hasPending()) continue;
       log.info('continuing as new while awaiting repair', { historyLength: info.historyLength });
-      await continueAsNew<typeof badgeOrder>(settings.rawInput, settings.continueWith());
+      await continueAsNew<typeof badgeOrder>(settings.input, settings.continueWith());
     }
     await awaitRepair(state, settings.repairWindowMs);
   }

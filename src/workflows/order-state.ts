@@ -9,9 +9,9 @@ import type {
   BadgeOrderStatusView,
   ReconcileOrderInput,
   ReconciliationView,
-  ValidBadgeOrderInput,
 } from '../contract';
 import { DocumentTracker, type TrackedDocument } from './document-tracker';
+import type { ResolvedBadgeOrderInput } from './order-input';
 
 /**
  * What a run hands to the next when it continues as new: everything the order has learnt, so the next run
@@ -27,6 +27,11 @@ export interface OrderContinuation {
   readonly documents: readonly TrackedDocument[];
   /** How many runs came before this one. */
   readonly runs: number;
+  /**
+   * The run's input is the order's resolved input (options filled in), to be taken as it is. Absent in
+   * continuations written before 0.2.0, whose input is parsed again.
+   */
+  readonly inputResolved?: boolean;
 }
 
 /** Called whenever the `BadgeOrderStatus` value changes, so the workflow can publish it. */
@@ -53,7 +58,7 @@ export class OrderState {
   private reconciliation: Reconciliation | null = null;
 
   constructor(
-    readonly input: ValidBadgeOrderInput,
+    readonly input: ResolvedBadgeOrderInput,
     workflowId: string,
     private readonly onStatus: StatusListener,
     continued?: OrderContinuation,
@@ -82,6 +87,7 @@ export class OrderState {
       repairDeadline: this.repairDeadline,
       documents: this.documents.snapshot(),
       ...session,
+      inputResolved: true,
     };
   }
 
@@ -174,6 +180,7 @@ export class OrderState {
       reconciliation: this.reconciliation?.view ?? null,
       reconciliationDeadline: isoOrNull(this.reconciliation?.deadline ?? null),
       failure: this.failure,
+      options: this.input.options,
     };
   }
 }

@@ -2,7 +2,7 @@
  * The activities of a badge order, each proxied with its options and a summary for the Web UI's timeline
  * (refs and ids only: no personal data). Workflow code imports activities as types only.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import {
   CREATE_ORDER_OPTIONS,
@@ -32,6 +32,17 @@ export interface OrderSteps {
   /** Checking a replacement file. */
   readonly inspector: BadgeOrderActivities;
 }
+
+/**
+ * Validating and resolving the order's input when it starts: a local activity, so its answer is recorded in
+ * history and replay never parses the input again with a later release's schema or defaults.
+ */
+export const inputResolver = proxyLocalActivities<BadgeOrderActivities>({
+  startToCloseTimeout: '10 seconds',
+  // Only an unexpected error is retried: an invalid input fails the activity for good (INVALID_INPUT).
+  retry: { maximumAttempts: 3 },
+  summary: 'Validate the order input and resolve its options',
+});
 
 /** Builds the activity proxies of one order. */
 export function orderSteps(settings: StepSettings): OrderSteps {

@@ -1,10 +1,11 @@
 /** The order's state and its rules, without a server: statuses, fallbacks, reconciliation, the status view. */
-import { parseBadgeOrderInput, type BadgeOrderStatusValue } from '../../src/contract';
+import type { BadgeOrderStatusValue } from '../../src/contract';
+import { resolveBadgeOrderInput } from '../../src/workflows/order-input';
 import { OrderState } from '../../src/workflows/order-state';
 
 function newState(overrides: Record<string, unknown> = {}) {
   const published: BadgeOrderStatusValue[] = [];
-  const input = parseBadgeOrderInput({
+  const input = resolveBadgeOrderInput({
     orderRef: 'ref-1',
     stockId: 1001,
     vehicle: { plate: 'B-AB 123' },
