@@ -210,6 +210,50 @@ export const platformConfigSchema = platformConfigFields.superRefine((platform, 
 /** Parsed platform settings. */
 export type PlatformConfig = z.infer<typeof platformConfigSchema>;
 
+/** Shortest webhook secret accepted: an HMAC key guessable by brute force signs nothing. */
+const MIN_WEBHOOK_SECRET_LENGTH = 16;
+
+/**
+ * Webhook signing (docs/webhooks.md): one secret per API client (`clientId`) and a `default` one, from the JSON
+ * file `WEBHOOK_SECRETS_FILE` (`{ "<clientId>": "<secret>", "default": "<secret>" }`). Secrets stay in the
+ * worker: they never enter workflow history, logs or errors (messages name client ids only).
+ */
+export const webhookConfigSchema = z.object({
+  /** Secret by client id. @default none: orders with a `callbackUrl` get a failed delivery in their status */
+  secrets: z
+    .record(
+      z.string().min(1).max(64),
+      z
+        .string({ error: 'must be a string' })
+        .min(MIN_WEBHOOK_SECRET_LENGTH, `must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`),
+      { error: 'must be a JSON object of client id to secret' },
+    )
+    .default({}),
+  /** `WEBHOOK_ALLOW_HTTP_LOOPBACK`: deliver to `http://` URLs on this machine (tests, local receivers). @default false */
+  allowHttpLoopback: booleanFromEnv.default(false),
+});
+/** Parsed webhook settings. */
+export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
+
+/** The secrets file's JSON, read at start; its content never appears in a message. */
+function webhookSecretsFromEnv(env: Env): unknown {
+  const file = env.WEBHOOK_SECRETS_FILE;
+  if (file === undefined || file === '') return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `WEBHOOK_SECRETS_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ConfigError(`WEBHOOK_SECRETS_FILE: ${file} is not valid JSON`);
+  }
+}
+
 /** Everything the worker needs. */
 export const workerConfigSchema = z.object({
   temporal: temporalConfigSchema,
@@ -259,6 +303,8 @@ export const workerConfigSchema = z.object({
         .optional(),
     })
     .default({ enabled: false, deploymentName: 'badge-orders' }),
+  /** Webhook signing and delivery. */
+  webhooks: webhookConfigSchema.default({ secrets: {}, allowHttpLoopback: false }),
 });
 /** Parsed worker configuration. */
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
@@ -303,6 +349,8 @@ const ENV_NAMES: Record<string, string> = {
   'versioning.enabled': 'WORKER_VERSIONING',
   'versioning.deploymentName': 'WORKER_DEPLOYMENT_NAME',
   'versioning.buildId': 'WORKER_BUILD_ID',
+  'webhooks.secrets': 'WEBHOOK_SECRETS_FILE',
+  'webhooks.allowHttpLoopback': 'WEBHOOK_ALLOW_HTTP_LOOPBACK',
 };
 
 /** Our variable names of earlier releases, and the standard names that replace them. */
@@ -407,6 +455,10 @@ export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig>
       enabled: env.WORKER_VERSIONING || undefined,
       deploymentName: env.WORKER_DEPLOYMENT_NAME || undefined,
       buildId: env.WORKER_BUILD_ID || undefined,
+    },
+    webhooks: {
+      secrets: webhookSecretsFromEnv(env),
+      allowHttpLoopback: env.WEBHOOK_ALLOW_HTTP_LOOPBACK || undefined,
     },
   };
   return Object.freeze(parse(workerConfigSchema, raw, ENV_NAMES));
