@@ -37,6 +37,7 @@ import { PATCHES } from './patches';
 import { placeOrder } from './place-order';
 import { inputResolver, orderSteps, type OrderSteps } from './steps';
 import { awaitRepair, uploadPendingDocuments } from './upload-documents';
+import { OrderWebhooks } from './webhooks';
 
 type OrderOptions = ResolvedOrderOptions;
 
@@ -58,7 +59,17 @@ export async function badgeOrder(
   const input = await resolvedInput(rawInput, continued);
   const options: OrderOptions = input.options;
   const steps = orderSteps(options);
-  const state = new OrderState(input, workflowInfo().workflowId, publishStatus, continued);
+  const webhooks = new OrderWebhooks(input, continued?.webhooks);
+  const state: OrderState = new OrderState(
+    input,
+    workflowInfo().workflowId,
+    (status) => {
+      publishStatus(status);
+      webhooks.statusChanged(status, state);
+    },
+    continued,
+  );
+  state.webhooksView = () => webhooks.view();
   registerOrderHandlers(state, steps, options);
   upsertSearchAttributes([
     { key: BadgeOrderRef, value: input.orderRef },
@@ -80,16 +91,23 @@ export async function badgeOrder(
           documentOwner: session.documentOwner,
           keysHonoured: session.keysHonoured,
           runs: (continued?.runs ?? 0) + 1,
+          webhooks: webhooks.continuation(),
         }),
+      beforeContinuing: () => webhooks.settled(),
       input,
     });
-    return await finish(state, orderId);
+    const result = await finish(state, orderId);
+    await webhooks.settled();
+    return result;
   } catch (error) {
     // Continuing as new is not an end: it passes through untouched.
     if (error instanceof ContinueAsNew) throw error;
     // Whatever ends the run, operators must see it in the BadgeOrderStatus search attribute.
+    webhooks.failureType = failureType(error) ?? null;
     state.ended(isCancellation(error) ? 'Cancelled' : 'Failed', describeFailure(error));
     setCurrentDetails(`${state.status}: ${state.failure ?? ''}`);
+    // The last event is delivered before the run ends; its failure is the receiver's, never the order's.
+    await webhooks.settled();
     throw error;
   }
 }
@@ -215,6 +233,8 @@ async function uploadUntilAllStored(
     repairWindowMs: number;
     historyBudgetEvents: number;
     continueWith: () => OrderContinuation;
+    /** Waits for what must end before the run continues as new (webhook deliveries). */
+    beforeContinuing: () => Promise<void>;
     /** The resolved input, which the next run takes as it is. */
     input: ResolvedBadgeOrderInput;
   },
@@ -227,6 +247,7 @@ async function uploadUntilAllStored(
     if (state.documents.allUploaded()) return;
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength >= settings.historyBudgetEvents) {
+      await settings.beforeContinuing();
       await condition(allHandlersFinished);
       // A handler may have queued documents meanwhile: upload them in this run.
       if (state.documents.hasPending()) continue;

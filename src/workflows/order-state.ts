@@ -9,9 +9,11 @@ import type {
   BadgeOrderStatusView,
   ReconcileOrderInput,
   ReconciliationView,
+  WebhookDeliveriesView,
 } from '../contract';
 import { DocumentTracker, type TrackedDocument } from './document-tracker';
 import type { ResolvedBadgeOrderInput } from './order-input';
+import type { WebhookContinuation } from './webhooks';
 
 /**
  * What a run hands to the next when it continues as new: everything the order has learnt, so the next run
@@ -32,6 +34,8 @@ export interface OrderContinuation {
    * continuations written before 0.2.0, whose input is parsed again.
    */
   readonly inputResolved?: boolean;
+  /** The order's webhooks so far; absent before 0.2.0 and for orders without `callbackUrl`. */
+  readonly webhooks?: WebhookContinuation;
 }
 
 /** Called whenever the `BadgeOrderStatus` value changes, so the workflow can publish it. */
@@ -56,6 +60,8 @@ export class OrderState {
   readonly documents: DocumentTracker;
   private searchStatus: BadgeOrderStatusValue = 'Running';
   private reconciliation: Reconciliation | null = null;
+  /** The webhook deliveries for the status view, when the order has a `callbackUrl`. */
+  webhooksView: () => WebhookDeliveriesView | null = () => null;
 
   constructor(
     readonly input: ResolvedBadgeOrderInput,
@@ -78,6 +84,7 @@ export class OrderState {
     documentOwner: string | number;
     keysHonoured: boolean;
     runs: number;
+    webhooks?: WebhookContinuation;
   }): OrderContinuation {
     if (this.orderId === null) throw new Error('an order continues as new only once it exists');
     return {
@@ -168,6 +175,7 @@ export class OrderState {
 
   /** Answer of the `status` query. */
   view(): BadgeOrderStatusView {
+    const webhooks = this.webhooksView();
     return {
       orderRef: this.input.orderRef,
       phase: this.phase,
@@ -181,6 +189,7 @@ export class OrderState {
       reconciliationDeadline: isoOrNull(this.reconciliation?.deadline ?? null),
       failure: this.failure,
       options: this.input.options,
+      ...(webhooks === null ? {} : { webhooks }),
     };
   }
 }
