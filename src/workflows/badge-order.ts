@@ -5,6 +5,7 @@
  */
 import {
   ApplicationFailure,
+  CancellationScope,
   ContinueAsNew,
   allHandlersFinished,
   condition,
@@ -13,6 +14,7 @@ import {
   log,
   patched,
   setCurrentDetails,
+  setHandler,
   setWorkflowOptions,
   upsertSearchAttributes,
   workflowInfo,
@@ -23,6 +25,7 @@ import {
   BadgeOrderStatus,
   badgeOrderInputSchema,
   formatIssues,
+  statusQuery,
   type BadgeOrderInput,
   type BadgeOrderResult,
   type BadgeOrderStatusValue,
@@ -31,7 +34,12 @@ import {
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
 import { describeFailure, failureType } from './failures';
 import { registerOrderHandlers } from './order-handlers';
-import { withDefaultOptions, type ResolvedBadgeOrderInput, type ResolvedOrderOptions } from './order-input';
+import {
+  startingView,
+  withDefaultOptions,
+  type ResolvedBadgeOrderInput,
+  type ResolvedOrderOptions,
+} from './order-input';
 import { OrderState, type OrderContinuation } from './order-state';
 import { PATCHES } from './patches';
 import { placeOrder } from './place-order';
@@ -124,8 +132,13 @@ async function resolvedInput(
 ): Promise<ResolvedBadgeOrderInput> {
   if (continued?.inputResolved === true) return rawInput as ResolvedBadgeOrderInput;
   if (patched(PATCHES.resolvedInputRecorded)) {
+    // The status query answers from the first moment; the order's handlers replace this one.
+    setHandler(statusQuery, () => startingView(rawInput));
     try {
-      return await inputResolver.resolveOrderInput({ input: rawInput });
+      // Not cancellable (it takes a moment): a cancellation takes effect at the first step, which records it.
+      return await CancellationScope.nonCancellable(() =>
+        inputResolver.resolveOrderInput({ input: rawInput }),
+      );
     } catch (error) {
       if (failureType(error) !== SERVICE_FAILURE_TYPES.invalidInput) throw error;
       throw invalidInput(describeInvalidInput(error));

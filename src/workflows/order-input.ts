@@ -7,6 +7,8 @@
 import {
   parseBadgeOrderInput,
   type BadgeOrderOptions,
+  type BadgeOrderStatusView,
+  type DocumentState,
   type ResolvedBadgeOrderOptions,
   type ValidBadgeOrderInput,
 } from '../contract';
@@ -30,4 +32,43 @@ export function withDefaultOptions(options: BadgeOrderOptions | undefined): Reso
 export function resolveBadgeOrderInput(input: unknown): ResolvedBadgeOrderInput {
   const valid = parseBadgeOrderInput(input);
   return { ...valid, options: withDefaultOptions(valid.options) };
+}
+
+/**
+ * The `status` answer while a new order's input is being resolved (a moment, before the first step): what
+ * the raw input shows, read defensively, because it is not validated yet.
+ */
+export function startingView(input: unknown): BadgeOrderStatusView {
+  const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  const listed: readonly unknown[] = Array.isArray(fields.documents) ? fields.documents : [];
+  const documents = listed.flatMap((document): DocumentState[] => {
+    const path: unknown =
+      typeof document === 'object' && document !== null ? (document as { path?: unknown }).path : undefined;
+    if (typeof path !== 'string') return [];
+    return [
+      {
+        path,
+        status: 'pending',
+        attempts: 0,
+        lastError: null,
+        documentId: null,
+        links: null,
+        possibleDuplicate: false,
+        sourcePath: path,
+      },
+    ];
+  });
+  return {
+    orderRef: typeof fields.orderRef === 'string' ? fields.orderRef : '',
+    phase: 'authenticating',
+    searchStatus: 'Running',
+    orderId: null,
+    stockFallback: false,
+    stockFallbackReason: null,
+    documents,
+    repairDeadline: null,
+    reconciliation: null,
+    reconciliationDeadline: null,
+    failure: null,
+  };
 }
