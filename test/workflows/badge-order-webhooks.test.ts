@@ -94,6 +94,7 @@ describe('badgeOrder webhooks', () => {
 
   afterEach(async () => {
     await stack.sandbox.control.setRules({ acceptedContentTypes: ALL_TYPES });
+    await stack.sandbox.control.setFaults({});
   });
 
   function order(
@@ -183,6 +184,29 @@ describe('badgeOrder webhooks', () => {
     ]);
     const mine = deliveries.filter((delivery) => delivery.event.orderRef === 'hook-failed');
     expect(mine.every((delivery) => delivery.validFor === 'default')).toBe(true);
+  });
+
+  it('announces AwaitingReconciliation, then Cancelled when the held order is cancelled', async () => {
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
+    const started = await stack.orders.startOrder(
+      order('hook-held', ['form.pdf'], { callbackUrl: `${baseUrl}/hooks/held`, clientId: 'client-a' }),
+    );
+    await waitFor(
+      () => stack.orders.status('hook-held'),
+      (status) => status.webhooks?.delivered === 1,
+      { what: 'the AwaitingReconciliation webhook' },
+    );
+    await started.handle.cancel();
+    await started.handle.result().catch(() => undefined);
+    const events = [...kept.values()].filter((event) => event.orderRef === 'hook-held');
+    expect(events.map((event) => event.type)).toEqual(['order.awaiting_reconciliation', 'order.cancelled']);
+    expect(events[0]?.reconciliationDeadline).not.toBeNull();
+    expect(events[1]).toMatchObject({ status: 'Cancelled', failureType: null });
+    expect((await stack.orders.status('hook-held')).webhooks).toEqual({
+      delivered: 2,
+      pending: 0,
+      failed: [],
+    });
   });
 
   it('completes the order when the receiver refuses, and shows the failed delivery in the status', async () => {
