@@ -1,7 +1,10 @@
 /** The webhook parts of the contract and configuration, without a server: URL rules, field errors, secrets. */
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { webhookSignature } from '../../src/activities/deliver-webhook';
-import { webhookConfigSchema } from '../../src/config';
+import { ConfigError, loadWorkerConfig, webhookConfigSchema } from '../../src/config';
 import { badgeOrderInputSchema, callbackUrlProblem, formatIssues } from '../../src/contract';
 
 const base = { orderRef: 'hook-1', vehicle: { plate: 'B' }, badge: { type: 'green' }, documents: [] };
@@ -52,6 +55,46 @@ describe('webhook settings', () => {
     const text = parsed.success ? '' : formatIssues(parsed.error).join('; ');
     expect(text).toBe('secrets.default: must be at least 16 characters');
     expect(text).not.toContain('short-secret');
+  });
+});
+
+describe('WEBHOOK_SECRETS_FILE', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-secrets-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const env = { BADGE_USERNAME: 'user', BADGE_PASSWORD: 'a-platform-password', PAYLOAD_ENCRYPTION: 'off' };
+
+  function fileWith(name: string, text: string): string {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  }
+
+  it('is read by the worker configuration, with WEBHOOK_ALLOW_HTTP_LOOPBACK', () => {
+    const file = fileWith(
+      'ok.json',
+      JSON.stringify({ 'api-key-7': 'x'.repeat(32), default: 'y'.repeat(32) }),
+    );
+    const config = loadWorkerConfig({
+      ...env,
+      WEBHOOK_SECRETS_FILE: file,
+      WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
+    });
+    expect(config.webhooks).toEqual({
+      secrets: { 'api-key-7': 'x'.repeat(32), default: 'y'.repeat(32) },
+      allowHttpLoopback: true,
+    });
+    expect(loadWorkerConfig(env).webhooks).toEqual({ secrets: {}, allowHttpLoopback: false });
+  });
+
+  it('refuses a file that is not JSON, or a short secret, naming the variable but never a secret', () => {
+    const broken = fileWith('broken.json', '{ "default": "zzzzzzzzzzzzzzzzzzzz"');
+    expect(() => loadWorkerConfig({ ...env, WEBHOOK_SECRETS_FILE: broken })).toThrow(
+      new ConfigError(`WEBHOOK_SECRETS_FILE: ${broken} is not valid JSON`),
+    );
+    const short = fileWith('short.json', JSON.stringify({ default: 'tiny-secret' }));
+    const refusal = (): unknown => loadWorkerConfig({ ...env, WEBHOOK_SECRETS_FILE: short });
+    expect(refusal).toThrow(/WEBHOOK_SECRETS_FILE\.default: must be at least 16 characters|secrets\.default/);
+    expect(refusal).not.toThrow(/tiny-secret/);
   });
 });
 
