@@ -234,6 +234,50 @@ export const tracingConfigSchema = z.object({
 /** Parsed trace export settings; `endpoint` undefined means off. */
 export type TracingConfig = z.infer<typeof tracingConfigSchema>;
 
+/** Shortest webhook secret accepted: an HMAC key guessable by brute force signs nothing. */
+const MIN_WEBHOOK_SECRET_LENGTH = 16;
+
+/**
+ * Webhook signing (docs/webhooks.md): one secret per API client (`clientId`) and a `default` one, from the JSON
+ * file `WEBHOOK_SECRETS_FILE` (`{ "<clientId>": "<secret>", "default": "<secret>" }`). Secrets stay in the
+ * worker: they never enter workflow history, logs or errors (messages name client ids only).
+ */
+export const webhookConfigSchema = z.object({
+  /** Secret by client id. @default none: orders with a `callbackUrl` get a failed delivery in their status */
+  secrets: z
+    .record(
+      z.string().min(1).max(64),
+      z
+        .string({ error: 'must be a string' })
+        .min(MIN_WEBHOOK_SECRET_LENGTH, `must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`),
+      { error: 'must be a JSON object of client id to secret' },
+    )
+    .default({}),
+  /** `WEBHOOK_ALLOW_HTTP_LOOPBACK`: deliver to `http://` URLs on this machine (tests, local receivers). @default false */
+  allowHttpLoopback: booleanFromEnv.default(false),
+});
+/** Parsed webhook settings. */
+export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
+
+/** The secrets file's JSON, read at start; its content never appears in a message. */
+function webhookSecretsFromEnv(env: Env): unknown {
+  const file = env.WEBHOOK_SECRETS_FILE;
+  if (file === undefined || file === '') return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `WEBHOOK_SECRETS_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ConfigError(`WEBHOOK_SECRETS_FILE: ${file} is not valid JSON`);
+  }
+}
+
 /** Everything the worker needs. */
 export const workerConfigSchema = z.object({
   temporal: temporalConfigSchema,
@@ -295,6 +339,9 @@ export const workerConfigSchema = z.object({
     exportTimeoutMs: 10_000,
     scheduleDelayMs: 5_000,
   }),
+
+  /** Webhook signing and delivery. */
+  webhooks: webhookConfigSchema.default({ secrets: {}, allowHttpLoopback: false }),
 });
 /** Parsed worker configuration. */
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
@@ -346,6 +393,9 @@ const ENV_NAMES: Record<string, string> = {
   'tracing.serviceName': 'OTEL_SERVICE_NAME',
   'tracing.exportTimeoutMs': 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
   'tracing.scheduleDelayMs': 'OTEL_BSP_SCHEDULE_DELAY',
+
+  'webhooks.secrets': 'WEBHOOK_SECRETS_FILE',
+  'webhooks.allowHttpLoopback': 'WEBHOOK_ALLOW_HTTP_LOOPBACK',
 };
 
 /** Our variable names of earlier releases, and the standard names that replace them. */
@@ -513,6 +563,11 @@ export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig>
       buildId: env.WORKER_BUILD_ID || undefined,
     },
     tracing: tracingFromEnv(env),
+
+    webhooks: {
+      secrets: webhookSecretsFromEnv(env),
+      allowHttpLoopback: env.WEBHOOK_ALLOW_HTTP_LOOPBACK || undefined,
+    },
   };
   return Object.freeze(parse(workerConfigSchema, raw, ENV_NAMES));
 }

@@ -213,6 +213,39 @@ function durationMsSchema(max: { readonly ms: number; readonly text: string }): 
     .max(max.ms, `must be at most ${max.ms} ms (${max.text})`);
 }
 
+/** Whether `hostname` (as `URL.hostname` gives it) is this machine: `localhost`, 127.0.0.0/8 or `::1`. */
+function isLoopbackHostname(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Why `url` cannot receive an order's webhooks, or null when it can: an absolute `https://` URL without
+ * credentials or fragment; `http://` only to this machine (127.0.0.0/8, `::1`, `localhost`) and only where
+ * `allowHttpLoopback` (the worker's `WEBHOOK_ALLOW_HTTP_LOOPBACK`). The input schema checks the shape with
+ * loopback allowed; an intake that knows the worker's setting checks again with it.
+ */
+export function callbackUrlProblem(
+  url: string,
+  options: { readonly allowHttpLoopback: boolean },
+): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (parsed.username !== '' || parsed.password !== '')
+    return 'must not contain credentials (user:password@)';
+  if (parsed.hash !== '') return 'must not contain a fragment (#…)';
+  if (parsed.protocol === 'https:') return null;
+  if (parsed.protocol !== 'http:') return 'must be an https:// URL';
+  if (!isLoopbackHostname(parsed.hostname)) return 'must be an https:// URL (http:// only to this machine)';
+  return options.allowHttpLoopback
+    ? null
+    : 'must be an https:// URL (http:// to this machine is switched off)';
+}
+
 /** Bounds of the retry and waiting windows: at least a second, at most 30 days. */
 const windowMsSchema = durationMsSchema({ ms: 30 * DAY_MS, text: '30 days' });
 /** A heartbeat timeout beyond an hour would leave a dead worker's upload unnoticed for that long. */
@@ -278,6 +311,26 @@ export const badgeOrderInputSchema = z
         .array(documentInputSchema, { error: 'must be an array' })
         .max(MAX_DOCUMENTS, `must hold at most ${MAX_DOCUMENTS} documents`),
       options: badgeOrderOptionsSchema.optional(),
+      /**
+       * Where the order's webhooks go (docs/webhooks.md): an `https://` URL, or `http://` to this machine when
+       * the worker allows it. No webhooks when absent.
+       */
+      callbackUrl: z
+        .string({ error: 'must be a string' })
+        .max(2048, 'must be at most 2048 characters')
+        .superRefine((url, ctx) => {
+          const problem = callbackUrlProblem(url, { allowHttpLoopback: true });
+          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+        })
+        .optional(),
+      /**
+       * The API client that placed the order (its API key id): picks the secret its webhooks are signed with.
+       * Set by the HTTP API; the `default` secret signs when absent.
+       */
+      clientId: z
+        .string({ error: 'must be a string' })
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'must be 1 to 64 letters, digits, ".", "_", ":" or "-"')
+        .optional(),
     },
     { error: 'must be an object' },
   )
@@ -299,6 +352,8 @@ export type BadgeOrderInput = z.input<typeof badgeOrderInputSchema>;
 export type ValidBadgeOrderInput = z.output<typeof badgeOrderInputSchema>;
 /** Tuning options of one order. */
 export type BadgeOrderOptions = z.infer<typeof badgeOrderOptionsSchema>;
+/** Every tuning option of one order, as resolved when it started (defaults filled in). */
+export type ResolvedBadgeOrderOptions = { readonly [K in keyof Required<BadgeOrderOptions>]: number };
 
 /** Thrown by {@link parseBadgeOrderInput}: the message names every invalid field. */
 export class InvalidOrderInputError extends Error {
@@ -415,6 +470,58 @@ export interface BadgeOrderStatusView {
   /** ISO time after which an order awaiting reconciliation ends as `Failed`. */
   readonly reconciliationDeadline: string | null;
   readonly failure: string | null;
+  /** Set when the order has a `callbackUrl`: how its webhook deliveries went. */
+  readonly webhooks?: WebhookDeliveriesView;
+  /**
+   * The options the order runs with, resolved once when it started: a later release's defaults do not change
+   * them. Absent only in answers of releases before 0.2.0.
+   */
+  readonly options?: ResolvedBadgeOrderOptions;
+}
+
+/** The transitions an order sends a webhook for (docs/webhooks.md), by the status it enters. */
+export const WEBHOOK_EVENT_TYPES = {
+  AwaitingRepair: 'order.awaiting_repair',
+  AwaitingReconciliation: 'order.awaiting_reconciliation',
+  Completed: 'order.completed',
+  Failed: 'order.failed',
+  Cancelled: 'order.cancelled',
+} as const satisfies Partial<Record<BadgeOrderStatusValue, string>>;
+/** The `type` of a webhook event. */
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[keyof typeof WEBHOOK_EVENT_TYPES];
+
+/**
+ * The JSON body of a webhook: what happened to the order, never personal data (no vehicle or badge data, no
+ * document paths) and no links. `id` is the same on every delivery of one event: receivers drop repeats by it.
+ */
+export interface WebhookEvent {
+  readonly id: string;
+  readonly type: WebhookEventType;
+  readonly orderRef: string;
+  /** ISO time of the transition (workflow time). */
+  readonly occurredAt: string;
+  readonly status: BadgeOrderStatusValue;
+  readonly orderId: number | null;
+  readonly documents: { readonly total: number; readonly uploaded: number; readonly failed: number };
+  /** The failure's code (e.g. `REPAIR_DEADLINE_PASSED`) for `order.failed`, else null. */
+  readonly failureType: string | null;
+  /** ISO deadlines while the order waits for repair or reconciliation, else null. */
+  readonly repairDeadline: string | null;
+  readonly reconciliationDeadline: string | null;
+}
+
+/** A webhook whose delivery finally failed (every retry used, or refused by the receiver). */
+export interface FailedWebhookDelivery {
+  readonly id: string;
+  readonly type: WebhookEventType;
+  readonly error: string;
+}
+
+/** Webhook deliveries of an order, in the `status` query. */
+export interface WebhookDeliveriesView {
+  readonly delivered: number;
+  readonly pending: number;
+  readonly failed: readonly FailedWebhookDelivery[];
 }
 
 /** Argument of the `replaceDocument` update. */

@@ -5,20 +5,25 @@
 import { authenticateActivity } from './authenticate';
 import { createOrderActivity } from './create-order';
 import type { ActivityDependencies } from './dependencies';
+import { deliverWebhookActivity, type WebhookDependencies } from './deliver-webhook';
 import { inspectDocumentActivity } from './inspect-document';
 import { lookUpStockActivity } from './look-up-stock';
+import { resolveOrderInputActivity } from './resolve-order-input';
 import { uploadDocumentActivity } from './upload-document';
 
 export type * from './types';
 export type { ActivityDependencies, PlatformBehaviour } from './dependencies';
+export type { DeliverWebhookInput, DeliverWebhookResult, WebhookDependencies } from './deliver-webhook';
 
 /** Creates the activity functions the worker registers. */
-export function createActivities(deps: ActivityDependencies) {
+export function createActivities(deps: ActivityDependencies & WebhookDependencies) {
   return {
     authenticate: authenticateActivity(deps),
     lookUpStock: lookUpStockActivity(deps),
     createOrder: createOrderActivity(deps),
     inspectDocument: inspectDocumentActivity(deps),
     uploadDocument: uploadDocumentActivity(deps),
+    resolveOrderInput: resolveOrderInputActivity(),
+    deliverWebhook: deliverWebhookActivity(deps),
   };
 }

@@ -150,6 +150,7 @@ export async function createBadgeOrderWorker(
             idempotencyKeys: config.platform.idempotencyKeys,
             uploadUnknownOutcome: config.platform.uploadUnknownOutcome,
           },
+          webhooks: config.webhooks,
         }),
         ...createReplayActivities({ client }),
       },

@@ -5,6 +5,7 @@
  */
 import {
   ApplicationFailure,
+  CancellationScope,
   ContinueAsNew,
   allHandlersFinished,
   condition,
@@ -13,6 +14,7 @@ import {
   log,
   patched,
   setCurrentDetails,
+  setHandler,
   setWorkflowOptions,
   upsertSearchAttributes,
   workflowInfo,
@@ -23,21 +25,29 @@ import {
   BadgeOrderStatus,
   badgeOrderInputSchema,
   formatIssues,
+  statusQuery,
   type BadgeOrderInput,
   type BadgeOrderResult,
   type BadgeOrderStatusValue,
   type ValidBadgeOrderInput,
 } from '../contract';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
-import { DEFAULT_ORDER_OPTIONS } from './activity-options';
-import { describeFailure } from './failures';
+import { describeFailure, failureType } from './failures';
 import { registerOrderHandlers } from './order-handlers';
+import {
+  startingView,
+  withDefaultOptions,
+  type ResolvedBadgeOrderInput,
+  type ResolvedOrderOptions,
+} from './order-input';
 import { OrderState, type OrderContinuation } from './order-state';
+import { PATCHES } from './patches';
 import { placeOrder } from './place-order';
-import { orderSteps, type OrderSteps } from './steps';
+import { inputResolver, orderSteps, type OrderSteps } from './steps';
 import { awaitRepair, uploadPendingDocuments } from './upload-documents';
+import { OrderWebhooks } from './webhooks';
 
-type OrderOptions = { readonly [K in keyof typeof DEFAULT_ORDER_OPTIONS]: number };
+type OrderOptions = ResolvedOrderOptions;
 
 /**
  * Orders started with this patch read from the platform (sign-in, stock lookup) with local activities, and
@@ -61,10 +71,20 @@ export async function badgeOrder(
   rawInput: BadgeOrderInput,
   continued?: OrderContinuation,
 ): Promise<BadgeOrderResult> {
-  const input = validateInput(rawInput);
-  const options: OrderOptions = { ...DEFAULT_ORDER_OPTIONS, ...input.options };
+  const input = await resolvedInput(rawInput, continued);
+  const options: OrderOptions = input.options;
   const steps = orderSteps(options);
-  const state = new OrderState(input, workflowInfo().workflowId, publishStatus, continued);
+  const webhooks = new OrderWebhooks(input, continued?.webhooks);
+  const state: OrderState = new OrderState(
+    input,
+    workflowInfo().workflowId,
+    (status) => {
+      publishStatus(status);
+      webhooks.statusChanged(status, state);
+    },
+    continued,
+  );
+  state.webhooksView = () => webhooks.view();
   registerOrderHandlers(state, steps, options);
   publishAtStart([
     { key: BadgeOrderRef, value: input.orderRef },
@@ -86,30 +106,77 @@ export async function badgeOrder(
           documentOwner: session.documentOwner,
           keysHonoured: session.keysHonoured,
           runs: (continued?.runs ?? 0) + 1,
+          webhooks: webhooks.continuation(),
         }),
-      rawInput,
+      beforeContinuing: () => webhooks.settled(),
+      input,
     });
-    return await finish(state, orderId);
+    const result = await finish(state, orderId);
+    await webhooks.settled();
+    return result;
   } catch (error) {
     // Continuing as new is not an end: it passes through untouched.
     if (error instanceof ContinueAsNew) throw error;
     // Whatever ends the run, operators must see it in the BadgeOrderStatus search attribute.
+    webhooks.failureType = failureType(error) ?? null;
     state.ended(isCancellation(error) ? 'Cancelled' : 'Failed', describeFailure(error));
     setCurrentDetails(`${state.status}: ${state.failure ?? ''}`);
+    // The last event is delivered before the run ends; its failure is the receiver's, never the order's.
+    await webhooks.settled();
     throw error;
   }
 }
 
-/** Validates the input inside the workflow too: a caller may start it without our starter. */
+/**
+ * The order's input, validated (a caller may start the workflow without our starter) and with its options
+ * resolved — once: a new order asks the `resolveOrderInput` local activity, whose answer history records, so
+ * replay on a later release neither parses the input with that release's schema nor takes its defaults. A run
+ * continued by such a run gets the resolved input as its own input.
+ */
+async function resolvedInput(
+  rawInput: BadgeOrderInput,
+  continued: OrderContinuation | undefined,
+): Promise<ResolvedBadgeOrderInput> {
+  if (continued?.inputResolved === true) return rawInput as ResolvedBadgeOrderInput;
+  if (patched(PATCHES.resolvedInputRecorded)) {
+    // The status query answers from the first moment; the order's handlers replace this one.
+    setHandler(statusQuery, () => startingView(rawInput));
+    try {
+      // Not cancellable (it takes a moment): a cancellation takes effect at the first step, which records it.
+      return await CancellationScope.nonCancellable(() =>
+        inputResolver.resolveOrderInput({ input: rawInput }),
+      );
+    } catch (error) {
+      if (failureType(error) !== SERVICE_FAILURE_TYPES.invalidInput) throw error;
+      throw invalidInput(describeInvalidInput(error));
+    }
+  }
+  // Orders started before 0.2.0 (and runs they continued): as they ran then, parsed in workflow code.
+  const valid = validateInput(rawInput);
+  return { ...valid, options: withDefaultOptions(valid.options) };
+}
+
+/** The message of the activity's INVALID_INPUT failure (it names every field). */
+function describeInvalidInput(error: unknown): string {
+  let current: unknown = error;
+  while (current instanceof Error) {
+    if (current instanceof ApplicationFailure) return current.message;
+    current = current.cause;
+  }
+  return String(error);
+}
+
+/** The order ends at once as Failed with INVALID_INPUT: a clean failure, never a failing workflow task. */
+function invalidInput(message: string): ApplicationFailure {
+  upsertSearchAttributes([{ key: BadgeOrderStatus, value: 'Failed' }]);
+  return ApplicationFailure.create({ type: SERVICE_FAILURE_TYPES.invalidInput, message, nonRetryable: true });
+}
+
+/** Validates the input in workflow code: the path of orders started before the input was recorded. */
 function validateInput(input: BadgeOrderInput): ValidBadgeOrderInput {
   const parsed = badgeOrderInputSchema.safeParse(input);
   if (parsed.success) return parsed.data;
-  upsertSearchAttributes([{ key: BadgeOrderStatus, value: 'Failed' }]);
-  throw ApplicationFailure.create({
-    type: SERVICE_FAILURE_TYPES.invalidInput,
-    message: `Invalid badge order input: ${formatIssues(parsed.error).join('; ')}`,
-    nonRetryable: true,
-  });
+  throw invalidInput(`Invalid badge order input: ${formatIssues(parsed.error).join('; ')}`);
 }
 
 /** Publishes the run's search attributes, unless the start (our starter, continue-as-new) set them already. */
@@ -199,7 +266,10 @@ async function uploadUntilAllStored(
     repairWindowMs: number;
     historyBudgetEvents: number;
     continueWith: () => OrderContinuation;
-    rawInput: BadgeOrderInput;
+    /** Waits for what must end before the run continues as new (webhook deliveries). */
+    beforeContinuing: () => Promise<void>;
+    /** The resolved input, which the next run takes as it is. */
+    input: ResolvedBadgeOrderInput;
   },
 ): Promise<void> {
   for (;;) {
@@ -210,11 +280,12 @@ async function uploadUntilAllStored(
     if (state.documents.allUploaded()) return;
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength >= settings.historyBudgetEvents) {
+      await settings.beforeContinuing();
       await condition(allHandlersFinished);
       // A handler may have queued documents meanwhile: upload them in this run.
       if (state.documents.hasPending()) continue;
       log.info('continuing as new while awaiting repair', { historyLength: info.historyLength });
-      await continueAsNew<typeof badgeOrder>(settings.rawInput, settings.continueWith());
+      await continueAsNew<typeof badgeOrder>(settings.input, settings.continueWith());
     }
     await awaitRepair(state, settings.repairWindowMs);
   }

@@ -9,9 +9,11 @@ import type {
   BadgeOrderStatusView,
   ReconcileOrderInput,
   ReconciliationView,
-  ValidBadgeOrderInput,
+  WebhookDeliveriesView,
 } from '../contract';
 import { DocumentTracker, type TrackedDocument } from './document-tracker';
+import type { ResolvedBadgeOrderInput } from './order-input';
+import type { WebhookContinuation } from './webhooks';
 
 /**
  * What a run hands to the next when it continues as new: everything the order has learnt, so the next run
@@ -27,6 +29,13 @@ export interface OrderContinuation {
   readonly documents: readonly TrackedDocument[];
   /** How many runs came before this one. */
   readonly runs: number;
+  /**
+   * The run's input is the order's resolved input (options filled in), to be taken as it is. Absent in
+   * continuations written before 0.2.0, whose input is parsed again.
+   */
+  readonly inputResolved?: boolean;
+  /** The order's webhooks so far; absent before 0.2.0 and for orders without `callbackUrl`. */
+  readonly webhooks?: WebhookContinuation;
 }
 
 /** Called whenever the `BadgeOrderStatus` value changes, so the workflow can publish it. */
@@ -51,9 +60,11 @@ export class OrderState {
   readonly documents: DocumentTracker;
   private searchStatus: BadgeOrderStatusValue = 'Running';
   private reconciliation: Reconciliation | null = null;
+  /** The webhook deliveries for the status view, when the order has a `callbackUrl`. */
+  webhooksView: () => WebhookDeliveriesView | null = () => null;
 
   constructor(
-    readonly input: ValidBadgeOrderInput,
+    readonly input: ResolvedBadgeOrderInput,
     workflowId: string,
     private readonly onStatus: StatusListener,
     continued?: OrderContinuation,
@@ -73,6 +84,7 @@ export class OrderState {
     documentOwner: string | number;
     keysHonoured: boolean;
     runs: number;
+    webhooks?: WebhookContinuation;
   }): OrderContinuation {
     if (this.orderId === null) throw new Error('an order continues as new only once it exists');
     return {
@@ -82,6 +94,7 @@ export class OrderState {
       repairDeadline: this.repairDeadline,
       documents: this.documents.snapshot(),
       ...session,
+      inputResolved: true,
     };
   }
 
@@ -162,6 +175,7 @@ export class OrderState {
 
   /** Answer of the `status` query. */
   view(): BadgeOrderStatusView {
+    const webhooks = this.webhooksView();
     return {
       orderRef: this.input.orderRef,
       phase: this.phase,
@@ -174,6 +188,8 @@ export class OrderState {
       reconciliation: this.reconciliation?.view ?? null,
       reconciliationDeadline: isoOrNull(this.reconciliation?.deadline ?? null),
       failure: this.failure,
+      options: this.input.options,
+      ...(webhooks === null ? {} : { webhooks }),
     };
   }
 }

@@ -36,6 +36,17 @@ export interface OrderSteps {
   readonly inspector: BadgeOrderActivities;
 }
 
+/**
+ * Validating and resolving the order's input when it starts: a local activity, so its answer is recorded in
+ * history and replay never parses the input again with a later release's schema or defaults.
+ */
+export const inputResolver = proxyLocalActivities<BadgeOrderActivities>({
+  startToCloseTimeout: '10 seconds',
+  // Only an unexpected error is retried: an invalid input fails the activity for good (INVALID_INPUT).
+  retry: { maximumAttempts: 3 },
+  summary: 'Validate the order input and resolve its options',
+});
+
 /** Builds the activity proxies of one order. */
 export function orderSteps(settings: StepSettings): OrderSteps {
   const platform = platformCallOptions(settings.platformRetryWindowMs);

@@ -259,8 +259,7 @@ describe('badge orders on a Temporal cluster', () => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runOps(['--json', 'list', '--status', 'AwaitingRepair', '--open'], {
-      client: client(),
-      taskQueue: stack().taskQueue,
+      temporal: () => ({ client: client(), taskQueue: stack().taskQueue }),
       out: (text) => out.push(text),
       err: (text) => err.push(text),
       platformClient: (baseUrl) =>

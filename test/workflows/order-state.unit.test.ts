@@ -1,10 +1,11 @@
 /** The order's state and its rules, without a server: statuses, fallbacks, reconciliation, the status view. */
-import { parseBadgeOrderInput, type BadgeOrderStatusValue } from '../../src/contract';
+import type { BadgeOrderStatusValue } from '../../src/contract';
+import { resolveBadgeOrderInput, startingView } from '../../src/workflows/order-input';
 import { OrderState } from '../../src/workflows/order-state';
 
 function newState(overrides: Record<string, unknown> = {}) {
   const published: BadgeOrderStatusValue[] = [];
-  const input = parseBadgeOrderInput({
+  const input = resolveBadgeOrderInput({
     orderRef: 'ref-1',
     stockId: 1001,
     vehicle: { plate: 'B-AB 123' },
@@ -95,5 +96,21 @@ describe('OrderState', () => {
     cancelled.state.ended('Cancelled', 'cancelled');
     expect(cancelled.state.view()).toMatchObject({ phase: 'cancelled', searchStatus: 'Cancelled' });
     expect(cancelled.published).toEqual(['Cancelled']);
+  });
+});
+
+describe('startingView', () => {
+  it('shows what an unvalidated input names, and never throws on a malformed one', () => {
+    expect(
+      startingView({ orderRef: 'ref-9', documents: [{ path: 'a.pdf' }, { path: 3 }, null] }),
+    ).toMatchObject({
+      orderRef: 'ref-9',
+      phase: 'authenticating',
+      searchStatus: 'Running',
+      documents: [{ path: 'a.pdf', status: 'pending', attempts: 0, sourcePath: 'a.pdf' }],
+    });
+    for (const input of [null, 42, 'text', { documents: 'none' }, []]) {
+      expect(startingView(input)).toMatchObject({ orderRef: '', documents: [] });
+    }
   });
 });

@@ -1,0 +1,74 @@
+/**
+ * An order's input as the workflow uses it: validated, with every option resolved to a number. Resolved once,
+ * when the order starts, and then carried: in history (the local activity's marker), through continue-as-new
+ * and in the `status` query. A later release that tightens the schema or changes a default therefore never
+ * changes an order already running — replay takes the resolved input from history, not from today's code.
+ */
+import {
+  parseBadgeOrderInput,
+  type BadgeOrderOptions,
+  type BadgeOrderStatusView,
+  type DocumentState,
+  type ResolvedBadgeOrderOptions,
+  type ValidBadgeOrderInput,
+} from '../contract';
+import { DEFAULT_ORDER_OPTIONS } from './activity-options';
+
+/** Every tuning option of an order, defaults filled in. */
+export type ResolvedOrderOptions = ResolvedBadgeOrderOptions;
+
+/** A validated order input whose options are all resolved. */
+export type ResolvedBadgeOrderInput = ValidBadgeOrderInput & { readonly options: ResolvedOrderOptions };
+
+/** The options of `input` with today's defaults for those it leaves out. */
+export function withDefaultOptions(options: BadgeOrderOptions | undefined): ResolvedOrderOptions {
+  return { ...DEFAULT_ORDER_OPTIONS, ...options };
+}
+
+/**
+ * Validates an order input and resolves its options; throws `InvalidOrderInputError` naming each invalid
+ * field. Run by the `resolveOrderInput` local activity when an order starts, never again on replay.
+ */
+export function resolveBadgeOrderInput(input: unknown): ResolvedBadgeOrderInput {
+  const valid = parseBadgeOrderInput(input);
+  return { ...valid, options: withDefaultOptions(valid.options) };
+}
+
+/**
+ * The `status` answer while a new order's input is being resolved (a moment, before the first step): what
+ * the raw input shows, read defensively, because it is not validated yet.
+ */
+export function startingView(input: unknown): BadgeOrderStatusView {
+  const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  const listed: readonly unknown[] = Array.isArray(fields.documents) ? fields.documents : [];
+  const documents = listed.flatMap((document): DocumentState[] => {
+    const path: unknown =
+      typeof document === 'object' && document !== null ? (document as { path?: unknown }).path : undefined;
+    if (typeof path !== 'string') return [];
+    return [
+      {
+        path,
+        status: 'pending',
+        attempts: 0,
+        lastError: null,
+        documentId: null,
+        links: null,
+        possibleDuplicate: false,
+        sourcePath: path,
+      },
+    ];
+  });
+  return {
+    orderRef: typeof fields.orderRef === 'string' ? fields.orderRef : '',
+    phase: 'authenticating',
+    searchStatus: 'Running',
+    orderId: null,
+    stockFallback: false,
+    stockFallbackReason: null,
+    documents,
+    repairDeadline: null,
+    reconciliation: null,
+    reconciliationDeadline: null,
+    failure: null,
+  };
+}

@@ -1,0 +1,230 @@
+/**
+ * Webhooks against a real receiver (HTTP on port 0) that checks every signature and the replay window, keeps
+ * each event once by its id, and answers the first delivery of every event with a 500 after taking it, so each
+ * event is delivered again with the same id. Real dev server, real sandbox, a worker with webhook secrets.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import type { WorkflowFailedError } from '@temporalio/client';
+import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
+import type { BadgeOrderInput, WebhookEvent } from '../../src/contract';
+import { createBadgeOrderWorker } from '../../src/worker/create-worker';
+import { useTestStack } from '../helpers/stack';
+import { waitFor } from '../helpers/wait';
+
+const SECRETS = { 'client-a': 'client-a-secret-0123456789', default: 'default-secret-0123456789' };
+const REPLAY_WINDOW_S = 300;
+const ALL_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
+
+/** One delivery as the receiver saw it. */
+interface Delivery {
+  readonly path: string;
+  readonly id: string;
+  readonly validFor: string | null;
+  readonly event: WebhookEvent;
+}
+
+/** The receiver's check, as docs/webhooks.md tells receivers to do it: which secret signed, or null. */
+function signedBy(request: IncomingMessage, body: string): string | null {
+  const timestamp = Number(request.headers[WEBHOOK_HEADERS.timestamp]);
+  if (!Number.isInteger(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > REPLAY_WINDOW_S) return null;
+  const given = Buffer.from(String(request.headers[WEBHOOK_HEADERS.signature] ?? ''));
+  for (const [client, secret] of Object.entries(SECRETS)) {
+    const expected = Buffer.from(
+      `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`,
+    );
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return client;
+  }
+  return null;
+}
+
+describe('badgeOrder webhooks', () => {
+  const stack = useTestStack();
+  const deliveries: Delivery[] = [];
+  /** Events kept once by id, in arrival order: what a receiver that drops repeats holds. */
+  const kept = new Map<string, WebhookEvent>();
+  let receiver: Server;
+  let baseUrl: string;
+  let stopWorker: () => Promise<void>;
+
+  beforeAll(async () => {
+    receiver = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const path = request.url ?? '';
+        if (path.startsWith('/refuse')) {
+          response.writeHead(400).end();
+          return;
+        }
+        const event = JSON.parse(body) as WebhookEvent;
+        const id = String(request.headers[WEBHOOK_HEADERS.id]);
+        const validFor = signedBy(request, body);
+        deliveries.push({ path, id, validFor, event });
+        const seenBefore = kept.has(id);
+        if (validFor !== null && !seenBefore) kept.set(id, event);
+        // Taken, but answered as failed the first time: the same event comes again.
+        response.writeHead(seenBefore ? 204 : 500).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+
+    const { worker, connection, client } = await createBadgeOrderWorker(
+      { ...stack.workerConfig, webhooks: { secrets: SECRETS, allowHttpLoopback: true } },
+      pino({ level: 'silent' }),
+      { workflowBundle: stack.local.workflowBundle.bundle },
+    );
+    const running = worker.run();
+    stopWorker = async () => {
+      worker.shutdown();
+      await running;
+      await client.connection.close();
+      await connection.close();
+    };
+  });
+
+  afterAll(async () => {
+    await stopWorker();
+    await new Promise((resolve) => receiver.close(resolve));
+  });
+
+  afterEach(async () => {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ALL_TYPES });
+    await stack.sandbox.control.setFaults({});
+  });
+
+  function order(
+    orderRef: string,
+    files: readonly string[],
+    fields: Partial<BadgeOrderInput>,
+  ): BadgeOrderInput {
+    return {
+      orderRef,
+      vehicle: { licensePlate: 'W-EB 1', owner: 'Erika Mustermann' },
+      badge: { type: 'green' },
+      documents: files.map((name) => ({
+        path: stack.writeDocument(`${orderRef}/${name}`, `bytes of ${name}`),
+      })),
+      ...fields,
+    };
+  }
+
+  it('announces AwaitingRepair and Completed once each, signed with the client secret, redelivered under the same id', async () => {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
+    const started = await stack.orders.startOrder(
+      order('hook-repair', ['form.pdf', 'photo.jpg'], {
+        callbackUrl: `${baseUrl}/hooks/orders?tenant=7`,
+        clientId: 'client-a',
+      }),
+    );
+    await waitFor(
+      () => stack.orders.status('hook-repair'),
+      (status) => status.webhooks?.delivered === 1,
+      { what: 'the AwaitingRepair webhook' },
+    );
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ALL_TYPES });
+    await stack.orders.retryUploads('hook-repair');
+    const result = await started.handle.result();
+
+    const mine = deliveries.filter((delivery) => delivery.event.orderRef === 'hook-repair');
+    expect(mine.every((delivery) => delivery.validFor === 'client-a')).toBe(true);
+    expect(mine.every((delivery) => delivery.path === '/hooks/orders?tenant=7')).toBe(true);
+    const events = [...kept.values()].filter((event) => event.orderRef === 'hook-repair');
+    expect(events.map((event) => event.type)).toEqual(['order.awaiting_repair', 'order.completed']);
+    // Each event came twice (the first answer was a 500), both times under its one id.
+    for (const event of events) {
+      expect(mine.filter((delivery) => delivery.id === event.id)).toHaveLength(2);
+      expect(mine.filter((delivery) => delivery.id === event.id).map((d) => d.event)).toEqual([event, event]);
+    }
+    expect(new Set(events.map((event) => event.id)).size).toBe(2);
+    expect(events[0]).toMatchObject({
+      status: 'AwaitingRepair',
+      orderId: result.orderId,
+      documents: { total: 2, uploaded: 1, failed: 1 },
+      failureType: null,
+    });
+    expect(events[0]?.repairDeadline).not.toBeNull();
+    expect(events[1]).toMatchObject({
+      status: 'Completed',
+      orderId: result.orderId,
+      documents: { total: 2, uploaded: 2, failed: 0 },
+    });
+    // No personal data, no paths, no links.
+    const text = JSON.stringify(events);
+    for (const secretive of ['Erika', 'W-EB', 'photo.jpg', 'form.pdf', 'http', 'links']) {
+      expect(text).not.toContain(secretive);
+    }
+    const status = await stack.orders.status('hook-repair');
+    expect(status.webhooks).toEqual({ delivered: 2, pending: 0, failed: [] });
+  });
+
+  it('signs with the default secret without clientId, and announces Failed with its code', async () => {
+    const started = await stack.orders.startOrder(
+      order('hook-failed', ['note.gif'], {
+        callbackUrl: `${baseUrl}/hooks/failed`,
+        options: { repairWindowMs: 1_000 },
+      }),
+    );
+    const error = await started.handle.result().then(
+      () => undefined,
+      (failure: unknown) => failure as WorkflowFailedError,
+    );
+    expect(error?.cause?.message).toMatch(/Repair deadline passed/);
+    // Sent in the background, the two may arrive in either order: the id's number orders them.
+    const events = [...kept.values()]
+      .filter((event) => event.orderRef === 'hook-failed')
+      .sort((a, b) => Number(a.id.split('_').at(-1)) - Number(b.id.split('_').at(-1)));
+    expect(events.map((event) => [event.type, event.failureType])).toEqual([
+      ['order.awaiting_repair', null],
+      ['order.failed', 'REPAIR_DEADLINE_PASSED'],
+    ]);
+    const mine = deliveries.filter((delivery) => delivery.event.orderRef === 'hook-failed');
+    expect(mine.every((delivery) => delivery.validFor === 'default')).toBe(true);
+  });
+
+  it('announces AwaitingReconciliation, then Cancelled when the held order is cancelled', async () => {
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
+    const started = await stack.orders.startOrder(
+      order('hook-held', ['form.pdf'], { callbackUrl: `${baseUrl}/hooks/held`, clientId: 'client-a' }),
+    );
+    await waitFor(
+      () => stack.orders.status('hook-held'),
+      (status) => status.webhooks?.delivered === 1,
+      { what: 'the AwaitingReconciliation webhook' },
+    );
+    await started.handle.cancel();
+    await started.handle.result().catch(() => undefined);
+    const events = [...kept.values()].filter((event) => event.orderRef === 'hook-held');
+    expect(events.map((event) => event.type)).toEqual(['order.awaiting_reconciliation', 'order.cancelled']);
+    expect(events[0]?.reconciliationDeadline).not.toBeNull();
+    expect(events[1]).toMatchObject({ status: 'Cancelled', failureType: null });
+    expect((await stack.orders.status('hook-held')).webhooks).toEqual({
+      delivered: 2,
+      pending: 0,
+      failed: [],
+    });
+  });
+
+  it('completes the order when the receiver refuses, and shows the failed delivery in the status', async () => {
+    const started = await stack.orders.startOrder(
+      order('hook-refused', ['form.pdf'], { callbackUrl: `${baseUrl}/refuse/hooks`, clientId: 'client-a' }),
+    );
+    const result = await started.handle.result();
+    expect(result.documents).toHaveLength(1);
+    const status = await stack.orders.status('hook-refused');
+    expect(status.searchStatus).toBe('Completed');
+    expect(status.webhooks?.delivered).toBe(0);
+    expect(status.webhooks?.failed).toEqual([
+      {
+        id: expect.stringMatching(/^evt_/) as string,
+        type: 'order.completed',
+        error: expect.stringMatching(/WEBHOOK_REFUSED.*answered 400/) as string,
+      },
+    ]);
+    expect(status.webhooks?.failed[0]?.error).not.toContain('/refuse');
+  });
+});

@@ -1,0 +1,108 @@
+/** The webhook parts of the contract and configuration, without a server: URL rules, field errors, secrets. */
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { webhookSignature } from '../../src/activities/deliver-webhook';
+import { ConfigError, loadWorkerConfig, webhookConfigSchema } from '../../src/config';
+import { badgeOrderInputSchema, callbackUrlProblem, formatIssues } from '../../src/contract';
+
+const base = { orderRef: 'hook-1', vehicle: { plate: 'B' }, badge: { type: 'green' }, documents: [] };
+
+function issues(fields: Record<string, unknown>): string[] {
+  const parsed = badgeOrderInputSchema.safeParse({ ...base, ...fields });
+  return parsed.success ? [] : formatIssues(parsed.error);
+}
+
+describe('callbackUrl', () => {
+  it.each([
+    ['https://hooks.example/orders?tenant=7', true, null],
+    ['http://127.0.0.1:8080/hooks', true, null],
+    ['http://[::1]/hooks', true, null],
+    ['http://localhost/hooks', false, 'must be an https:// URL (http:// to this machine is switched off)'],
+    ['http://hooks.example/orders', true, 'must be an https:// URL (http:// only to this machine)'],
+    ['ftp://hooks.example/orders', true, 'must be an https:// URL'],
+    ['https://user:pw@hooks.example/', true, 'must not contain credentials (user:password@)'],
+    ['https://hooks.example/#top', true, 'must not contain a fragment (#…)'],
+    ['/relative/path', true, 'must be an absolute URL'],
+  ])('%s (http to loopback allowed: %s) → %s', (url, allowHttpLoopback, problem) => {
+    expect(callbackUrlProblem(url, { allowHttpLoopback })).toBe(problem);
+  });
+
+  it('names the field in the input errors', () => {
+    expect(issues({ callbackUrl: 'http://hooks.example/' })).toEqual([
+      'callbackUrl: must be an https:// URL (http:// only to this machine)',
+    ]);
+    expect(issues({ callbackUrl: 42 })).toEqual(['callbackUrl: must be a string']);
+    expect(issues({ callbackUrl: `https://hooks.example/${'a'.repeat(2048)}` })).toEqual([
+      'callbackUrl: must be at most 2048 characters',
+    ]);
+    expect(issues({ callbackUrl: 'https://hooks.example/', clientId: 'api-key-7' })).toEqual([]);
+    expect(issues({ clientId: 'no spaces allowed' })).toEqual([
+      'clientId: must be 1 to 64 letters, digits, ".", "_", ":" or "-"',
+    ]);
+  });
+});
+
+describe('webhook settings', () => {
+  it('defaults to no secrets and no http', () => {
+    expect(webhookConfigSchema.parse({})).toEqual({ secrets: {}, allowHttpLoopback: false });
+  });
+
+  it('refuses a short secret without showing it', () => {
+    const parsed = webhookConfigSchema.safeParse({ secrets: { default: 'short-secret' } });
+    expect(parsed.success).toBe(false);
+    const text = parsed.success ? '' : formatIssues(parsed.error).join('; ');
+    expect(text).toBe('secrets.default: must be at least 16 characters');
+    expect(text).not.toContain('short-secret');
+  });
+});
+
+describe('WEBHOOK_SECRETS_FILE', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-secrets-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const env = { BADGE_USERNAME: 'user', BADGE_PASSWORD: 'a-platform-password', PAYLOAD_ENCRYPTION: 'off' };
+
+  function fileWith(name: string, text: string): string {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  }
+
+  it('is read by the worker configuration, with WEBHOOK_ALLOW_HTTP_LOOPBACK', () => {
+    const file = fileWith(
+      'ok.json',
+      JSON.stringify({ 'api-key-7': 'x'.repeat(32), default: 'y'.repeat(32) }),
+    );
+    const config = loadWorkerConfig({
+      ...env,
+      WEBHOOK_SECRETS_FILE: file,
+      WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
+    });
+    expect(config.webhooks).toEqual({
+      secrets: { 'api-key-7': 'x'.repeat(32), default: 'y'.repeat(32) },
+      allowHttpLoopback: true,
+    });
+    expect(loadWorkerConfig(env).webhooks).toEqual({ secrets: {}, allowHttpLoopback: false });
+  });
+
+  it('refuses a file that is not JSON, or a short secret, naming the variable but never a secret', () => {
+    const broken = fileWith('broken.json', '{ "default": "zzzzzzzzzzzzzzzzzzzz"');
+    expect(() => loadWorkerConfig({ ...env, WEBHOOK_SECRETS_FILE: broken })).toThrow(
+      new ConfigError(`WEBHOOK_SECRETS_FILE: ${broken} is not valid JSON`),
+    );
+    const short = fileWith('short.json', JSON.stringify({ default: 'tiny-secret' }));
+    const refusal = (): unknown => loadWorkerConfig({ ...env, WEBHOOK_SECRETS_FILE: short });
+    expect(refusal).toThrow(/WEBHOOK_SECRETS_FILE\.default: must be at least 16 characters|secrets\.default/);
+    expect(refusal).not.toThrow(/tiny-secret/);
+  });
+});
+
+describe('webhookSignature', () => {
+  it('is v1= and the hex HMAC-SHA256 of "<timestamp>.<body>"', () => {
+    const body = '{"id":"evt_1"}';
+    expect(webhookSignature('a-secret-of-16-chars', 1_700_000_000, body)).toBe(
+      `v1=${createHmac('sha256', 'a-secret-of-16-chars').update(`1700000000.${body}`).digest('hex')}`,
+    );
+  });
+});
