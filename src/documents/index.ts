@@ -20,6 +20,11 @@ export {
   InvalidDocumentError,
   type DocumentRefusal,
 } from './errors';
+export {
+  DEFAULT_LOCAL_STORE_FOLDER,
+  documentStoreFromConfig,
+  type DocumentStoreContext,
+} from './from-config';
 export { createLocalDocumentStore, type LocalDocumentStoreOptions } from './local-store';
 export { createS3DocumentStore, type S3Credentials, type S3DocumentStoreOptions } from './s3-store';
 export {

@@ -136,6 +136,12 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
     kind: 'local',
     async check() {
       try {
+        // Existing folders are enough: a worker only reads, possibly from a read-only mount.
+        const [incomingInfo, objectsInfo] = await Promise.all([
+          stat(incoming).catch(() => null),
+          stat(objects).catch(() => null),
+        ]);
+        if (incomingInfo?.isDirectory() && objectsInfo?.isDirectory()) return;
         await mkdir(incoming, { recursive: true });
         await mkdir(objects, { recursive: true });
       } catch (error) {

@@ -37,9 +37,9 @@ afterAll(() => cleanups.run());
 interface StoreUnderTest {
   readonly store: DocumentStore;
   /** Every stored key, relative to the store's root or prefix. */
-  keys(): Promise<string[]>;
+  readonly keys: () => Promise<string[]>;
   /** Overwrites the stored bytes of a reference, as someone with access to the storage could. */
-  overwrite(ref: string, bytes: Buffer): Promise<void>;
+  readonly overwrite: (ref: string, bytes: Buffer) => Promise<void>;
 }
 
 let storeCount = 0;
@@ -64,7 +64,7 @@ function localStore(): StoreUnderTest {
   return {
     store,
     keys: () => Promise.resolve(walk(root).filter((key) => !key.endsWith('.json'))),
-    overwrite(ref, bytes) {
+    overwrite: (ref, bytes) => {
       writeFileSync(join(root, 'sha256', ref.slice('sha256:'.length)), bytes);
       return Promise.resolve();
     },
@@ -85,11 +85,11 @@ function s3Store(): StoreUnderTest {
   });
   return {
     store,
-    async keys() {
+    keys: async () => {
       const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));
       return (listed.Contents ?? []).map((object) => (object.Key ?? '').slice(prefix.length));
     },
-    async overwrite(ref, bytes) {
+    overwrite: async (ref, bytes) => {
       await s3.client.send(
         new PutObjectCommand({
           Bucket: s3.bucket,
@@ -263,9 +263,9 @@ describe.each([
       await overwrite(stored.ref, Buffer.concat([bytes, Buffer.from('x')]));
       const outcome = await consume(document.openStream());
       expect(outcome.ended).toBe(false);
-      expect(outcome.error).toMatchObject({
-        code: expect.stringMatching(/^(INVALID_DOCUMENT|DOCUMENT_UNAVAILABLE)$/),
-      });
+      expect(['INVALID_DOCUMENT', 'DOCUMENT_UNAVAILABLE']).toContain(
+        (outcome.error as { code?: string }).code,
+      );
       expect(outcome.received).toBeLessThan(bytes.length + 1);
     });
     // Opened again, the new size is refused for good.
