@@ -1,5 +1,6 @@
 /** The order contract's two ways of naming a document: `path` or `ref`, exactly one. */
-import { InvalidOrderInputError, parseBadgeOrderInput, replaceDocumentInputSchema } from '../../src/contract';
+import type { InvalidOrderInputError } from '../../src/contract';
+import { parseBadgeOrderInput, replaceDocumentInputSchema } from '../../src/contract';
 
 const ref = `sha256:${'ab'.repeat(32)}`;
 const order = (documents: unknown[]): unknown => ({
