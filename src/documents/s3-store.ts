@@ -249,6 +249,8 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
       try {
         await upload.done();
       } catch (error) {
+        // Stop reading the body: the caller (the API) answers and closes the connection.
+        hashing.destroy();
         await deleteQuietly(temporary);
         // The body's own failure (over the limit, a client that went away) says more than the SDK's.
         if (bodyError !== undefined) throw bodyError;
