@@ -278,6 +278,140 @@ function webhookSecretsFromEnv(env: Env): unknown {
   }
 }
 
+/** Why an S3 endpoint may not be used, or undefined when it may. */
+function s3EndpointReason(endpoint: string, allowInsecureHttp: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return 'must be a URL';
+  }
+  if (url.username !== '' || url.password !== '') {
+    return 'must not contain credentials: use DOCUMENT_STORE_S3_ACCESS_KEY_ID and DOCUMENT_STORE_S3_SECRET_ACCESS_KEY';
+  }
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol !== 'http:') return 'must be an http:// or https:// URL';
+  if (allowInsecureHttp || isLoopbackHost(url.hostname)) return undefined;
+  return `sends documents in clear over http:// to ${url.hostname}: use https://, or set DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP=true`;
+}
+
+const s3DocumentStoreConfigSchema = z
+  .object({
+    kind: z.literal('s3'),
+    /** `DOCUMENT_STORE_S3_BUCKET`: the bucket (it must exist; the worker checks at start-up). */
+    bucket: z
+      .string({ error: 'is required with DOCUMENT_STORE=s3' })
+      .min(3, 'must be a bucket name (3 to 63 characters)')
+      .max(63, 'must be a bucket name (3 to 63 characters)'),
+    /** `DOCUMENT_STORE_S3_PREFIX`: prefix of every key, e.g. `badge-orders/`. @default none */
+    prefix: z.string().max(512).optional(),
+    /** `DOCUMENT_STORE_S3_ENDPOINT`: an S3-compatible server's URL. @default AWS */
+    endpoint: z.string().optional(),
+    /** `DOCUMENT_STORE_S3_REGION`. @default the SDK's (`AWS_REGION`, shared config); `us-east-1` with an endpoint */
+    region: z.string().min(1).optional(),
+    /** `DOCUMENT_STORE_S3_FORCE_PATH_STYLE`. @default true with an endpoint, else false */
+    forcePathStyle: booleanFromEnv.optional(),
+    /** `DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP`: an http:// endpoint off loopback. @default false */
+    allowInsecureHttp: booleanFromEnv.default(false),
+    /**
+     * `DOCUMENT_STORE_S3_ACCESS_KEY_ID` and `DOCUMENT_STORE_S3_SECRET_ACCESS_KEY` (and `…_SESSION_TOKEN`), each
+     * also as `*_FILE`. @default the SDK's standard chain: `AWS_ACCESS_KEY_ID`…, shared files, roles
+     */
+    credentials: z
+      .object({
+        accessKeyId: z.string().min(1).optional(),
+        secretAccessKey: z.string().min(1).optional(),
+        sessionToken: z.string().min(1).optional(),
+      })
+      .optional(),
+  })
+  .superRefine((store, context) => {
+    if (store.endpoint !== undefined) {
+      const reason = s3EndpointReason(store.endpoint, store.allowInsecureHttp);
+      if (reason !== undefined) context.addIssue({ code: 'custom', path: ['endpoint'], message: reason });
+    }
+    const { accessKeyId, secretAccessKey } = store.credentials ?? {};
+    if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['credentials', accessKeyId === undefined ? 'accessKeyId' : 'secretAccessKey'],
+        message: 'is required when the other half of the key is set',
+      });
+    }
+  });
+
+/**
+ * Where documents named by reference are kept (docs/documents.md): `DOCUMENT_STORE=local` (the default; a
+ * folder, `DOCUMENT_STORE_LOCAL_ROOT`, by default `.document-store` under DOCUMENTS_ROOT) or `s3`.
+ */
+export const documentStoreConfigSchema = z
+  .discriminatedUnion(
+    'kind',
+    [
+      z.object({
+        kind: z.literal('local'),
+        /** `DOCUMENT_STORE_LOCAL_ROOT`. @default `.document-store` under DOCUMENTS_ROOT */
+        root: z.string().min(1).optional(),
+      }),
+      s3DocumentStoreConfigSchema,
+    ],
+    { error: 'must be local or s3' },
+  )
+  .default({ kind: 'local' });
+/** Parsed document store settings. */
+export type DocumentStoreConfig = z.infer<typeof documentStoreConfigSchema>;
+
+/** The document store's raw settings from the environment (for {@link documentStoreConfigSchema}). */
+export function documentStoreFromEnv(env: Env): Record<string, unknown> | undefined {
+  const kind = env.DOCUMENT_STORE || undefined;
+  if (kind === undefined) return undefined;
+  if (kind !== 's3') return { kind, root: env.DOCUMENT_STORE_LOCAL_ROOT || undefined };
+  const accessKeyId = secretFrom(env, 'DOCUMENT_STORE_S3_ACCESS_KEY_ID');
+  const secretAccessKey = secretFrom(env, 'DOCUMENT_STORE_S3_SECRET_ACCESS_KEY');
+  const sessionToken = secretFrom(env, 'DOCUMENT_STORE_S3_SESSION_TOKEN');
+  return {
+    kind,
+    bucket: env.DOCUMENT_STORE_S3_BUCKET || undefined,
+    prefix: env.DOCUMENT_STORE_S3_PREFIX || undefined,
+    endpoint: env.DOCUMENT_STORE_S3_ENDPOINT || undefined,
+    region: env.DOCUMENT_STORE_S3_REGION || undefined,
+    forcePathStyle: env.DOCUMENT_STORE_S3_FORCE_PATH_STYLE || undefined,
+    allowInsecureHttp: env.DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP || undefined,
+    ...((accessKeyId ?? secretAccessKey ?? sessionToken) !== undefined && {
+      credentials: { accessKeyId, secretAccessKey, sessionToken },
+    }),
+  };
+}
+
+/** Environment variable behind each document store field, for error messages. */
+const DOCUMENT_STORE_ENV_NAMES: Record<string, string> = {
+  documentStore: 'DOCUMENT_STORE',
+  'documentStore.kind': 'DOCUMENT_STORE',
+  'documentStore.root': 'DOCUMENT_STORE_LOCAL_ROOT',
+  'documentStore.bucket': 'DOCUMENT_STORE_S3_BUCKET',
+  'documentStore.prefix': 'DOCUMENT_STORE_S3_PREFIX',
+  'documentStore.endpoint': 'DOCUMENT_STORE_S3_ENDPOINT',
+  'documentStore.region': 'DOCUMENT_STORE_S3_REGION',
+  'documentStore.forcePathStyle': 'DOCUMENT_STORE_S3_FORCE_PATH_STYLE',
+  'documentStore.allowInsecureHttp': 'DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP',
+  'documentStore.credentials.accessKeyId': 'DOCUMENT_STORE_S3_ACCESS_KEY_ID',
+  'documentStore.credentials.secretAccessKey': 'DOCUMENT_STORE_S3_SECRET_ACCESS_KEY',
+  'documentStore.credentials.sessionToken': 'DOCUMENT_STORE_S3_SESSION_TOKEN',
+};
+
+/**
+ * The document store's settings alone (the HTTP API, which stores uploads); throws {@link ConfigError} naming
+ * each variable.
+ */
+export function loadDocumentStoreConfig(env: Env = process.env): Readonly<DocumentStoreConfig> {
+  const parsed = parse(
+    z.object({ documentStore: documentStoreConfigSchema }),
+    { documentStore: documentStoreFromEnv(env) },
+    DOCUMENT_STORE_ENV_NAMES,
+  );
+  return Object.freeze(parsed.documentStore);
+}
+
 /** Everything the worker needs. */
 export const workerConfigSchema = z.object({
   temporal: temporalConfigSchema,
@@ -294,6 +428,8 @@ export const workerConfigSchema = z.object({
     .int()
     .positive()
     .default(1024 * 1024 * 1024),
+  /** Where documents named by reference are kept. @default the local store under DOCUMENTS_ROOT */
+  documentStore: documentStoreConfigSchema,
   /** Activities run at once by this worker. @default 50 */
   maxConcurrentActivities: z.coerce.number().int().positive().default(50),
   /** @default info */
@@ -377,6 +513,7 @@ const ENV_NAMES: Record<string, string> = {
   'platform.minUploadBytesPerSecond': 'BADGE_MIN_UPLOAD_BYTES_PER_SECOND',
   documentsRoot: 'DOCUMENTS_ROOT',
   maxDocumentBytes: 'MAX_DOCUMENT_BYTES',
+  ...DOCUMENT_STORE_ENV_NAMES,
   maxConcurrentActivities: 'WORKER_MAX_CONCURRENT_ACTIVITIES',
   logLevel: 'LOG_LEVEL',
   metricsPort: 'METRICS_PORT',
@@ -550,6 +687,7 @@ export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig>
     platform: platformFromEnv(env),
     documentsRoot: env.DOCUMENTS_ROOT || undefined,
     maxDocumentBytes: env.MAX_DOCUMENT_BYTES || undefined,
+    documentStore: documentStoreFromEnv(env),
     maxConcurrentActivities: env.WORKER_MAX_CONCURRENT_ACTIVITIES || undefined,
     logLevel: env.LOG_LEVEL || undefined,
     metricsPort: env.METRICS_PORT || undefined,

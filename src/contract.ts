@@ -181,25 +181,72 @@ const orderDataSchema = z
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-/** One document to upload, as the caller names it. */
-export const documentInputSchema = z.object({
-  /** Path relative to the worker's `DOCUMENTS_ROOT`. */
-  path: z
-    .string({ error: 'must be a string' })
-    .min(1, 'must not be empty')
-    .max(1024, 'must be at most 1024 characters')
-    .refine(
-      isConfinedRelativePath,
-      'must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
-    ),
-  /** MIME type; derived from the file name when absent. */
-  contentType: z
-    .string()
-    .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as image/jpeg')
-    .optional(),
-  /** File name sent to the platform; the path's last segment when absent. */
-  filename: z.string().min(1).max(255).optional(),
-});
+/**
+ * Pattern of a content-addressed document reference: `sha256:` and the 64 lowercase hex digits of the stored
+ * bytes' SHA-256 (see `src/documents/store.ts`).
+ */
+export const DOCUMENT_REFERENCE_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
+/** Whether a string is a document reference (`sha256:<64 hex>`) rather than a path. */
+export function isDocumentReference(value: string): boolean {
+  return DOCUMENT_REFERENCE_PATTERN.test(value);
+}
+
+/**
+ * A path under DOCUMENTS_ROOT. A string shaped like a reference is refused as a path, so a document's source
+ * (a path or a reference, see {@link documentSourceOf}) is never ambiguous.
+ */
+const documentPathSchema = z
+  .string({ error: 'must be a string' })
+  .min(1, 'must not be empty')
+  .max(1024, 'must be at most 1024 characters')
+  .refine(isConfinedRelativePath, 'must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")')
+  .refine((path) => !isDocumentReference(path), 'is a document reference: name it with "ref", not "path"');
+
+const documentReferenceSchema = z
+  .string({ error: 'must be a string' })
+  .regex(DOCUMENT_REFERENCE_PATTERN, 'must be a document reference: "sha256:" and 64 lowercase hex digits');
+
+/** MIME type of a document. */
+const contentTypeSchema = z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as image/jpeg');
+
+/**
+ * One document to upload, as the caller names it: exactly one of `path` (a file under the worker's
+ * `DOCUMENTS_ROOT`) and `ref` (a document in the document store, as `POST /v1/documents` answered it).
+ */
+export const documentInputSchema = z
+  .object({
+    /** Path relative to the worker's `DOCUMENTS_ROOT`. */
+    path: documentPathSchema.optional(),
+    /** A document in the document store: `sha256:<64 hex>` of its bytes. */
+    ref: documentReferenceSchema.optional(),
+    /** MIME type; from the store (`ref`) or the file name (`path`) when absent. */
+    contentType: contentTypeSchema.optional(),
+    /** File name sent to the platform; the path's last segment (or a name made from the reference) when absent. */
+    filename: z.string().min(1).max(255).optional(),
+  })
+  .superRefine((document, ctx) => {
+    if (document.path === undefined && document.ref === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['path'],
+        message: 'is required (or "ref"): name the document once',
+      });
+    } else if (document.path !== undefined && document.ref !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['ref'], message: 'must not be given together with "path"' });
+    }
+  });
+
+/**
+ * Where a document's bytes come from: its `ref` when it has one, else its `path`. This string is the document's
+ * key in the order (`DocumentState.path`, the `path` of `replaceDocument`) and the source the worker opens.
+ */
+export function documentSourceOf(document: { readonly path?: string; readonly ref?: string }): string {
+  const source = document.ref ?? document.path;
+  // Unreachable after validation; a plain error names the bug instead of uploading "undefined".
+  if (source === undefined) throw new Error('a document has neither path nor ref');
+  return source;
+}
 
 /**
  * A duration option in whole milliseconds between `min` and `max`: the workflow adds it to `Date.now()` and
@@ -337,10 +384,13 @@ export const badgeOrderInputSchema = z
   .superRefine((input, ctx) => {
     const seen = new Set<string>();
     input.documents.forEach((document, index) => {
-      if (seen.has(document.path)) {
-        ctx.addIssue({ code: 'custom', path: ['documents', index, 'path'], message: 'is listed twice' });
+      if (document.path === undefined && document.ref === undefined) return;
+      const source = documentSourceOf(document);
+      const field = document.ref === undefined ? 'path' : 'ref';
+      if (seen.has(source)) {
+        ctx.addIssue({ code: 'custom', path: ['documents', index, field], message: 'is listed twice' });
       }
-      seen.add(document.path);
+      seen.add(source);
     });
   });
 
@@ -396,6 +446,7 @@ export interface BadgeOrderResult {
   readonly stockFallback: boolean;
   readonly stockFallbackReason: string | null;
   readonly documents: readonly {
+    /** The document as the order named it: its `path`, or its `ref` (see {@link documentSourceOf}). */
     readonly path: string;
     readonly status: 'uploaded';
     /** The platform's id of the stored document, when its answer named one. */
@@ -423,6 +474,7 @@ export type BadgeOrderPhase =
 
 /** One document's state in the `status` query. */
 export interface DocumentState {
+  /** The document as the order named it: its `path`, or its `ref` (see {@link documentSourceOf}). */
   readonly path: string;
   readonly status: DocumentStatus;
   readonly attempts: number;
@@ -435,7 +487,10 @@ export interface DocumentState {
    * hold a copy besides the one linked here.
    */
   readonly possibleDuplicate: boolean;
-  /** The file currently used for this document: `path`, or the replacement given by `replaceDocument`. */
+  /**
+   * The source currently used for this document: `path` (a path or a reference), or the replacement given by
+   * `replaceDocument`.
+   */
   readonly sourcePath: string;
 }
 
@@ -526,9 +581,9 @@ export interface WebhookDeliveriesView {
 
 /** Argument of the `replaceDocument` update. */
 export interface ReplaceDocumentInput {
-  /** The document as named in the order input. */
+  /** The document as named in the order input: its `path`, or its `ref` for a document named by reference. */
   readonly path: string;
-  /** The new file, relative to `DOCUMENTS_ROOT`. */
+  /** The new file, relative to `DOCUMENTS_ROOT`, or a document reference (`sha256:<64 hex>`) in the store. */
   readonly newPath: string;
   readonly contentType?: string;
 }
@@ -536,8 +591,10 @@ export interface ReplaceDocumentInput {
 /** Validation of {@link ReplaceDocumentInput} (the workflow also checks that the document exists and failed). */
 export const replaceDocumentInputSchema = z.object({
   path: z.string().min(1, 'must not be empty'),
-  newPath: documentInputSchema.shape.path,
-  contentType: documentInputSchema.shape.contentType,
+  newPath: z.union([documentReferenceSchema, documentPathSchema], {
+    error: 'must be a relative path inside DOCUMENTS_ROOT or a document reference (sha256:<64 hex>)',
+  }),
+  contentType: contentTypeSchema.optional(),
 });
 
 /**

@@ -1,5 +1,5 @@
 /** What the badge order activities need; built once per worker process from configuration. */
-import type { DocumentsRoot } from '../documents';
+import type { DocumentStore, DocumentsRoot } from '../documents';
 import type { PlatformClient } from '../platform';
 
 /** What the worker knows about the platform that the workflow cannot see. */
@@ -22,6 +22,8 @@ export interface PlatformBehaviour {
 export interface ActivityDependencies {
   readonly platform: PlatformClient;
   readonly documentsRoot: DocumentsRoot;
+  /** Where documents named by reference (`sha256:…`) are read from. */
+  readonly documentStore: DocumentStore;
   /** @default keys unknown, uploads retried */
   readonly behaviour?: PlatformBehaviour;
   /** Least time between two upload heartbeats (the SDK throttles further). @default 1000 */

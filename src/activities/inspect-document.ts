@@ -1,4 +1,8 @@
-/** Step: check that a replacement file under DOCUMENTS_ROOT may be uploaded, before an operator's swap is taken. */
+/**
+ * Step: check that a replacement document may be uploaded (a file under DOCUMENTS_ROOT, or a reference in the
+ * document store), before an operator's swap is taken.
+ */
+import { isDocumentReference } from '../contract';
 import { atBoundary } from './boundary';
 import type { ActivityDependencies } from './dependencies';
 import type { InspectDocumentInput, InspectDocumentResult } from './types';
@@ -9,6 +13,10 @@ export function inspectDocumentActivity(
 ): (input: InspectDocumentInput) => Promise<InspectDocumentResult> {
   return async function inspectDocument(input) {
     return atBoundary(async () => {
+      if (isDocumentReference(input.path)) {
+        const stored = await deps.documentStore.inspect({ ref: input.path });
+        return { sizeBytes: stored.sizeBytes };
+      }
       const document = await deps.documentsRoot.inspect(input.path);
       return { sizeBytes: document.sizeBytes };
     });

@@ -41,7 +41,7 @@ export interface CreateOrderResult {
 }
 
 export interface InspectDocumentInput {
-  /** Relative to DOCUMENTS_ROOT. */
+  /** Relative to DOCUMENTS_ROOT, or a document reference (`sha256:<hex>`) in the document store. */
   readonly path: string;
 }
 
@@ -53,7 +53,10 @@ export interface UploadDocumentInput {
   readonly idempotencyKey: string;
   readonly orderId: number;
   readonly documentOwner: string | number;
-  /** Relative to DOCUMENTS_ROOT. */
+  /**
+   * The document's source: relative to DOCUMENTS_ROOT, or a document reference (`sha256:<hex>`) in the document
+   * store (the contract keeps the two apart: a path shaped like a reference is refused).
+   */
   readonly path: string;
   readonly contentType?: string;
   readonly filename?: string;

@@ -1,5 +1,6 @@
 /**
- * Step: stream one document from DOCUMENTS_ROOT to the platform, linked to the order.
+ * Step: stream one document to the platform, linked to the order: from DOCUMENTS_ROOT (a path), or from the
+ * document store (a `sha256:` reference; its stream is checked against the reference before its last chunk).
  *
  * Heartbeats say this worker is alive and carry what later attempts must know: whether an earlier attempt
  * may already have stored the file. An attempt counts as possibly stored from the moment its request may
@@ -9,7 +10,8 @@
  */
 import { basename } from 'node:path';
 import { Context } from '@temporalio/activity';
-import { withOpenedDocument } from '../documents';
+import { isDocumentReference } from '../contract';
+import { defaultReferenceFilename, withOpenedDocument, type UploadSource } from '../documents';
 import { callOutcomeOf, toApplicationFailure } from './to-application-failure';
 import { DEFAULT_PLATFORM_BEHAVIOUR, type ActivityDependencies } from './dependencies';
 import type { UploadDocumentInput, UploadDocumentResult } from './types';
@@ -53,17 +55,21 @@ export function uploadDocumentActivity(
     // server for every document) would tell later attempts nothing more.
     if (attempt > 1 || previous !== undefined) context.heartbeat(beat);
     try {
-      return await withOpenedDocument(deps.documentsRoot, input.path, async (document) => {
+      const send = async (
+        document: UploadSource,
+        defaults: { readonly filename: string; readonly contentType?: string },
+      ): Promise<UploadDocumentResult> => {
         beat = { ...beat, sizeBytes: document.sizeBytes };
         const timer = setInterval(() => context.heartbeat(beat), heartbeatIntervalMs);
         try {
+          const contentType = input.contentType ?? defaults.contentType;
           const uploaded = await deps.platform.uploadDocument({
             source: document,
             orderId: input.orderId,
             documentOwner: input.documentOwner,
             idempotencyKey: input.idempotencyKey,
-            contentType: input.contentType,
-            filename: input.filename ?? basename(input.path),
+            ...(contentType !== undefined && { contentType }),
+            filename: input.filename ?? defaults.filename,
             signal: context.cancellationSignal,
             onProgress: (bytesSent) => {
               beat = { ...beat, bytesSent };
@@ -80,7 +86,21 @@ export function uploadDocumentActivity(
         } finally {
           clearInterval(timer);
         }
-      });
+      };
+      if (isDocumentReference(input.path)) {
+        const stored = await deps.documentStore.open({ ref: input.path });
+        try {
+          return await send(stored, {
+            filename: defaultReferenceFilename(stored.reference.ref),
+            contentType: stored.reference.contentType,
+          });
+        } finally {
+          await stored.close();
+        }
+      }
+      return await withOpenedDocument(deps.documentsRoot, input.path, (document) =>
+        send(document, { filename: basename(input.path) }),
+      );
     } catch (error) {
       const outcome = callOutcomeOf(error);
       context.heartbeat({

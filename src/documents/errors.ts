@@ -12,14 +12,15 @@ const FINAL_FILE_SYSTEM_CODES: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR
 
 /**
  * Thrown when a document path or file can never be uploaded as is: it leaves DOCUMENTS_ROOT, does not exist,
- * is a symlink, is not a regular file, is empty or is too large. Final: the workflow sends the document to
- * repair.
+ * is a symlink, is not a regular file, is empty or is too large; or a referenced document (`sha256:…`) is not in
+ * the store, or the stored object no longer matches its reference (size or hash). Final: the workflow sends the
+ * document to repair.
  */
 export class InvalidDocumentError extends Error {
   override readonly name = 'InvalidDocumentError';
   /** Stable failure type (see `SERVICE_FAILURE_TYPES.invalidDocument`). */
   readonly code = 'INVALID_DOCUMENT';
-  /** The document's path relative to DOCUMENTS_ROOT, as the caller gave it. */
+  /** The document's path relative to DOCUMENTS_ROOT, or its reference, as the caller gave it. */
   readonly relativePath: string;
   /** The errno code behind the refusal (`ENOENT`, `ENOTDIR`, `ELOOP`), when a system call refused. */
   readonly fsCode: string | undefined;
@@ -84,4 +85,30 @@ export function classifyDocumentError(
     ...(fsCode !== undefined && { fsCode }),
     message: `${relativePath}: cannot ${doing} the file right now (${fsCode ?? 'unknown error'}); will retry`,
   });
+}
+
+/** Why {@link DocumentStore.put} refused a body. */
+export type DocumentRefusal = 'too-large' | 'empty';
+
+/**
+ * Thrown by a document store's `put` when the body cannot be stored: longer than the limit (the HTTP API answers
+ * 413) or empty (400). Nothing of the body is kept.
+ */
+export class DocumentRefusedError extends Error {
+  override readonly name = 'DocumentRefusedError';
+  /** Stable code for the HTTP API's problem details (not a workflow failure type: no workflow sees it). */
+  readonly code = 'DOCUMENT_REFUSED';
+  readonly reason: DocumentRefusal;
+  /** The limit that was passed, for `too-large`. */
+  readonly maxBytes: number | undefined;
+
+  constructor(init: { readonly reason: DocumentRefusal; readonly maxBytes?: number }) {
+    super(
+      init.reason === 'too-large'
+        ? `the document is larger than the limit of ${init.maxBytes ?? '?'} bytes`
+        : 'the document is empty',
+    );
+    this.reason = init.reason;
+    this.maxBytes = init.maxBytes;
+  }
 }

@@ -1,4 +1,7 @@
-/** Access to the files under DOCUMENTS_ROOT: open once, check the open handle, stream from it. */
+/**
+ * Access to the files under DOCUMENTS_ROOT (open once, check the open handle, stream from it), and the document
+ * store (documents named by content, in a local folder or S3-compatible storage).
+ */
 export {
   assertDocumentsRootReadable,
   createDocumentsRoot,
@@ -11,4 +14,26 @@ export {
   type ResolvedDocument,
   type UploadSource,
 } from './documents-root';
-export { DocumentUnavailableError, InvalidDocumentError } from './errors';
+export {
+  DocumentRefusedError,
+  DocumentUnavailableError,
+  InvalidDocumentError,
+  type DocumentRefusal,
+} from './errors';
+export {
+  DEFAULT_LOCAL_STORE_FOLDER,
+  documentStoreFromConfig,
+  type DocumentStoreContext,
+} from './from-config';
+export { createLocalDocumentStore, type LocalDocumentStoreOptions } from './local-store';
+export { createS3DocumentStore, type S3Credentials, type S3DocumentStoreOptions } from './s3-store';
+export {
+  defaultReferenceFilename,
+  DOCUMENT_REFERENCE_PATTERN,
+  isDocumentReference,
+  type DocumentReference,
+  type DocumentStore,
+  type DocumentToOpen,
+  type OpenedStoredDocument,
+  type PutDocumentInput,
+} from './store';

@@ -1,7 +1,8 @@
 /**
  * The document store: where documents live when no shared disk does. A document is stored once, named by its
  * content (`sha256:<hex>`), and an order names it by that reference instead of a path under `DOCUMENTS_ROOT`.
- * Implementations: the local folder (the default) and S3-compatible object storage.
+ * Implementations: the local folder (the default, {@link createLocalDocumentStore}) and S3-compatible object
+ * storage ({@link createS3DocumentStore}).
  *
  * This file is the interface both sides build against: the HTTP API stores uploads through `put`, the worker
  * uploads from `open`.
@@ -9,15 +10,24 @@
 import type { Readable } from 'node:stream';
 import type { UploadSource } from './documents-root';
 
-/** Pattern of a content-addressed document reference: `sha256:` and 64 lowercase hex digits. */
-export const DOCUMENT_REFERENCE_PATTERN = /^sha256:[0-9a-f]{64}$/;
+export { DOCUMENT_REFERENCE_PATTERN, isDocumentReference } from '../contract';
 
 /** What the store answers for a stored document, and what an order carries to name it. */
 export interface DocumentReference {
   /** `sha256:<64 hex>` of the stored bytes. */
   readonly ref: string;
   readonly sizeBytes: number;
+  /** The content type given when the bytes were first stored (a second `put` of the same bytes keeps it). */
   readonly contentType: string;
+}
+
+/**
+ * What `open` needs: the reference, and the size when the caller knows it (an order carries only `ref`; the
+ * hash covers the size anyway, a known size only fails sooner).
+ */
+export interface DocumentToOpen {
+  readonly ref: string;
+  readonly sizeBytes?: number;
 }
 
 /** Input of {@link DocumentStore.put}. */
@@ -32,6 +42,14 @@ export interface PutDocumentInput {
 /** A stored document opened for upload: re-streamable (the platform client re-sends after a 401). */
 export interface OpenedStoredDocument extends UploadSource {
   readonly reference: DocumentReference;
+  /**
+   * A new stream of the stored bytes from byte 0. It ends only after the bytes were checked against the
+   * reference: the last chunk is held back until the size and SHA-256 match, so a consumer (the platform
+   * upload) never receives a complete body of bytes that are not the referenced document. On a mismatch it
+   * fails with an {@link InvalidDocumentError} (`INVALID_DOCUMENT`, final); when the store cannot be read now,
+   * with a {@link DocumentUnavailableError} (retryable).
+   */
+  openStream(): Readable;
   /** Releases what `open` holds. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -39,12 +57,52 @@ export interface OpenedStoredDocument extends UploadSource {
 /** Stores documents by content and opens them again for upload. */
 export interface DocumentStore {
   /** `local` or `s3`, for logs and the operator's view. */
-  readonly kind: string;
-  /** Stores the body and returns its reference; storing the same bytes twice keeps one copy. */
+  readonly kind: 'local' | 's3';
+  /**
+   * Checks at start-up that the store can be used (local: creates its folders; S3: the bucket answers), so a
+   * wrong setting stops the process with a clear error instead of failing every document.
+   * @throws {@link DocumentUnavailableError} saying what is wrong
+   */
+  check(): Promise<void>;
+  /**
+   * Stores the body and returns its reference; storing the same bytes twice keeps one copy. The body is hashed
+   * while it streams; nothing is kept when it fails.
+   * @throws {@link DocumentRefusedError} when the body is longer than `maxBytes` or empty
+   * @throws {@link DocumentUnavailableError} when the store cannot be written now
+   * @throws what the body stream fails with (a client that went away)
+   */
   put(input: PutDocumentInput): Promise<DocumentReference>;
   /**
-   * Opens a stored document. Its streams fail when the stored object no longer matches the reference (size or
-   * hash), so a changed object is never sent as the referenced one.
+   * Opens a stored document after checking it is there (and within the store's size limit). Its streams fail
+   * when the stored object no longer matches the reference (size or hash), so a changed object is never sent
+   * as the referenced one.
+   * @throws {@link InvalidDocumentError} when the reference is malformed, the document is not in the store, or
+   * its size differs from `sizeBytes` or is above the limit (final)
+   * @throws {@link DocumentUnavailableError} when the store cannot answer now (retryable)
    */
-  open(reference: DocumentReference): Promise<OpenedStoredDocument>;
+  open(document: DocumentToOpen): Promise<OpenedStoredDocument>;
+  /**
+   * Whether a document is there, and its reference, without reading it: for checking a replacement before it is
+   * taken. The upload must call `open()` itself, and its stream checks the bytes.
+   * @throws as {@link DocumentStore.open}
+   */
+  inspect(document: DocumentToOpen): Promise<DocumentReference>;
+}
+
+/** The hex digest of a reference (`sha256:<hex>` → `<hex>`). */
+export function referenceHex(ref: string): string {
+  return ref.slice('sha256:'.length);
+}
+
+/** The object key of a reference under a store's root or prefix: `sha256/<hex>`. */
+export function referenceKey(ref: string): string {
+  return `sha256/${referenceHex(ref)}`;
+}
+
+/**
+ * The file name sent to the platform for a document named by reference, when the order gives none: a short
+ * name made from the hash, so two documents of one order never share a name.
+ */
+export function defaultReferenceFilename(ref: string): string {
+  return `document-${referenceHex(ref).slice(0, 16)}`;
 }

@@ -9,7 +9,7 @@ import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@tem
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
-import { assertDocumentsRootReadable, createDocumentsRoot } from '../documents';
+import { assertDocumentsRootReadable, createDocumentsRoot, documentStoreFromConfig } from '../documents';
 import { createReplayActivities } from '../activities/replay';
 import { createDataConverter } from '../codec/data-converter';
 import { ConfigError, type WorkerConfig } from '../config';
@@ -136,6 +136,22 @@ export async function createBadgeOrderWorker(
       root: config.documentsRoot,
       maxBytes: config.maxDocumentBytes,
     });
+    const documentStore = documentStoreFromConfig(config.documentStore, {
+      documentsRoot: config.documentsRoot,
+      maxBytes: config.maxDocumentBytes,
+    });
+    try {
+      // A store that cannot be used (a missing bucket, wrong credentials) stops the worker here too.
+      await documentStore.check();
+      logger.info({ documentStore: documentStore.kind }, 'document store checked');
+    } catch (error) {
+      // The default local store under a read-only DOCUMENTS_ROOT: orders naming paths must keep working.
+      if (config.documentStore.kind !== 'local' || config.documentStore.root !== undefined) throw error;
+      logger.warn(
+        { err: error },
+        'the default document store cannot be prepared; documents named by reference will be retried',
+      );
+    }
     const source = await workflowSource(config, overrides);
     const traced = tracingWorkerOptions(tracing);
     const worker = await Worker.create({
@@ -146,6 +162,7 @@ export async function createBadgeOrderWorker(
         ...createActivities({
           platform,
           documentsRoot,
+          documentStore,
           behaviour: {
             idempotencyKeys: config.platform.idempotencyKeys,
             uploadUnknownOutcome: config.platform.uploadUnknownOutcome,

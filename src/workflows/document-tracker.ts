@@ -3,7 +3,13 @@
  * which file each document currently uses, the idempotency key of its next upload, and whether an earlier
  * attempt may have stored a copy already.
  */
-import type { DocumentInput, DocumentLinks, DocumentState, DocumentStatus } from '../contract';
+import {
+  documentSourceOf,
+  type DocumentInput,
+  type DocumentLinks,
+  type DocumentState,
+  type DocumentStatus,
+} from '../contract';
 import { capLength } from './failures';
 
 /** One document's whole state, as carried across continue-as-new. */
@@ -71,8 +77,9 @@ export class DocumentTracker {
     }
     this.documents = documents.map((document, index) => ({
       index,
-      path: document.path,
-      sourcePath: document.path,
+      // A document named by reference is keyed by its reference.
+      path: documentSourceOf(document),
+      sourcePath: documentSourceOf(document),
       contentType: document.contentType,
       filename: document.filename,
       status: 'pending',

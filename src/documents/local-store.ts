@@ -1,0 +1,202 @@
+/**
+ * The document store in a local folder (the default): `sha256/<hex>` files under the store's root, each with a
+ * small `sha256/<hex>.json` beside it holding the content type it was first stored with. Uploads land in
+ * `incoming/` first and are renamed into place once hashed (same file system: the rename is atomic), so a
+ * `sha256/<hex>` file is never half written. Opening goes through the same confinement as `DOCUMENTS_ROOT`
+ * (one open, checks on the handle, no symlinks), and every stream is checked against the reference.
+ *
+ * It serves one host (the API and the workers share the folder); without a shared disk, use the S3 store.
+ */
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { pipeline as pipelineWithCallback } from 'node:stream';
+import { z } from 'zod';
+import { createDocumentsRoot, type HandleLocation } from './documents-root';
+import { DocumentRefusedError, DocumentUnavailableError, errnoCode, InvalidDocumentError } from './errors';
+import { HashingStream } from './hashing-stream';
+import {
+  isDocumentReference,
+  referenceHex,
+  referenceKey,
+  type DocumentReference,
+  type DocumentStore,
+  type DocumentToOpen,
+  type OpenedStoredDocument,
+} from './store';
+import { createVerifiedStream } from './verified-stream';
+
+/** Content type of a stored document whose metadata file is missing. */
+const UNKNOWN_CONTENT_TYPE = 'application/octet-stream';
+
+/** Options of {@link createLocalDocumentStore}. */
+export interface LocalDocumentStoreOptions {
+  /** The store's folder (created by `check()`). */
+  readonly root: string;
+  /** Largest document `open` accepts (the worker's `MAX_DOCUMENT_BYTES`). */
+  readonly maxBytes: number;
+  /** How an open file is confirmed to be under the root; see `DocumentsRootOptions`. */
+  readonly handleLocation?: HandleLocation;
+}
+
+const metadataSchema = z.object({ contentType: z.string().min(1) });
+
+/** Refuses a malformed reference before anything touches the disk. */
+export function assertReference(ref: string): void {
+  if (!isDocumentReference(ref)) {
+    throw new InvalidDocumentError({
+      relativePath: ref,
+      message: `${ref}: is not a document reference (sha256: and 64 lowercase hex digits)`,
+    });
+  }
+}
+
+/** The store's errors name the reference, never a host path. */
+function asStoreError(error: unknown, ref: string): InvalidDocumentError | DocumentUnavailableError {
+  if (error instanceof InvalidDocumentError) {
+    const missing = error.fsCode === 'ENOENT' || error.fsCode === 'ENOTDIR';
+    return new InvalidDocumentError({
+      relativePath: ref,
+      ...(error.fsCode !== undefined && { fsCode: error.fsCode }),
+      message: missing
+        ? `${ref}: is not in the document store`
+        : `${ref}: the stored file is refused (${error.message.replace(/^sha256\/[0-9a-f]+: /, '')})`,
+    });
+  }
+  const fsCode = errnoCode(error) ?? (error as { fsCode?: string } | null)?.fsCode;
+  return new DocumentUnavailableError({
+    relativePath: ref,
+    ...(fsCode !== undefined && { fsCode }),
+    message: `${ref}: the document store cannot be read now (${fsCode ?? 'unknown error'}); will retry`,
+  });
+}
+
+function unavailable(what: string, error: unknown): DocumentUnavailableError {
+  const fsCode = errnoCode(error) ?? 'unknown error';
+  return new DocumentUnavailableError({ fsCode, message: `the document store cannot ${what} (${fsCode})` });
+}
+
+/** Creates the local-folder document store. */
+export function createLocalDocumentStore(options: LocalDocumentStoreOptions): DocumentStore {
+  const root = resolve(options.root);
+  const { maxBytes } = options;
+  const files = createDocumentsRoot({
+    root,
+    maxBytes,
+    ...(options.handleLocation !== undefined && { handleLocation: options.handleLocation }),
+  });
+  const incoming = join(root, 'incoming');
+  const objects = join(root, 'sha256');
+
+  async function contentTypeOf(ref: string): Promise<string> {
+    try {
+      const text = await readFile(join(objects, `${referenceHex(ref)}.json`), 'utf8');
+      const parsed = metadataSchema.safeParse(JSON.parse(text));
+      return parsed.success ? parsed.data.contentType : UNKNOWN_CONTENT_TYPE;
+    } catch {
+      // The bytes are what is checked; a lost content type only loses a hint.
+      return UNKNOWN_CONTENT_TYPE;
+    }
+  }
+
+  async function openStored(document: DocumentToOpen): Promise<OpenedStoredDocument> {
+    const { ref } = document;
+    assertReference(ref);
+    let opened;
+    try {
+      opened = await files.open(referenceKey(ref));
+    } catch (error) {
+      throw asStoreError(error, ref);
+    }
+    if (document.sizeBytes !== undefined && opened.sizeBytes !== document.sizeBytes) {
+      await opened.close();
+      throw new InvalidDocumentError({
+        relativePath: ref,
+        message: `${ref}: the stored document has ${opened.sizeBytes} bytes, not ${document.sizeBytes}`,
+      });
+    }
+    const sizeBytes = opened.sizeBytes;
+    const reference: DocumentReference = { ref, sizeBytes, contentType: await contentTypeOf(ref) };
+    return {
+      reference,
+      sizeBytes,
+      openStream() {
+        const verified = createVerifiedStream({ ref, sizeBytes });
+        // The file stream's own errors (the file changed size, the handle was closed) fail the verified stream.
+        pipelineWithCallback(opened.openStream(), verified, () => undefined);
+        return verified;
+      },
+      close: () => opened.close(),
+    };
+  }
+
+  return {
+    kind: 'local',
+    async check() {
+      try {
+        // Existing folders are enough: a worker only reads, possibly from a read-only mount.
+        const [incomingInfo, objectsInfo] = await Promise.all([
+          stat(incoming).catch(() => null),
+          stat(objects).catch(() => null),
+        ]);
+        if (incomingInfo?.isDirectory() && objectsInfo?.isDirectory()) return;
+        await mkdir(incoming, { recursive: true });
+        await mkdir(objects, { recursive: true });
+      } catch (error) {
+        throw unavailable(`create its folders under ${root}`, error);
+      }
+    },
+    async put(input) {
+      try {
+        await mkdir(incoming, { recursive: true });
+        await mkdir(objects, { recursive: true });
+      } catch (error) {
+        throw unavailable('create its folders', error);
+      }
+      const temporary = join(incoming, randomUUID());
+      const hashing = new HashingStream(input.maxBytes);
+      try {
+        await pipeline(input.body, hashing, createWriteStream(temporary, { flags: 'wx', mode: 0o600 }));
+      } catch (error) {
+        await rm(temporary, { force: true });
+        if (error instanceof DocumentRefusedError || errnoCode(error) === undefined) throw error;
+        throw unavailable('write', error);
+      }
+      try {
+        if (hashing.bytes === 0) throw new DocumentRefusedError({ reason: 'empty' });
+        const ref = hashing.reference();
+        const hex = referenceHex(ref);
+        const target = join(objects, hex);
+        const metadataPath = join(objects, `${hex}.json`);
+        const known = await stat(metadataPath).catch(() => null);
+        if (known === null) {
+          // The metadata first: a data file in place always has its content type beside it.
+          const metadataTemporary = `${temporary}.json`;
+          await writeFile(metadataTemporary, JSON.stringify({ contentType: input.contentType }), {
+            mode: 0o600,
+          });
+          await rename(metadataTemporary, metadataPath);
+        }
+        // Always renamed into place: the same bytes replace themselves (one copy), and a copy damaged since
+        // its own put is healed by this one.
+        await rename(temporary, target);
+        if (known !== null) return { ref, sizeBytes: hashing.bytes, contentType: await contentTypeOf(ref) };
+        return { ref, sizeBytes: hashing.bytes, contentType: input.contentType };
+      } catch (error) {
+        if (error instanceof DocumentRefusedError) throw error;
+        throw unavailable('store the document', error);
+      } finally {
+        await rm(temporary, { force: true });
+        await rm(`${temporary}.json`, { force: true });
+      }
+    },
+    open: openStored,
+    async inspect(document) {
+      const opened = await openStored(document);
+      await opened.close();
+      return opened.reference;
+    },
+  };
+}

@@ -1,0 +1,307 @@
+/**
+ * The document store in S3-compatible object storage: objects `<prefix>sha256/<hex>`, each with its content
+ * type and a `sha256` metadata entry. An upload streams into `<prefix>incoming/<uuid>` (a multipart upload for
+ * large bodies, parts of `partSizeBytes`, at most `queueSize` of them in memory), is hashed on the way, and is
+ * then copied to its content address on the server (no second transfer) and the temporary object deleted. A
+ * body over the limit aborts the upload: nothing is kept.
+ *
+ * Opening asks for the object's size; each stream reads the object again and is checked against the reference
+ * on its way (see `verified-stream.ts`).
+ */
+import { randomUUID } from 'node:crypto';
+import { pipeline } from 'node:stream';
+import type { Readable } from 'node:stream';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  S3Client,
+  type HeadObjectCommandOutput,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { DocumentRefusedError, DocumentUnavailableError, InvalidDocumentError } from './errors';
+import { HashingStream } from './hashing-stream';
+import { assertReference } from './local-store';
+import {
+  referenceHex,
+  referenceKey,
+  type DocumentReference,
+  type DocumentStore,
+  type DocumentToOpen,
+  type OpenedStoredDocument,
+} from './store';
+import { createVerifiedStream, mismatchError } from './verified-stream';
+
+/** Static credentials; without them the SDK's standard chain is used (environment, shared files, roles). */
+export interface S3Credentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string;
+}
+
+/** Options of {@link createS3DocumentStore}. */
+export interface S3DocumentStoreOptions {
+  readonly bucket: string;
+  /** Prefix of every key, e.g. `badge-orders/` (a missing trailing `/` is added). @default none */
+  readonly prefix?: string;
+  /** An S3-compatible server's URL; AWS when absent. */
+  readonly endpoint?: string;
+  /** @default the SDK's (`AWS_REGION`, shared config); `us-east-1` with an `endpoint` */
+  readonly region?: string;
+  readonly credentials?: S3Credentials;
+  /** Bucket in the path, not the host name (most S3-compatible servers). @default true with an `endpoint` */
+  readonly forcePathStyle?: boolean;
+  /** Largest document `open` accepts (the worker's `MAX_DOCUMENT_BYTES`). */
+  readonly maxBytes: number;
+  /** Size of one part of a multipart upload (at least 5 MiB, S3's minimum). @default 8 MiB */
+  readonly partSizeBytes?: number;
+  /** Parts uploaded at once (each held in memory). @default 2 */
+  readonly queueSize?: number;
+  /** A client of the caller's (tests); the connection options above are then ignored. */
+  readonly client?: S3Client;
+}
+
+const MIB = 1024 * 1024;
+
+interface S3ErrorShape {
+  readonly name?: unknown;
+  readonly $metadata?: { readonly httpStatusCode?: unknown };
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as S3ErrorShape | null)?.$metadata?.httpStatusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function nameOf(error: unknown): string {
+  const name = (error as S3ErrorShape | null)?.name;
+  return typeof name === 'string' ? name : 'unknown error';
+}
+
+function isNotFound(error: unknown): boolean {
+  const name = nameOf(error);
+  return name === 'NotFound' || name === 'NoSuchKey' || statusOf(error) === 404;
+}
+
+/** What S3 answered, for messages: the error's name and status, never a signed URL or a credential. */
+function describe(error: unknown): string {
+  const status = statusOf(error);
+  return status === undefined ? nameOf(error) : `${nameOf(error)}, HTTP ${status}`;
+}
+
+function unavailable(what: string, error: unknown, ref?: string): DocumentUnavailableError {
+  return new DocumentUnavailableError({
+    ...(ref !== undefined && { relativePath: ref }),
+    message: `${ref === undefined ? '' : `${ref}: `}the document store cannot ${what} now (${describe(error)}); will retry`,
+  });
+}
+
+function notInStore(ref: string): InvalidDocumentError {
+  return new InvalidDocumentError({ relativePath: ref, message: `${ref}: is not in the document store` });
+}
+
+/** Creates the S3-compatible document store. */
+export function createS3DocumentStore(options: S3DocumentStoreOptions): DocumentStore {
+  const { bucket, maxBytes } = options;
+  const prefix =
+    options.prefix === undefined || options.prefix === '' ? '' : `${options.prefix.replace(/\/+$/, '')}/`;
+  const region = options.region ?? (options.endpoint === undefined ? undefined : 'us-east-1');
+  const client =
+    options.client ??
+    new S3Client({
+      ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
+      ...(region !== undefined && { region }),
+      forcePathStyle: options.forcePathStyle ?? options.endpoint !== undefined,
+      ...(options.credentials !== undefined && { credentials: { ...options.credentials } }),
+      // Retries belong to the activity's retry policy, which knows how long a document may take.
+      maxAttempts: 2,
+    });
+  const partSize = Math.max(options.partSizeBytes ?? 8 * MIB, 5 * MIB);
+  const queueSize = options.queueSize ?? 2;
+  const keyOf = (ref: string): string => `${prefix}${referenceKey(ref)}`;
+
+  async function head(ref: string): Promise<HeadObjectCommandOutput> {
+    try {
+      return await client.send(new HeadObjectCommand({ Bucket: bucket, Key: keyOf(ref) }));
+    } catch (error) {
+      if (isNotFound(error)) throw notInStore(ref);
+      throw unavailable('be read', error, ref);
+    }
+  }
+
+  async function deleteQuietly(key: string): Promise<void> {
+    // Best effort: an incoming object left behind holds no reference and can be expired by a lifecycle rule.
+    await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => undefined);
+  }
+
+  async function openStored(document: DocumentToOpen): Promise<OpenedStoredDocument> {
+    const { ref } = document;
+    assertReference(ref);
+    const found = await head(ref);
+    const sizeBytes = found.ContentLength ?? -1;
+    if (sizeBytes <= 0) {
+      throw new InvalidDocumentError({ relativePath: ref, message: `${ref}: the stored document is empty` });
+    }
+    if (document.sizeBytes !== undefined && sizeBytes !== document.sizeBytes) {
+      throw mismatchError(ref, `${sizeBytes} bytes instead of ${document.sizeBytes}`);
+    }
+    if (sizeBytes > maxBytes) {
+      throw new InvalidDocumentError({
+        relativePath: ref,
+        message: `${ref}: is ${sizeBytes} bytes, above the limit of ${maxBytes} bytes`,
+      });
+    }
+    const reference: DocumentReference = {
+      ref,
+      sizeBytes,
+      contentType: found.ContentType ?? 'application/octet-stream',
+    };
+    const reads = new Set<AbortController>();
+    let closed = false;
+    return {
+      reference,
+      sizeBytes,
+      openStream() {
+        const verified = createVerifiedStream({ ref, sizeBytes });
+        if (closed) {
+          verified.destroy(
+            new DocumentUnavailableError({ relativePath: ref, message: `${ref}: the document was closed` }),
+          );
+          return verified;
+        }
+        const abort = new AbortController();
+        reads.add(abort);
+        verified.once('close', () => {
+          reads.delete(abort);
+          abort.abort();
+        });
+        client
+          .send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(ref) }), { abortSignal: abort.signal })
+          .then(
+            (answer) => {
+              const body = answer.Body as Readable | undefined;
+              if (verified.destroyed) {
+                body?.destroy();
+                return;
+              }
+              if (body === undefined) {
+                verified.destroy(unavailable('be read (no body)', new Error('no body'), ref));
+                return;
+              }
+              if (answer.ContentLength !== undefined && answer.ContentLength !== sizeBytes) {
+                // Changed since open: fail before a single byte passes.
+                body.destroy();
+                verified.destroy(mismatchError(ref, `${answer.ContentLength} bytes instead of ${sizeBytes}`));
+                return;
+              }
+              // Not `pipeline`: it would pass the body's raw error on. A broken connection mid-read is no
+              // mismatch, and says so (retryable).
+              body.once('error', (error) => {
+                if (!verified.destroyed) verified.destroy(unavailable('be read', error, ref));
+              });
+              verified.once('close', () => body.destroy());
+              body.pipe(verified);
+            },
+            (error: unknown) => {
+              if (verified.destroyed) return;
+              verified.destroy(isNotFound(error) ? notInStore(ref) : unavailable('be read', error, ref));
+            },
+          );
+        return verified;
+      },
+      close() {
+        closed = true;
+        for (const abort of reads) abort.abort();
+        reads.clear();
+        return Promise.resolve();
+      },
+    };
+  }
+
+  return {
+    kind: 's3',
+    async check() {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket: bucket }));
+      } catch (error) {
+        throw new DocumentUnavailableError({
+          message: `the document store's bucket ${bucket} cannot be used (${describe(error)})`,
+        });
+      }
+    },
+    async put(input) {
+      const temporary = `${prefix}incoming/${randomUUID()}`;
+      const hashing = new HashingStream(input.maxBytes);
+      let bodyError: Error | undefined;
+      pipeline(input.body, hashing, (error) => {
+        if (error) bodyError = error;
+      });
+      const upload = new Upload({
+        client,
+        params: { Bucket: bucket, Key: temporary, Body: hashing, ContentType: input.contentType },
+        partSize,
+        queueSize,
+        // A failed multipart upload is aborted, its parts deleted.
+        leavePartsOnError: false,
+      });
+      try {
+        await upload.done();
+      } catch (error) {
+        // Stop reading the body: the caller (the API) answers and closes the connection.
+        hashing.destroy();
+        await deleteQuietly(temporary);
+        // The body's own failure (over the limit, a client that went away) says more than the SDK's.
+        if (bodyError !== undefined) throw bodyError;
+        throw unavailable('store the document', error);
+      }
+      if (bodyError !== undefined) {
+        await deleteQuietly(temporary);
+        throw bodyError;
+      }
+      try {
+        if (hashing.bytes === 0) throw new DocumentRefusedError({ reason: 'empty' });
+        const ref = hashing.reference();
+        const key = keyOf(ref);
+        const existing = await client
+          .send(new HeadObjectCommand({ Bucket: bucket, Key: key }))
+          .catch((error: unknown) => {
+            if (isNotFound(error)) return null;
+            throw error;
+          });
+        if (
+          existing !== null &&
+          existing.ContentLength === hashing.bytes &&
+          existing.Metadata?.sha256 === referenceHex(ref)
+        ) {
+          // Stored before: one copy, and the first content type stays.
+          return { ref, sizeBytes: hashing.bytes, contentType: existing.ContentType ?? input.contentType };
+        }
+        // Copied on the server: the bytes travel once. A damaged copy is replaced by this one.
+        await client.send(
+          new CopyObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            CopySource: `${bucket}/${temporary.split('/').map(encodeURIComponent).join('/')}`,
+            MetadataDirective: 'REPLACE',
+            ContentType: input.contentType,
+            Metadata: { sha256: referenceHex(ref) },
+          }),
+        );
+        return { ref, sizeBytes: hashing.bytes, contentType: input.contentType };
+      } catch (error) {
+        if (error instanceof DocumentRefusedError) throw error;
+        throw unavailable('store the document', error);
+      } finally {
+        await deleteQuietly(temporary);
+      }
+    },
+    open: openStored,
+    async inspect(document) {
+      const opened = await openStored(document);
+      await opened.close();
+      return opened.reference;
+    },
+  };
+}

@@ -1,0 +1,232 @@
+/**
+ * `POST /v1/documents` on a bare fastify instance over real HTTP (port 0), storing into a real local store and a
+ * real S3-compatible server (versitygw on loopback).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import fastify, { type FastifyInstance } from 'fastify';
+import {
+  documentProblemSchema,
+  documentsRoutes,
+  documentUploadResponseSchema,
+} from '../../src/api/routes/documents';
+import {
+  createLocalDocumentStore,
+  createS3DocumentStore,
+  type DocumentStore,
+  type PutDocumentInput,
+} from '../../src/documents';
+import { CleanupList } from '../../tools/stack';
+import { startLocalS3, type LocalS3 } from '../../tools/stack/s3';
+import { waitFor } from '../helpers/wait';
+
+const MAX_BYTES = 256 * 1024;
+const cleanups = new CleanupList();
+let s3: LocalS3;
+let scratch: string;
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'badge-api-documents-'));
+  cleanups.add('scratch', () => rmSync(scratch, { recursive: true, force: true }));
+  s3 = await startLocalS3({ cleanups });
+}, 600_000);
+afterAll(() => cleanups.run());
+
+async function serve(store: DocumentStore): Promise<{ app: FastifyInstance; url: string }> {
+  const app = fastify();
+  await app.register(documentsRoutes, { store, maxBytes: MAX_BYTES });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  cleanups.add('an API instance', () => app.close());
+  return { app, url: `${address}/v1/documents` };
+}
+
+function multipartBody(parts: readonly { name: string; filename?: string; type?: string; data: Buffer }[]): {
+  body: Buffer;
+  contentType: string;
+} {
+  const boundary = `----badge${randomBytes(8).toString('hex')}`;
+  const chunks = parts.flatMap((part) => [
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"${
+        part.filename === undefined ? '' : `; filename="${part.filename}"`
+      }\r\n${part.type === undefined ? '' : `Content-Type: ${part.type}\r\n`}\r\n`,
+    ),
+    part.data,
+    Buffer.from('\r\n'),
+  ]);
+  return {
+    body: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
+}
+
+async function post(
+  url: string,
+  body: Buffer,
+  contentType: string,
+): Promise<{ status: number; type: string; json: unknown }> {
+  const response = await fetch(url, { method: 'POST', body, headers: { 'content-type': contentType } });
+  return {
+    status: response.status,
+    type: response.headers.get('content-type') ?? '',
+    json: await response.json(),
+  };
+}
+
+const sha256 = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+
+async function storedBytes(store: DocumentStore, ref: string): Promise<Buffer> {
+  const document = await store.open({ ref });
+  const chunks: Buffer[] = [];
+  try {
+    await pipeline(
+      document.openStream(),
+      new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          chunks.push(chunk);
+          callback();
+        },
+      }),
+    );
+  } finally {
+    await document.close();
+  }
+  return Buffer.concat(chunks);
+}
+
+let count = 0;
+const stores: readonly [string, () => DocumentStore][] = [
+  [
+    'local folder',
+    () => {
+      count += 1;
+      return createLocalDocumentStore({ root: join(scratch, `store-${count}`), maxBytes: MAX_BYTES });
+    },
+  ],
+  [
+    'S3 (versitygw)',
+    () => {
+      count += 1;
+      return createS3DocumentStore({
+        bucket: s3.bucket,
+        prefix: `api-${count}`,
+        endpoint: s3.endpoint,
+        credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+        maxBytes: MAX_BYTES,
+      });
+    },
+  ],
+];
+
+describe.each(stores)('POST /v1/documents into the %s store', (_name, createStore) => {
+  it('answers 201 with the reference, size and content type; the store holds exactly the bytes', async () => {
+    const store = createStore();
+    const { url } = await serve(store);
+    const bytes = randomBytes(100_000);
+    const { body, contentType } = multipartBody([
+      { name: 'note', data: Buffer.from('ignored') },
+      { name: 'file', filename: 'scan.pdf', type: 'application/pdf', data: bytes },
+    ]);
+    const answer = await post(url, body, contentType);
+    expect(answer.status).toBe(201);
+    const parsed = documentUploadResponseSchema.parse(answer.json);
+    expect(parsed).toEqual({ ref: sha256(bytes), sizeBytes: bytes.length, contentType: 'application/pdf' });
+    expect((await storedBytes(store, parsed.ref)).equals(bytes)).toBe(true);
+    // The same bytes again: the same reference.
+    expect((await post(url, body, contentType)).json).toEqual(parsed);
+  });
+
+  it('answers 413 as problem+json over the limit and stores nothing', async () => {
+    const store = createStore();
+    const { url } = await serve(store);
+    const bytes = randomBytes(MAX_BYTES + 1);
+    const { body, contentType } = multipartBody([{ name: 'file', filename: 'big.bin', data: bytes }]);
+    const answer = await post(url, body, contentType);
+    expect(answer.status).toBe(413);
+    expect(answer.type).toContain('application/problem+json');
+    expect(documentProblemSchema.parse(answer.json)).toMatchObject({ status: 413, field: 'file' });
+    await store.check();
+    await expect(store.open({ ref: sha256(bytes) })).rejects.toThrow('is not in the document store');
+  });
+});
+
+describe('POST /v1/documents: refusals', () => {
+  let url: string;
+  beforeAll(async () => {
+    ({ url } = await serve(
+      createLocalDocumentStore({ root: join(scratch, 'refusals'), maxBytes: MAX_BYTES }),
+    ));
+  });
+
+  it('415 for a body that is not multipart', async () => {
+    const answer = await post(url, Buffer.from('{"a":1}'), 'application/json');
+    expect(answer.status).toBe(415);
+    expect(answer.type).toContain('application/problem+json');
+    expect(documentProblemSchema.parse(answer.json).status).toBe(415);
+  });
+
+  it('400 naming the field when there is no file part, or an empty one, or one of another name', async () => {
+    const noFile = multipartBody([{ name: 'note', data: Buffer.from('x') }]);
+    const empty = multipartBody([{ name: 'file', filename: 'a.pdf', data: Buffer.alloc(0) }]);
+    const otherName = multipartBody([{ name: 'document', filename: 'a.pdf', data: Buffer.from('x') }]);
+    for (const { body, contentType } of [noFile, empty, otherName]) {
+      const answer = await post(url, body, contentType);
+      expect(answer.status).toBe(400);
+      expect(documentProblemSchema.parse(answer.json)).toMatchObject({ status: 400, field: 'file' });
+    }
+  });
+});
+
+describe('POST /v1/documents: streamed', () => {
+  it('hands the file to the store while the client is still sending it', async () => {
+    let received = 0;
+    const inner = createLocalDocumentStore({ root: join(scratch, 'streamed'), maxBytes: MAX_BYTES });
+    const store: DocumentStore = {
+      ...inner,
+      put: (input: PutDocumentInput) => {
+        const counting = new Transform({
+          transform(chunk: Buffer, _encoding, callback) {
+            received += chunk.length;
+            callback(null, chunk);
+          },
+        });
+        input.body.pipe(counting);
+        return inner.put({ ...input, body: counting });
+      },
+    };
+    const { url } = await serve(store);
+    const bytes = randomBytes(200_000);
+    const { body, contentType } = multipartBody([{ name: 'file', filename: 'a.bin', data: bytes }]);
+    const half = 120_000;
+    const answer = new Promise<{ status: number; text: string }>((resolveAnswer, reject) => {
+      const request = httpRequest(url, {
+        method: 'POST',
+        headers: { 'content-type': contentType, 'content-length': String(body.length) },
+      });
+      request.once('error', reject);
+      request.once('response', (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        response.once('end', () => resolveAnswer({ status: response.statusCode ?? 0, text }));
+      });
+      request.write(body.subarray(0, half));
+      // The rest only once the store has seen bytes of the first part: the route did not wait for the whole body.
+      void waitFor(
+        () => Promise.resolve(received),
+        (bytesSeen) => bytesSeen > 0,
+        { what: 'the store to receive bytes before the body was complete' },
+      ).then(
+        () => request.end(body.subarray(half)),
+        (error: unknown) => reject(error instanceof Error ? error : new Error(String(error))),
+      );
+    });
+    const { status, text } = await answer;
+    expect(status).toBe(201);
+    expect(JSON.parse(text)).toMatchObject({ ref: sha256(bytes), sizeBytes: bytes.length });
+  });
+});
