@@ -52,7 +52,8 @@ export const FAILURE_TABLE = Object.freeze({
   INVALID_INPUT: { retryable: false, meaning: 'The workflow input or an update argument is invalid.' },
   INVALID_DOCUMENT: {
     retryable: false,
-    meaning: 'A document path leaves DOCUMENTS_ROOT, or the file is missing, empty or too large.',
+    meaning:
+      'A document path leaves DOCUMENTS_ROOT, or the file is missing, empty or too large; or a referenced document is missing from the store or no longer matches its reference.',
   },
   DOCUMENT_UNAVAILABLE: {
     retryable: true,

@@ -95,6 +95,42 @@ const REFUSED: readonly [string, unknown, string][] = [
     'documents.0.path: must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
   ],
   [
+    'document naming neither path nor ref',
+    { ...valid, documents: [{ filename: 'a.pdf' }] },
+    'documents.0.path: is required (or "ref"): name the document once',
+  ],
+  [
+    'document naming both path and ref',
+    { ...valid, documents: [{ path: 'a.pdf', ref: `sha256:${'a'.repeat(64)}` }] },
+    'documents.0.ref: must not be given together with "path"',
+  ],
+  [
+    'malformed ref',
+    { ...valid, documents: [{ ref: 'sha256:xyz' }] },
+    'documents.0.ref: must be a document reference: "sha256:" and 64 lowercase hex digits',
+  ],
+  [
+    'a reference given as path',
+    { ...valid, documents: [{ path: `sha256:${'a'.repeat(64)}` }] },
+    'documents.0.path: is a document reference: name it with "ref", not "path"',
+  ],
+  [
+    'callbackUrl over http:// to another host',
+    { ...valid, callbackUrl: 'http://example.com/hook' },
+    'callbackUrl: must be an https:// URL (http:// only to this machine)',
+  ],
+  ['callbackUrl not a URL', { ...valid, callbackUrl: 'nope' }, 'callbackUrl: must be an absolute URL'],
+  [
+    'callbackUrl with credentials',
+    { ...valid, callbackUrl: 'https://u:p@example.com/hook' },
+    'callbackUrl: must not contain credentials (user:password@)',
+  ],
+  [
+    'clientId empty',
+    { ...valid, clientId: '' },
+    'clientId: must be 1 to 64 letters, digits, ".", "_", ":" or "-"',
+  ],
+  [
     'huge path (5000 chars)',
     { ...valid, documents: [{ path: 'a'.repeat(5000) }] },
     'documents.0.path: must be at most 1024 characters',
