@@ -32,6 +32,9 @@ export type BundleIndex = readonly { readonly line: number; readonly module: str
 
 const RUNTIME = '(webpack runtime)';
 
+/** The bucket of the SDK's per-promise stack capture in the workflow sandbox (`vm-shared.js`). */
+export const SDK_PROMISE_HOOK = '@temporalio/worker: promise stacks';
+
 /** Indexes a workflow bundle by the `/***\/ "<module id>"` lines webpack writes before each module (and its runtime's `/******\/` lines). */
 export function indexBundle(code: string): BundleIndex {
   const index: { line: number; module: string }[] = [];
@@ -77,6 +80,9 @@ export function bucketOf(
   }
   const bundle = bundles?.get(url);
   if (bundle) return bundleBucket(bundle, line);
+  // The SDK captures a stack trace for every promise workflow code creates (for the stack trace query): a cost
+  // that grows with the workflow's promises, not with Temporal's work, so it gets a bucket of its own.
+  if (/@temporalio\/worker\/lib\/workflow\/vm-shared\.js$/.test(url)) return SDK_PROMISE_HOOK;
   const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (modules?.[1]) return modules[1];
   if (url.startsWith('node:')) {

@@ -22,6 +22,12 @@ describe('bucketOf', () => {
     expect(bucketOf('postMessage', '', ROOT)).toBe('(native) postMessage');
     expect(bucketOf('f', 'file:///tmp/x/badge-bundle.js', ROOT)).toBe('workflow bundle');
   });
+
+  it('gives the SDK stack capture of workflow promises a bucket of its own', () => {
+    expect(bucketOf('init', `${ROOT}/node_modules/@temporalio/worker/lib/workflow/vm-shared.js`, ROOT)).toBe(
+      '@temporalio/worker: promise stacks',
+    );
+  });
 });
 
 describe('addProfile and summariseProfile', () => {
