@@ -29,6 +29,7 @@ import {
 } from '../contract';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
 import type { badgeOrder } from '../workflows/badge-order';
+import { listOrderPage, type ListOrdersInput, type OrderPage } from './order-listing';
 
 /** The order refused a `replaceDocument` update; the message says why (unknown path, not failed, no file). */
 export class ReplaceDocumentRejectedError extends Error {
@@ -67,6 +68,15 @@ export interface StartOrderResult {
   readonly handle: BadgeOrderHandle;
 }
 
+/** Options of {@link BadgeOrdersClient.startOrder}. */
+export interface StartOrderOptions {
+  /**
+   * Memo of the new run (encoded by the payload codec, so encrypted like the input). Only a run started now
+   * gets it; an attached run keeps its own. The HTTP API keeps the hash of the order's input here.
+   */
+  readonly memo?: Readonly<Record<string, unknown>>;
+}
+
 export interface BadgeOrdersClientOptions {
   readonly client: Client;
   /** @default badge-orders */
@@ -87,7 +97,7 @@ export class BadgeOrdersClient {
    * Starts the order, or attaches to the running one with the same `orderRef`. A failed order may be started
    * again; a completed one is attached to (its result stands). Throws `InvalidOrderInputError` naming fields.
    */
-  async startOrder(rawInput: unknown): Promise<StartOrderResult> {
+  async startOrder(rawInput: unknown, options: StartOrderOptions = {}): Promise<StartOrderResult> {
     const input = parseBadgeOrderInput(rawInput);
     const workflowId = badgeOrderWorkflowId(input.orderRef);
     const last = await this.lastRunAllowingStart(input.orderRef);
@@ -108,6 +118,7 @@ export class BadgeOrdersClient {
           { key: BadgeOrderStatus, value: 'Running' },
         ],
         staticSummary: `Badge order ${input.orderRef}`,
+        ...(options.memo === undefined ? {} : { memo: { ...options.memo } }),
       });
       return { workflowId, runId: handle.firstExecutionRunId, attached: false, handle };
     } catch (error) {
@@ -159,6 +170,11 @@ export class BadgeOrdersClient {
   /** The handle of an order by its `orderRef` (latest run). */
   getHandle(orderRef: string): BadgeOrderHandle {
     return this.client.workflow.getHandle<typeof badgeOrder>(badgeOrderWorkflowId(orderRef));
+  }
+
+  /** One page of orders from visibility (see `order-listing.ts`), newest first. */
+  async listOrders(input: ListOrdersInput): Promise<OrderPage> {
+    return listOrderPage(this.client, input);
   }
 
   /** The `status` query. */
