@@ -85,6 +85,8 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     routerOptions: { maxParamLength: 200 },
   }) as unknown as FastifyInstance;
 
+  // Bodies are JSON (the documents plugin adds multipart): text is refused with 415, not parsed.
+  app.removeContentTypeParser('text/plain');
   app.decorateRequest('principal', null);
   // Credentials are checked as soon as the headers are in, before the body is read.
   app.addHook('onRequest', async (request) => {
