@@ -51,7 +51,7 @@ export async function startTestIssuer(): Promise<TestIssuer> {
         .setSubject('backend-x')
         .setIssuedAt()
         .setExpirationTime(options.expiresIn ?? '5m')
-        .sign(privateKey as KeyLike),
+        .sign(privateKey),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

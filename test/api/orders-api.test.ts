@@ -170,7 +170,7 @@ describe('the HTTP API', () => {
       `/v1/orders?status=Failed&pageToken=${encodeURIComponent(first.nextPageToken ?? '')}`,
       { key: 'reader' },
     );
-    expect(problem(otherFilter).errors).toEqual([{ field: 'query.pageToken', message: expect.any(String) }]);
+    expect(problem(otherFilter).errors?.map((error) => error.field)).toEqual(['query.pageToken']);
     expect((await call('GET', '/v1/orders?pageToken=garbage', { key: 'reader' })).status).toBe(400);
 
     const missing = await call('GET', '/v1/orders/api-no-such-order', { key: 'reader' });
@@ -288,7 +288,7 @@ describe('the HTTP API', () => {
     const otherRef = await call('PUT', `/v1/orders/${orderRef}`, {
       body: { ...orderBody(orderRef), orderRef: 'x' },
     });
-    expect(problem(otherRef).errors).toEqual([{ field: 'body.orderRef', message: expect.any(String) }]);
+    expect(problem(otherRef).errors?.map((error) => error.field)).toEqual(['body.orderRef']);
     expect((await call('PUT', '/v1/orders/bad%20ref', { body: orderBody(orderRef) })).status).toBe(400);
     const syntax = await call('PUT', `/v1/orders/${orderRef}`, { rawBody: '{"vehicle":' });
     expect(problem(syntax).status).toBe(400);
