@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { exportJWK, generateKeyPair, SignJWT, type KeyLike } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { BadgeOrdersClient } from '../../src/client/badge-orders-client';
 import { buildApiApp, type BuildApiAppOptions } from '../../src/api/app';
 import { createAuthenticator, hashApiKey } from '../../src/api/auth';
