@@ -3,6 +3,8 @@
  * limits, problem details for every refusal, the orders routes, the OpenAPI document and its docs page — and
  * an extension point for more routes (the documents upload) that shares all of that.
  */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
@@ -13,7 +15,7 @@ import { apiLimitsSchema, type ApiLimits } from './config';
 import { renderDocsPage } from './docs-page';
 import { buildOpenApiDocument, type JsonSchema, type OpenApiPaths } from './openapi';
 import { ORDER_OPERATIONS } from './operations';
-import { ApiProblem, sendProblem } from './problem';
+import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './problem';
 import { ordersRoutes } from './routes/orders';
 import { temporalProblem } from './temporal-errors';
 
@@ -74,6 +76,37 @@ function requestProblem(error: FastifyError): ApiProblem | undefined {
   return new ApiProblem({ status, code, detail: error.message });
 }
 
+/**
+ * Answers what node's HTTP parser refuses before fastify sees a request (headers or URL too large, malformed
+ * request, too slow) with a problem detail too, then closes the connection.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = JSON.stringify(
+    problemBody(
+      new ApiProblem({
+        status,
+        code: status === 431 ? 'headers-too-large' : status === 408 ? 'request-timeout' : 'bad-request',
+        detail:
+          status === 431
+            ? 'The request line or headers are too large'
+            : status === 408
+              ? 'The request was not received in time'
+              : 'The request is not valid HTTP',
+      }),
+    ),
+  );
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** Builds the app (not listening); `app.listen` or `app.inject` it. */
 export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyInstance> {
   const limits = apiLimitsSchema.parse(options.limits ?? {});
@@ -83,6 +116,7 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     requestTimeout: limits.requestTimeoutMs,
     // Identifiers in paths are checked by the routes; fastify's default 100 characters would cut an orderRef.
     routerOptions: { maxParamLength: 200 },
+    clientErrorHandler: answerClientError,
   }) as unknown as FastifyInstance;
 
   // Bodies are JSON (the documents plugin adds multipart): text is refused with 415, not parsed.

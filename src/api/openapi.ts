@@ -25,10 +25,19 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSch
   return rest;
 }
 
-/** The body schema of `PUT /v1/orders/{orderRef}`: the order input, its `orderRef` optional (the path has it). */
-function withoutRequired(schema: JsonSchema, field: string): JsonSchema {
+/**
+ * The body schema of `PUT /v1/orders/{orderRef}`: the order input without `orderRef` (the path names it; a body
+ * may repeat it, the same), and vehicle and badge data non-empty, as the contract's refinement requires.
+ */
+function putOrderBody(schema: JsonSchema): JsonSchema {
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-  return { ...schema, required: required.filter((name) => name !== field) };
+  const { orderRef: _orderRef, ...properties } = schema.properties as Record<string, JsonSchema>;
+  void _orderRef;
+  for (const field of ['vehicle', 'badge']) {
+    const data = properties[field];
+    if (data !== undefined) properties[field] = { ...data, minProperties: 1 };
+  }
+  return { ...schema, properties, required: required.filter((name) => name !== 'orderRef') };
 }
 
 /** Paths an extension (a plugin) adds to the document. */
@@ -56,6 +65,7 @@ const PROBLEM_REASONS: Readonly<Record<number, string>> = {
   413: 'The body is larger than the API accepts',
   415: 'The body is not application/json',
   429: 'Too many requests for this key: wait `retry-after` seconds',
+  431: 'The request line or headers are too large',
   503: 'Temporal or the identity provider cannot be reached now: repeat shortly',
   504: 'Temporal did not answer in time; the outcome is unknown: repeat the request (every request may be repeated)',
 };
@@ -101,7 +111,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonSchema {
     if (operation.body) {
       const [name, schema] = operation.body;
       const json = jsonSchemaOf(schema, 'input');
-      schemas[name] = operation.operationId === 'putOrder' ? withoutRequired(json, 'orderRef') : json;
+      schemas[name] = operation.operationId === 'putOrder' ? putOrderBody(json) : json;
       requestBody = { required: true, content: { 'application/json': { schema: ref(name) } } };
     }
     paths[operation.path] = {

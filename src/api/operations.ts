@@ -50,7 +50,7 @@ export function fastifyPath(path: string): string {
 }
 
 /** Problems every authenticated operation may answer with. */
-export const COMMON_PROBLEMS = [400, 401, 403, 429, 503, 504] as const;
+export const COMMON_PROBLEMS = [400, 401, 403, 429, 431, 503, 504] as const;
 
 /** Every operation of the orders API. */
 export const ORDER_OPERATIONS = {
