@@ -16,6 +16,10 @@ export const TEST_KEYS = {
   writer: { key: 'bo_test-writer-0123456789abcdef0123456789abcdef', scopes: ['orders:write', 'orders:read'] },
   reader: { key: 'bo_test-reader-0123456789abcdef0123456789abcdef', scopes: ['orders:read'] },
   operator: { key: 'bo_test-operator-0123456789abcdef0123456789abcde', scopes: ['ops', 'orders:read'] },
+  fuzzer: {
+    key: 'bo_test-fuzzer-0123456789abcdef0123456789abcdef0',
+    scopes: ['orders:write', 'orders:read', 'ops'],
+  },
 } as const satisfies Record<string, { key: string; scopes: readonly ApiScope[] }>;
 
 export const OIDC_ISSUER = 'https://issuer.test';
