@@ -25,9 +25,11 @@ interface Run {
   readonly output: string;
 }
 
-function runSchemathesis(args: readonly string[]): Promise<Run> {
+function runSchemathesis(args: readonly string[], cwd: string): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn('python3', ['-m', 'schemathesis.cli', ...args], {
+      // Its working folder (caches) is the test's scratch folder, not the repository.
+      cwd,
       env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_TELEMETRY: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -55,34 +57,37 @@ describe('schemathesis against /openapi.json', () => {
   });
 
   it(`finds no 5xx and no answer outside the document (schemathesis ${SCHEMATHESIS_VERSION})`, async () => {
-    const version = await runSchemathesis(['--version']);
+    const version = await runSchemathesis(['--version'], scratch);
     expect(version.output).toContain(SCHEMATHESIS_VERSION);
 
-    const run = await runSchemathesis([
-      'run',
-      `${api.url}/openapi.json`,
-      '--header',
-      `X-API-Key: ${TEST_KEYS.fuzzer.key}`,
-      '--checks',
-      'not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance',
-      '--max-examples',
-      String(MAX_EXAMPLES),
-      '--phases',
-      'examples,coverage,fuzzing',
-      '--workers',
-      '1',
-      '--seed',
-      '17',
-      '--generation-database',
-      'none',
-      '--request-timeout',
-      '60',
-      '--no-color',
-      '--report',
-      'junit',
-      '--report-junit-path',
-      join(scratch, 'junit.xml'),
-    ]);
+    const run = await runSchemathesis(
+      [
+        'run',
+        `${api.url}/openapi.json`,
+        '--header',
+        `X-API-Key: ${TEST_KEYS.fuzzer.key}`,
+        '--checks',
+        'not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance',
+        '--max-examples',
+        String(MAX_EXAMPLES),
+        '--phases',
+        'examples,coverage,fuzzing',
+        '--workers',
+        '1',
+        '--seed',
+        '17',
+        '--generation-database',
+        'none',
+        '--request-timeout',
+        '60',
+        '--no-color',
+        '--report',
+        'junit',
+        '--report-junit-path',
+        join(scratch, 'junit.xml'),
+      ],
+      scratch,
+    );
     // The summary (operations, test cases, failures) is in the output; a failing run shows why.
     if (run.code !== 0) throw new Error(`schemathesis failed (exit ${run.code}):\n${run.output}`);
     expect(run.output).toMatch(/No issues found|passed/i);
