@@ -60,11 +60,11 @@ const notRunning = (orderRef: string, status: string): ApiProblem =>
 /** The failure of a closed run, as its result says. */
 async function closedOutcome(
   orders: BadgeOrdersClient,
+  orderRef: string,
   description: WorkflowExecutionDescription,
 ): Promise<{ result: BadgeOrderResult | null; failure: string | null }> {
   // The run described, not the latest: a new run may have started since.
-  const handle = orders.getHandle(description.workflowId.replace(/^badge-order-/, ''));
-  const run = handle.client.getHandle(description.workflowId, description.runId);
+  const run = orders.getHandle(orderRef).client.getHandle(description.workflowId, description.runId);
   try {
     return { result: (await run.result()) as BadgeOrderResult, failure: null };
   } catch (error) {
@@ -175,7 +175,10 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         // No worker answered in time: the search attributes still say where the order stands.
         .catch(() => null);
     } else {
-      outcome = await timed(`Reading the outcome of order ${orderRef}`, closedOutcome(orders, description));
+      outcome = await timed(
+        `Reading the outcome of order ${orderRef}`,
+        closedOutcome(orders, orderRef, description),
+      );
     }
     const body: z.input<typeof orderViewSchema> = {
       orderRef,
