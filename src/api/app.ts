@@ -6,7 +6,12 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyPluginOptions,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { BadgeOrdersClient } from '../client/badge-orders-client';
 import type { Authenticator, Principal } from './auth';
@@ -34,7 +39,7 @@ export interface ApiPluginRegistration {
  * `apiPlugin(documentsRoutes, { store, maxBytes })`. Its routes name their scope in `config.scope` (a route
  * without one needs a caller with any scope) and read the caller from `request.principal`.
  */
-export function apiPlugin<Options extends Record<string, unknown>>(
+export function apiPlugin<Options extends FastifyPluginOptions>(
   plugin: FastifyPluginAsync<Options>,
   options: Options,
   openApi?: ApiPluginRegistration['openApi'],
