@@ -32,6 +32,7 @@ import {
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
 import { inSpan, tracedClient, type Tracing } from '../tracing';
 import type { badgeOrder } from '../workflows/badge-order';
+import { listOrderPage, type ListOrdersInput, type OrderPage } from './order-listing';
 
 /** The order refused a `replaceDocument` update; the message says why (unknown path, not failed, no file). */
 export class ReplaceDocumentRejectedError extends Error {
@@ -70,6 +71,15 @@ export interface StartOrderResult {
   readonly handle: BadgeOrderHandle;
 }
 
+/** Options of {@link BadgeOrdersClient.startOrder}. */
+export interface StartOrderOptions {
+  /**
+   * Memo of the new run (encoded by the payload codec, so encrypted like the input). Only a run started now
+   * gets it; an attached run keeps its own. The HTTP API keeps the hash of the order's input here.
+   */
+  readonly memo?: Readonly<Record<string, unknown>>;
+}
+
 export interface BadgeOrdersClientOptions {
   readonly client: Client;
   /** @default badge-orders */
@@ -94,17 +104,17 @@ export class BadgeOrdersClient {
    * Starts the order, or attaches to the running one with the same `orderRef`. A failed order may be started
    * again; a completed one is attached to (its result stands). Throws `InvalidOrderInputError` naming fields.
    */
-  async startOrder(rawInput: unknown): Promise<StartOrderResult> {
+  async startOrder(rawInput: unknown, options: StartOrderOptions = {}): Promise<StartOrderResult> {
     // One span around the look-up and the start: the order's trace begins here.
-    return inSpan(this.tracing, 'StartBadgeOrder', () => this.startOrAttach(rawInput));
+    return inSpan(this.tracing, 'StartBadgeOrder', () => this.startOrAttach(rawInput, options));
   }
 
-  private async startOrAttach(rawInput: unknown): Promise<StartOrderResult> {
+  private async startOrAttach(rawInput: unknown, options: StartOrderOptions): Promise<StartOrderResult> {
     const input = parseBadgeOrderInput(rawInput);
     const workflowId = badgeOrderWorkflowId(input.orderRef);
     // Most orders are new: start at once, refusing whenever any run of this order ref exists. Only then is the
     // last run looked at (one call to the server fewer for every new order, the same decisions for the rest).
-    const started = await this.start(input, WorkflowIdReusePolicy.REJECT_DUPLICATE);
+    const started = await this.start(input, WorkflowIdReusePolicy.REJECT_DUPLICATE, options);
     if (started) return { workflowId, runId: started.firstExecutionRunId, attached: false, handle: started };
     const last = await this.lastRunAllowingStart(input.orderRef);
     if (last !== undefined) {
@@ -112,7 +122,7 @@ export class BadgeOrdersClient {
       return { workflowId, runId: last.runId, attached: true, handle: this.getHandle(input.orderRef) };
     }
     // Only a failed one may run again.
-    const handle = await this.start(input, WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY);
+    const handle = await this.start(input, WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY, options);
     if (handle) return { workflowId, runId: handle.firstExecutionRunId, attached: false, handle };
     // Another caller started it meanwhile: attach to that run.
     const description = await this.getHandle(input.orderRef).describe();
@@ -123,6 +133,7 @@ export class BadgeOrdersClient {
   private async start(
     input: ValidBadgeOrderInput,
     reusePolicy: WorkflowIdReusePolicy,
+    options: StartOrderOptions,
   ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof badgeOrder> | undefined> {
     try {
       return await this.client.workflow.start<typeof badgeOrder>(WORKFLOW_TYPES.badgeOrder, {
@@ -137,6 +148,7 @@ export class BadgeOrdersClient {
           { key: BadgeOrderStatus, value: 'Running' },
         ],
         staticSummary: `Badge order ${input.orderRef}`,
+        ...(options.memo === undefined ? {} : { memo: { ...options.memo } }),
       });
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) return undefined;
@@ -185,6 +197,11 @@ export class BadgeOrdersClient {
   /** The handle of an order by its `orderRef` (latest run). */
   getHandle(orderRef: string): BadgeOrderHandle {
     return this.client.workflow.getHandle<typeof badgeOrder>(badgeOrderWorkflowId(orderRef));
+  }
+
+  /** One page of orders from visibility (see `order-listing.ts`), newest first. */
+  async listOrders(input: ListOrdersInput): Promise<OrderPage> {
+    return listOrderPage(this.client, input);
   }
 
   /** The `status` query. */

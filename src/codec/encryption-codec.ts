@@ -67,9 +67,25 @@ function settle<T>(work: () => T): Promise<T> {
   }
 }
 
+/** Options of {@link EncryptionCodec}. */
+export interface EncryptionCodecOptions {
+  /**
+   * Gives the 12-byte nonce of each encryption. Only for test vectors (docs/payload-codec.md), which need a
+   * known nonce: a nonce used twice with one key gives away the plaintexts. @default 12 random bytes
+   */
+  readonly nonce?: () => Buffer;
+}
+
 /** The codec; see the module comment. Encodes nothing when the ring has no keys. */
 export class EncryptionCodec implements PayloadCodec {
-  constructor(private readonly keys: PayloadKeyRing) {}
+  private readonly nonce: () => Buffer;
+
+  constructor(
+    private readonly keys: PayloadKeyRing,
+    options: EncryptionCodecOptions = {},
+  ) {
+    this.nonce = options.nonce ?? (() => randomBytes(IV_BYTES));
+  }
 
   encode(payloads: Payload[]): Promise<Payload[]> {
     return settle(() => {
@@ -77,7 +93,7 @@ export class EncryptionCodec implements PayloadCodec {
       if (keyId === null) return payloads;
       const key = this.keys.key(keyId);
       if (!key) throw new Error(`encryption key "${keyId}" missing from its own ring`);
-      return payloads.map((payload) => encrypt(payload, keyId, key));
+      return payloads.map((payload) => encrypt(payload, keyId, key, this.nonce()));
     });
   }
 
@@ -128,8 +144,8 @@ export class EncryptionCodec implements PayloadCodec {
   }
 }
 
-function encrypt(payload: Payload, keyId: string, key: Buffer): Payload {
-  const iv = randomBytes(IV_BYTES);
+function encrypt(payload: Payload, keyId: string, key: Buffer, iv: Buffer): Payload {
+  if (iv.length !== IV_BYTES) throw new Error(`the nonce must be ${IV_BYTES} bytes`);
   const cipher = createCipheriv(CIPHER, key, iv);
   cipher.setAAD(Buffer.from(keyId, 'utf8'));
   const plain = temporal.api.common.v1.Payload.encode(payload).finish();

@@ -1,0 +1,204 @@
+/**
+ * The HTTP API as a fastify app: authentication and scopes (`auth.ts`), per-key rate limits, body and time
+ * limits, problem details for every refusal, the orders routes, the OpenAPI document and its docs page — and
+ * an extension point for more routes (the documents upload) that shares all of that.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyPluginOptions,
+} from 'fastify';
+import type { Logger } from 'pino';
+import type { BadgeOrdersClient } from '../client/badge-orders-client';
+import type { Authenticator, Principal } from './auth';
+import { forbidden } from './auth';
+import { apiLimitsSchema, type ApiLimits } from './config';
+import { renderDocsPage } from './docs-page';
+import { buildOpenApiDocument, type JsonSchema, type OpenApiPaths } from './openapi';
+import { ORDER_OPERATIONS } from './operations';
+import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './problem';
+import { ordersRoutes } from './routes/orders';
+import { temporalProblem } from './temporal-errors';
+
+/** A plugin registered into the app, behind its authentication, limits and problem details. */
+export interface ApiPluginRegistration {
+  register(app: FastifyInstance): void;
+  /** What the plugin adds to the OpenAPI document. */
+  readonly openApi?: {
+    readonly paths?: OpenApiPaths;
+    readonly schemas?: Readonly<Record<string, JsonSchema>>;
+  };
+}
+
+/**
+ * Registers a fastify plugin with its options, e.g.
+ * `apiPlugin(documentsRoutes, { store, maxBytes })`. Its routes name their scope in `config.scope` (a route
+ * without one needs a caller with any scope) and read the caller from `request.principal`.
+ */
+export function apiPlugin<Options extends FastifyPluginOptions>(
+  plugin: FastifyPluginAsync<Options>,
+  options: Options,
+  openApi?: ApiPluginRegistration['openApi'],
+): ApiPluginRegistration {
+  return {
+    register: (app) => {
+      void app.register(plugin, options);
+    },
+    openApi,
+  };
+}
+
+/** Options of {@link buildApiApp}. */
+export interface BuildApiAppOptions {
+  readonly orders: BadgeOrdersClient;
+  readonly authenticator: Authenticator;
+  /** @default see `apiLimitsSchema` */
+  readonly limits?: Partial<ApiLimits>;
+  /** Request logs; none when absent. */
+  readonly logger?: Logger;
+  /** More routes (the documents upload), each registered with {@link apiPlugin}. */
+  readonly plugins?: readonly ApiPluginRegistration[];
+}
+
+const STATUS_CODES_OF_FASTIFY: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body-too-large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported-media-type',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid-input',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid-json',
+};
+
+/** The problem for a fastify error with a 4xx status (body, media type, JSON), else undefined. */
+function requestProblem(error: FastifyError): ApiProblem | undefined {
+  const status = error.statusCode;
+  if (status === undefined || status < 400 || status > 499) return undefined;
+  const code =
+    STATUS_CODES_OF_FASTIFY[error.code] ?? (error.code === undefined ? 'bad-request' : 'bad-request');
+  // A JSON syntax error's message quotes at most a position, never the body.
+  return new ApiProblem({ status, code, detail: error.message });
+}
+
+/**
+ * Answers what node's HTTP parser refuses before fastify sees a request (headers or URL too large, malformed
+ * request, too slow) with a problem detail too, then closes the connection.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = JSON.stringify(
+    problemBody(
+      new ApiProblem({
+        status,
+        code: status === 431 ? 'headers-too-large' : status === 408 ? 'request-timeout' : 'bad-request',
+        detail:
+          status === 431
+            ? 'The request line or headers are too large'
+            : status === 408
+              ? 'The request was not received in time'
+              : 'The request is not valid HTTP',
+      }),
+    ),
+  );
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Builds the app (not listening); `app.listen` or `app.inject` it. */
+export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyInstance> {
+  const limits = apiLimitsSchema.parse(options.limits ?? {});
+  const app = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: limits.bodyLimitBytes,
+    requestTimeout: limits.requestTimeoutMs,
+    // Identifiers in paths are checked by the routes; fastify's default 100 characters would cut an orderRef.
+    routerOptions: { maxParamLength: 200 },
+    clientErrorHandler: answerClientError,
+  }) as unknown as FastifyInstance;
+
+  // Bodies are JSON (the documents plugin adds multipart): text is refused with 415, not parsed.
+  app.removeContentTypeParser('text/plain');
+  app.decorateRequest('principal', null);
+  // Credentials are checked as soon as the headers are in, before the body is read.
+  app.addHook('onRequest', async (request) => {
+    const config = request.routeOptions.config;
+    if (request.routeOptions.url === undefined || config.public === true) return;
+    const principal: Principal = await options.authenticator.authenticate(request.headers);
+    if (config.scope !== undefined && !principal.scopes.includes(config.scope)) throw forbidden(config.scope);
+    request.principal = principal;
+  });
+
+  await app.register(rateLimit, {
+    global: true,
+    max: limits.rateLimitMax,
+    timeWindow: limits.rateLimitWindowMs,
+    // Per key: one busy backend does not slow another. Public routes count per address.
+    keyGenerator: (request) => (request.principal ? `key:${request.principal.keyId}` : `ip:${request.ip}`),
+    errorResponseBuilder: (_request, context) =>
+      new ApiProblem({
+        status: 429,
+        code: 'rate-limited',
+        detail: `Too many requests: at most ${context.max} per ${limits.rateLimitWindowMs / 1000} s for this key; retry after ${context.after}`,
+      }),
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiProblem) return sendProblem(reply, error);
+    const known = temporalProblem(error) ?? requestProblem(error);
+    if (known) {
+      if (known.status >= 500) request.log.warn({ err: error }, 'request failed');
+      return sendProblem(reply, known);
+    }
+    request.log.error({ err: error }, 'request failed');
+    return sendProblem(
+      reply,
+      new ApiProblem({
+        status: 500,
+        code: 'internal-error',
+        detail: 'The request failed unexpectedly; it was logged',
+      }),
+    );
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      new ApiProblem({
+        status: 404,
+        code: 'not-found',
+        detail: `No route ${request.method} ${request.url.split('?')[0]}`,
+      }),
+    ),
+  );
+
+  const plugins = options.plugins ?? [];
+  const document = buildOpenApiDocument({
+    operations: Object.values(ORDER_OPERATIONS),
+    extraPaths: Object.assign({}, ...plugins.map((plugin) => plugin.openApi?.paths ?? {})) as OpenApiPaths,
+    extraSchemas: Object.assign({}, ...plugins.map((plugin) => plugin.openApi?.schemas ?? {})) as Record<
+      string,
+      JsonSchema
+    >,
+  });
+  const docsPage = renderDocsPage(document);
+
+  app.get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));
+  app.get('/docs', { config: { public: true } }, (_request, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+      .send(docsPage),
+  );
+  app.get('/healthz', { config: { public: true } }, (_request, reply) => reply.send({ ok: true }));
+
+  await app.register(ordersRoutes, { orders: options.orders, limits });
+  for (const plugin of plugins) plugin.register(app);
+  return app;
+}

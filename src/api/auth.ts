@@ -1,0 +1,158 @@
+/**
+ * Who is calling: an API key (`X-API-Key`, matched by its SHA-256 against the keys file in constant time) or,
+ * when configured, an OIDC access token (`Authorization: Bearer`, checked against the JWKS with issuer and
+ * audience). The result is the request's {@link Principal}; routes name the scope they need in their
+ * `config.scope`, and the check runs in `onRequest`, before a byte of the body is read.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { API_SCOPES, type ApiKeyEntry, type ApiScope, type OidcConfig } from './config';
+import { ApiProblem } from './problem';
+
+/** The authenticated caller of a request. */
+export interface Principal {
+  /** The API key's id, or `oidc:<client or subject>` for a token. Webhook secrets are chosen by this id. */
+  readonly keyId: string;
+  readonly scopes: readonly ApiScope[];
+  readonly kind: 'api-key' | 'oidc';
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller, set by the auth hook before the handler runs; null only on public routes. */
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** The scope a route needs; a route without one needs a caller with any scope. */
+    scope?: ApiScope;
+    /** Served without credentials (the OpenAPI document, the docs page, the health check). */
+    public?: boolean;
+  }
+}
+
+/** Header carrying an API key. */
+export const API_KEY_HEADER = 'x-api-key';
+
+/** Request headers as node gives them. */
+type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+/** Finds the caller of a request; throws an {@link ApiProblem} (401, or 503 when the JWKS cannot be read). */
+export interface Authenticator {
+  authenticate(headers: Headers): Promise<Principal>;
+}
+
+/** Lowercase hex SHA-256 of an API key, as the keys file stores it. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+const unauthorized = (detail: string, code = 'unauthenticated'): ApiProblem =>
+  new ApiProblem({
+    status: 401,
+    code,
+    detail,
+    headers: { 'www-authenticate': 'Bearer realm="badge-orders", ApiKey header="X-API-Key"' },
+  });
+
+/** The 403 of a caller without the route's scope. */
+export function forbidden(scope: ApiScope): ApiProblem {
+  return new ApiProblem({
+    status: 403,
+    code: 'insufficient-scope',
+    detail: `This operation needs the scope ${scope}`,
+  });
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Matches a presented key against every entry, without stopping early, so timing tells nothing. */
+function matchApiKey(keys: readonly ApiKeyEntry[], presented: string): ApiKeyEntry | undefined {
+  const digest = createHash('sha256').update(presented, 'utf8').digest();
+  let found: ApiKeyEntry | undefined;
+  for (const entry of keys) {
+    if (timingSafeEqual(digest, Buffer.from(entry.sha256, 'hex')) && found === undefined) found = entry;
+  }
+  return found;
+}
+
+function tokenScopes(payload: JWTPayload): ApiScope[] {
+  const raw: unknown = payload.scope ?? payload.scp;
+  const names = typeof raw === 'string' ? raw.split(/\s+/) : Array.isArray(raw) ? raw : [];
+  return API_SCOPES.filter((scope) => names.includes(scope));
+}
+
+function tokenPrincipalId(payload: JWTPayload): string {
+  for (const claim of ['azp', 'client_id', 'sub']) {
+    const value = payload[claim];
+    if (typeof value === 'string' && value !== '') return `oidc:${value}`;
+  }
+  return 'oidc:unknown';
+}
+
+/** Options of {@link createAuthenticator}. */
+export interface AuthenticatorOptions {
+  readonly apiKeys: readonly ApiKeyEntry[];
+  readonly oidc?: OidcConfig;
+}
+
+/** The authenticator of the configuration. */
+export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
+  const { apiKeys, oidc } = options;
+  const jwks = oidc ? createRemoteJWKSet(new URL(oidc.jwksUrl)) : undefined;
+
+  async function verifyToken(token: string): Promise<Principal> {
+    if (!oidc || !jwks)
+      throw unauthorized('Bearer tokens are not accepted here: send an API key in X-API-Key');
+    try {
+      const { payload } = await jwtVerify(token, jwks, {
+        issuer: oidc.issuer,
+        audience: oidc.audience,
+        algorithms: oidc.algorithms,
+        clockTolerance: oidc.clockToleranceSeconds,
+      });
+      return { keyId: tokenPrincipalId(payload), scopes: tokenScopes(payload), kind: 'oidc' };
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired)
+        throw unauthorized('The bearer token has expired', 'token-expired');
+      if (error instanceof joseErrors.JWKSTimeout || isFetchFailure(error)) {
+        throw new ApiProblem({
+          status: 503,
+          code: 'jwks-unavailable',
+          detail: 'The identity provider’s keys cannot be read now; try again shortly',
+          headers: { 'retry-after': '5' },
+        });
+      }
+      // The reason (signature, issuer, audience, …) is for our logs at most, not for a caller probing tokens.
+      throw unauthorized('The bearer token is not valid here', 'invalid-token');
+    }
+  }
+
+  return {
+    async authenticate(headers) {
+      const key = single(headers[API_KEY_HEADER]);
+      if (key !== undefined && key !== '') {
+        const entry = matchApiKey(apiKeys, key);
+        if (!entry) throw unauthorized('The API key is not valid', 'invalid-api-key');
+        return { keyId: entry.id, scopes: entry.scopes, kind: 'api-key' };
+      }
+      const authorization = single(headers.authorization);
+      if (authorization !== undefined && authorization !== '') {
+        const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+        if (!match?.[1])
+          throw unauthorized('The Authorization header must be "Bearer <token>"', 'invalid-token');
+        return verifyToken(match[1]);
+      }
+      throw unauthorized('Credentials are missing: send an API key in X-API-Key or a bearer token');
+    },
+  };
+}
+
+function isFetchFailure(error: unknown): boolean {
+  // jose gives every problem with a token a class of its own; what remains is reaching the JWKS endpoint (a
+  // system error such as ECONNREFUSED, or an answer that is no key set), which says nothing about the token.
+  if (error instanceof joseErrors.JOSEError) return error.code === 'ERR_JOSE_GENERIC';
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
+}

@@ -1,0 +1,190 @@
+/**
+ * Configuration of the HTTP API (`npm run api`), parsed once at the process edge: where to listen, who may
+ * call (the API keys file, optional OIDC), the limits, and Temporal through `src/config.ts`. Nothing else in
+ * `src/api` reads `process.env`.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError, loadTemporalConfig, type TemporalConfig } from '../config';
+import { formatIssues } from '../contract';
+
+/** The scopes a principal may hold. */
+export const API_SCOPES = ['orders:write', 'orders:read', 'ops'] as const;
+/** One scope: `orders:write` places orders, `orders:read` reads them, `ops` runs the operator actions. */
+export type ApiScope = (typeof API_SCOPES)[number];
+
+/** One entry of the API keys file: the key itself is never stored, only its SHA-256. */
+export const apiKeyEntrySchema = z.strictObject({
+  /** Names the key in logs, rate limits and (for webhooks) the order; never secret. */
+  id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ -'),
+  /** Lowercase hex SHA-256 of the key (`npm run api -- new-key` prints it). */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits'),
+  scopes: z.array(z.enum(API_SCOPES)).min(1, 'must name at least one scope'),
+});
+/** One API key as configured. */
+export type ApiKeyEntry = z.infer<typeof apiKeyEntrySchema>;
+
+/** The API keys file: `{ "keys": [{ "id", "sha256", "scopes" }] }`. */
+export const apiKeysFileSchema = z.strictObject({
+  keys: z.array(apiKeyEntrySchema).superRefine((keys, context) => {
+    const seen = new Set<string>();
+    keys.forEach((key, index) => {
+      if (seen.has(key.id))
+        context.addIssue({ code: 'custom', path: [index, 'id'], message: 'is listed twice' });
+      seen.add(key.id);
+    });
+  }),
+});
+
+/** Parses the keys file's text; throws {@link ConfigError} naming the file and each invalid field. */
+export function parseApiKeysFile(text: string, source: string): readonly ApiKeyEntry[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`API_KEYS_FILE ${source}: not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = apiKeysFileSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new ConfigError(`API_KEYS_FILE ${source}: ${formatIssues(parsed.error).join('; ')}`);
+  }
+  return parsed.data.keys;
+}
+
+/** OIDC bearer tokens: checked against the JWKS, with this issuer and audience. */
+export const oidcConfigSchema = z.object({
+  jwksUrl: z.url(),
+  issuer: z.string().min(1),
+  audience: z.string().min(1),
+  /** @default RS256, ES256, PS256, EdDSA */
+  algorithms: z.array(z.string().min(1)).min(1).default(['RS256', 'ES256', 'PS256', 'EdDSA']),
+  /** Clock skew allowed on `exp`/`nbf`. @default 30 */
+  clockToleranceSeconds: z.number().int().min(0).max(300).default(30),
+});
+/** OIDC settings. */
+export type OidcConfig = z.infer<typeof oidcConfigSchema>;
+
+/** Bounds on what one caller can make the API do. */
+export const apiLimitsSchema = z.object({
+  /** Largest JSON request body. @default 1 MiB */
+  bodyLimitBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  /** Requests per key per window (`rateLimitWindowMs`). @default 120 */
+  rateLimitMax: z.number().int().min(1).default(120),
+  /** @default 60 000 (one minute) */
+  rateLimitWindowMs: z.number().int().min(1000).default(60_000),
+  /** Time a caller has to send a whole request. @default 30 000 */
+  requestTimeoutMs: z.number().int().min(1000).default(30_000),
+  /**
+   * Time one call to Temporal (start, describe, signal, update) may take before the API answers 504; the
+   * outcome of a start is then unknown, and repeating the PUT (idempotent) finds out. @default 20 000
+   */
+  operationTimeoutMs: z.number().int().min(100).default(20_000),
+  /** Time the `status` query may take; after it the view falls back to the search attributes. @default 5 000 */
+  queryTimeoutMs: z.number().int().min(100).default(5_000),
+});
+/** The API's limits. */
+export type ApiLimits = z.infer<typeof apiLimitsSchema>;
+
+const apiConfigSchema = z
+  .object({
+    /** Interface to listen on. @default 127.0.0.1 (loopback: put a TLS proxy in front to expose it) */
+    host: z.string().min(1).default('127.0.0.1'),
+    /** @default 8080 */
+    port: z.coerce.number().int().min(0).max(65535).default(8080),
+    /** The API keys, read from `API_KEYS_FILE` once at start. */
+    apiKeys: z.array(apiKeyEntrySchema).default([]),
+    oidc: oidcConfigSchema.optional(),
+    limits: apiLimitsSchema,
+    /** @default info */
+    logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  })
+  .superRefine((config, context) => {
+    if (config.apiKeys.length === 0 && config.oidc === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['apiKeys'],
+        message:
+          'no caller could authenticate: set API_KEYS_FILE, or API_OIDC_JWKS_URL with issuer and audience',
+      });
+    }
+  });
+
+/** The API's configuration. */
+export type ApiConfig = z.infer<typeof apiConfigSchema> & { readonly temporal: TemporalConfig };
+
+const API_ENV_NAMES: Readonly<Record<string, string>> = {
+  host: 'API_HOST',
+  port: 'API_PORT',
+  apiKeys: 'API_KEYS_FILE',
+  'oidc.jwksUrl': 'API_OIDC_JWKS_URL',
+  'oidc.issuer': 'API_OIDC_ISSUER',
+  'oidc.audience': 'API_OIDC_AUDIENCE',
+  'oidc.algorithms': 'API_OIDC_ALGORITHMS',
+  'limits.bodyLimitBytes': 'API_BODY_LIMIT_BYTES',
+  'limits.rateLimitMax': 'API_RATE_LIMIT_MAX',
+  'limits.rateLimitWindowMs': 'API_RATE_LIMIT_WINDOW_MS',
+  'limits.requestTimeoutMs': 'API_REQUEST_TIMEOUT_MS',
+  'limits.operationTimeoutMs': 'API_OPERATION_TIMEOUT_MS',
+  'limits.queryTimeoutMs': 'API_QUERY_TIMEOUT_MS',
+  logLevel: 'LOG_LEVEL',
+};
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const number = (text: string | undefined): number | string | undefined =>
+  text === undefined || text === '' ? undefined : /^\d+$/.test(text) ? Number(text) : text;
+
+function readKeysFile(path: string | undefined): readonly ApiKeyEntry[] | undefined {
+  if (path === undefined || path === '') return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `API_KEYS_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  return parseApiKeysFile(text, path);
+}
+
+/** The API's configuration from the environment; throws {@link ConfigError} naming each invalid variable. */
+export function loadApiConfig(env: Env = process.env): Readonly<ApiConfig> {
+  const oidcSet = Boolean(env.API_OIDC_JWKS_URL || env.API_OIDC_ISSUER || env.API_OIDC_AUDIENCE);
+  const raw = {
+    host: env.API_HOST || undefined,
+    port: env.API_PORT || undefined,
+    apiKeys: readKeysFile(env.API_KEYS_FILE),
+    oidc: oidcSet
+      ? {
+          jwksUrl: env.API_OIDC_JWKS_URL,
+          issuer: env.API_OIDC_ISSUER,
+          audience: env.API_OIDC_AUDIENCE,
+          algorithms: env.API_OIDC_ALGORITHMS
+            ? env.API_OIDC_ALGORITHMS.split(',').map((a) => a.trim())
+            : undefined,
+        }
+      : undefined,
+    limits: {
+      bodyLimitBytes: number(env.API_BODY_LIMIT_BYTES),
+      rateLimitMax: number(env.API_RATE_LIMIT_MAX),
+      rateLimitWindowMs: number(env.API_RATE_LIMIT_WINDOW_MS),
+      requestTimeoutMs: number(env.API_REQUEST_TIMEOUT_MS),
+      operationTimeoutMs: number(env.API_OPERATION_TIMEOUT_MS),
+      queryTimeoutMs: number(env.API_QUERY_TIMEOUT_MS),
+    },
+    logLevel: env.LOG_LEVEL || undefined,
+  };
+  const parsed = apiConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = formatIssues(parsed.error).map((issue) => {
+      const [field = '', ...rest] = issue.split(': ');
+      return `${API_ENV_NAMES[field] ?? field}: ${rest.join(': ')}`;
+    });
+    throw new ConfigError(`Invalid configuration: ${issues.join('; ')}`);
+  }
+  return Object.freeze({ ...parsed.data, temporal: loadTemporalConfig(env) });
+}

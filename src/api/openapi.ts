@@ -1,0 +1,153 @@
+/**
+ * The OpenAPI 3.1 document of the API, generated from the operations table and its zod schemas
+ * (`z.toJSONSchema`, JSON Schema 2020-12, which OpenAPI 3.1 uses as is). Served at `/openapi.json`; the
+ * docs page is rendered from it.
+ */
+import { z } from 'zod';
+import { COMMON_PROBLEMS, type Operation } from './operations';
+import { PROBLEM_CONTENT_TYPE } from './problem';
+import { problemSchema } from './schemas';
+
+/** A JSON Schema object. */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * The JSON Schema of a zod schema: `input` for what callers send (before defaults and transforms), `output` for
+ * what the API answers. Checks zod cannot express in JSON Schema (refinements) are left to the API's answer.
+ */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+  }) as JsonSchema;
+  void _ignored;
+  return rest;
+}
+
+/**
+ * The body schema of `PUT /v1/orders/{orderRef}`: the order input without `orderRef` (the path names it; a body
+ * may repeat it, the same), and vehicle and badge data non-empty, as the contract's refinement requires.
+ */
+function putOrderBody(schema: JsonSchema): JsonSchema {
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  const { orderRef: _orderRef, ...properties } = schema.properties as Record<string, JsonSchema>;
+  void _orderRef;
+  for (const field of ['vehicle', 'badge']) {
+    const data = properties[field];
+    if (data !== undefined) properties[field] = { ...data, minProperties: 1 };
+  }
+  return { ...schema, properties, required: required.filter((name) => name !== 'orderRef') };
+}
+
+/** Paths an extension (a plugin) adds to the document. */
+export type OpenApiPaths = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
+/** Options of {@link buildOpenApiDocument}. */
+export interface OpenApiOptions {
+  readonly operations: readonly Operation[];
+  /** Paths and component schemas of plugins (the documents route, say). */
+  readonly extraPaths?: OpenApiPaths;
+  readonly extraSchemas?: Readonly<Record<string, JsonSchema>>;
+  /** @default 0.1.0 */
+  readonly version?: string;
+}
+
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** Problem answers, each with its reason. */
+const PROBLEM_REASONS: Readonly<Record<number, string>> = {
+  400: 'Invalid input: `errors` names each invalid field',
+  401: 'Credentials missing, invalid or expired',
+  403: 'The caller lacks the scope the operation needs',
+  404: 'No such order (or document)',
+  409: 'Refused in the order’s current state, or a different input under a used orderRef',
+  413: 'The body is larger than the API accepts',
+  415: 'The body is not application/json',
+  429: 'Too many requests for this key: wait `retry-after` seconds',
+  431: 'The request line or headers are too large',
+  503: 'Temporal or the identity provider cannot be reached now: repeat shortly',
+  504: 'Temporal did not answer in time; the outcome is unknown: repeat the request (every request may be repeated)',
+};
+
+/** The problem statuses an operation documents. */
+export function problemStatuses(operation: Operation): number[] {
+  const statuses = new Set<number>([...COMMON_PROBLEMS, ...operation.problems]);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+function parameters(operation: Operation): JsonSchema[] {
+  const of = (shape: z.ZodObject | undefined, where: 'path' | 'query'): JsonSchema[] =>
+    Object.entries(shape?.shape ?? {}).map(([name, schema]) => ({
+      name,
+      in: where,
+      required: where === 'path' || !(schema as z.ZodType).safeParse(undefined).success,
+      schema: jsonSchemaOf(schema as z.ZodType, 'input'),
+    }));
+  return [...of(operation.params, 'path'), ...of(operation.query, 'query')];
+}
+
+/** The OpenAPI 3.1 document. */
+export function buildOpenApiDocument(options: OpenApiOptions): JsonSchema {
+  const schemas: Record<string, JsonSchema> = { Problem: jsonSchemaOf(problemSchema, 'output') };
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const operation of options.operations) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(operation.responses)) {
+      const [name, schema] = response.schema;
+      schemas[name] = jsonSchemaOf(schema, 'output');
+      responses[status] = {
+        description: response.description,
+        content: { 'application/json': { schema: ref(name) } },
+      };
+    }
+    for (const status of problemStatuses(operation)) {
+      responses[String(status)] = {
+        description: PROBLEM_REASONS[status] ?? 'Refused',
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: ref('Problem') } },
+      };
+    }
+    let requestBody: unknown;
+    if (operation.body) {
+      const [name, schema] = operation.body;
+      const json = jsonSchemaOf(schema, 'input');
+      schemas[name] = operation.operationId === 'putOrder' ? putOrderBody(json) : json;
+      requestBody = { required: true, content: { 'application/json': { schema: ref(name) } } };
+    }
+    paths[operation.path] = {
+      ...paths[operation.path],
+      [operation.method.toLowerCase()]: {
+        operationId: operation.operationId,
+        summary: operation.summary,
+        description: `${operation.description}\n\nScope: \`${operation.scope}\`.`,
+        security: [{ apiKey: [] }, { bearer: [operation.scope] }],
+        parameters: parameters(operation),
+        ...(requestBody === undefined ? {} : { requestBody }),
+        responses,
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'badge-orders API',
+      version: options.version ?? '0.1.0',
+      description:
+        'Place badge orders and follow them from any backend. Every answer that refuses a request is an RFC 9457 ' +
+        'problem detail (application/problem+json). See docs/api.md.',
+    },
+    paths: { ...paths, ...options.extraPaths },
+    components: {
+      schemas: { ...schemas, ...options.extraSchemas },
+      securitySchemes: {
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'An API key from the keys file',
+        },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An OIDC access token' },
+      },
+    },
+  };
+}

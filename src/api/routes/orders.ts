@@ -1,0 +1,305 @@
+/**
+ * The orders routes: place (or attach to) an order, read it, list orders, and the operator actions. Every
+ * call to Temporal goes through the {@link BadgeOrdersClient}; nothing is started before the caller, the path
+ * and the body have passed every check.
+ */
+import { WorkflowFailedError, type WorkflowExecutionDescription } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import {
+  OrderMayExistError,
+  ReconcileOrderRejectedError,
+  ReplaceDocumentRejectedError,
+  type BadgeOrdersClient,
+} from '../../client/badge-orders-client';
+import { runStatusName } from '../../client/order-listing';
+import {
+  BADGE_ORDER_STATUSES,
+  BadgeOrderId,
+  BadgeOrderStatus,
+  statusQuery,
+  type BadgeOrderResult,
+  type BadgeOrderStatusView,
+} from '../../contract';
+import type { ApiLimits } from '../config';
+import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../input-hash';
+import { fastifyPath, ORDER_OPERATIONS, type Operation } from '../operations';
+import { decodePageToken, encodePageToken } from '../page-token';
+import { ApiProblem, fieldErrors, invalidInput } from '../problem';
+import { DEFAULT_PAGE_SIZE, type orderAcceptedSchema, type orderViewSchema } from '../schemas';
+import { isInvalidArgument, withinTime } from '../temporal-errors';
+
+/** Options of {@link ordersRoutes}. */
+export interface OrdersRoutesOptions {
+  readonly orders: BadgeOrdersClient;
+  readonly limits: Pick<ApiLimits, 'operationTimeoutMs' | 'queryTimeoutMs'>;
+}
+
+/** Parses one part of a request with a zod schema; a 400 names each invalid field under `where`. */
+function parsePart<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
+  const parsed = schema.safeParse(value ?? {});
+  if (!parsed.success)
+    throw invalidInput(fieldErrors(parsed.error, where), where === 'body' ? 'body' : `request ${where}`);
+  return parsed.data;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const notFound = (orderRef: string): ApiProblem =>
+  new ApiProblem({ status: 404, code: 'order-not-found', detail: `There is no order ${orderRef}` });
+
+const notRunning = (orderRef: string, status: string): ApiProblem =>
+  new ApiProblem({
+    status: 409,
+    code: 'order-closed',
+    detail: `Order ${orderRef} is no longer running (${status})`,
+  });
+
+/** The failure of a closed run, as its result says. */
+async function closedOutcome(
+  orders: BadgeOrdersClient,
+  orderRef: string,
+  description: WorkflowExecutionDescription,
+): Promise<{ result: BadgeOrderResult | null; failure: string | null }> {
+  // The run described, not the latest: a new run may have started since.
+  const run = orders.getHandle(orderRef).client.getHandle(description.workflowId, description.runId);
+  try {
+    return { result: (await run.result()) as BadgeOrderResult, failure: null };
+  } catch (error) {
+    if (error instanceof WorkflowFailedError)
+      return { result: null, failure: error.cause?.message ?? error.message };
+    throw error;
+  }
+}
+
+/** The orders routes; see the module comment. */
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify's plugin type is async
+export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app, options) => {
+  const { orders, limits } = options;
+  const timed = <T>(what: string, work: Promise<T>): Promise<T> =>
+    withinTime(limits.operationTimeoutMs, what, work);
+
+  const describe = async (orderRef: string): Promise<WorkflowExecutionDescription> => {
+    try {
+      return await timed(`Reading order ${orderRef}`, orders.getHandle(orderRef).describe());
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
+      throw error;
+    }
+  };
+
+  const route = (
+    operation: Operation,
+    handler: (request: FastifyRequest) => Promise<{ status: number; body: unknown; location?: string }>,
+  ): void => {
+    app.route({
+      method: operation.method,
+      url: fastifyPath(operation.path),
+      config: { scope: operation.scope },
+      handler: async (request, reply) => {
+        const answer = await handler(request);
+        if (answer.location !== undefined) void reply.header('location', answer.location);
+        return reply.code(answer.status).send(answer.body);
+      },
+    });
+  };
+
+  route(ORDER_OPERATIONS.putOrder, async (request) => {
+    const { orderRef } = parsePart(ORDER_OPERATIONS.putOrder.params, request.params, 'path');
+    const body = request.body;
+    if (isPlainObject(body) && body.orderRef !== undefined && body.orderRef !== orderRef) {
+      throw invalidInput(
+        [{ field: 'body.orderRef', message: 'must be the same as the orderRef in the path' }],
+        'body',
+      );
+    }
+    const input = parsePart(
+      ORDER_OPERATIONS.putOrder.body[1],
+      isPlainObject(body) ? { ...body, orderRef } : body,
+      'body',
+    );
+    const hash = orderInputHash(input);
+    let started;
+    try {
+      started = await timed(
+        `Starting order ${orderRef}`,
+        orders.startOrder(input, { memo: { [INPUT_HASH_MEMO_KEY]: hash } }),
+      );
+    } catch (error) {
+      if (error instanceof OrderMayExistError) {
+        throw new ApiProblem({ status: 409, code: 'order-may-exist', detail: error.message });
+      }
+      throw error;
+    }
+    const statusUrl = `/v1/orders/${encodeURIComponent(orderRef)}`;
+    const accepted = (created: boolean, runId: string | undefined): z.input<typeof orderAcceptedSchema> => ({
+      orderRef,
+      workflowId: started.workflowId,
+      runId: runId ?? null,
+      created,
+      statusUrl,
+    });
+    if (!started.attached) return { status: 201, body: accepted(true, started.runId), location: statusUrl };
+    const description = await timed(`Reading order ${orderRef}`, started.handle.describe());
+    const stored = description.memo?.[INPUT_HASH_MEMO_KEY];
+    if (stored !== hash) {
+      throw new ApiProblem({
+        status: 409,
+        code: 'order-conflict',
+        detail:
+          stored === undefined
+            ? `Order ${orderRef} exists but was not placed through this API, so its input cannot be compared: use another orderRef`
+            : `Order ${orderRef} exists with a different input: use another orderRef`,
+      });
+    }
+    return { status: 200, body: accepted(false, description.runId), location: statusUrl };
+  });
+
+  route(ORDER_OPERATIONS.getOrder, async (request) => {
+    const { orderRef } = parsePart(ORDER_OPERATIONS.getOrder.params, request.params, 'path');
+    const description = await describe(orderRef);
+    const runStatus = runStatusName(description.status.name);
+    const status = description.typedSearchAttributes.get(BadgeOrderStatus);
+    const orderId = description.typedSearchAttributes.get(BadgeOrderId);
+    let view: BadgeOrderStatusView | null = null;
+    let outcome: { result: BadgeOrderResult | null; failure: string | null } = {
+      result: null,
+      failure: null,
+    };
+    if (runStatus === 'RUNNING') {
+      const handle = orders.getHandle(orderRef);
+      view = await handle.client.connection
+        .withDeadline(Date.now() + limits.queryTimeoutMs, () => handle.query(statusQuery))
+        // No worker answered in time: the search attributes still say where the order stands.
+        .catch(() => null);
+    } else {
+      outcome = await timed(
+        `Reading the outcome of order ${orderRef}`,
+        closedOutcome(orders, orderRef, description),
+      );
+    }
+    const body: z.input<typeof orderViewSchema> = {
+      orderRef,
+      workflowId: description.workflowId,
+      runId: description.runId,
+      runStatus,
+      status: BADGE_ORDER_STATUSES.find((known) => known === status) ?? null,
+      orderId: orderId === undefined || orderId === '' ? null : orderId,
+      startedAt: description.startTime.toISOString(),
+      closedAt: description.closeTime?.toISOString() ?? null,
+      view,
+      result: outcome.result,
+      failure: outcome.failure,
+    };
+    return { status: 200, body };
+  });
+
+  route(ORDER_OPERATIONS.listOrders, async (request) => {
+    const query = parsePart(ORDER_OPERATIONS.listOrders.query, request.query, 'query');
+    let nextPageToken: Uint8Array | null = null;
+    if (query.pageToken !== undefined) {
+      nextPageToken = decodePageToken(query.pageToken, query.status);
+      if (nextPageToken === null) {
+        throw invalidInput(
+          [{ field: 'query.pageToken', message: 'is not a page token of this listing' }],
+          'request query',
+        );
+      }
+    }
+    let page;
+    try {
+      page = await timed(
+        'Listing orders',
+        orders.listOrders({
+          status: query.status,
+          pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE,
+          nextPageToken,
+        }),
+      );
+    } catch (error) {
+      if (isInvalidArgument(error) && nextPageToken !== null) {
+        throw invalidInput(
+          [{ field: 'query.pageToken', message: 'is not a page token of this listing' }],
+          'request query',
+        );
+      }
+      throw error;
+    }
+    return {
+      status: 200,
+      body: {
+        orders: page.orders,
+        nextPageToken: page.nextPageToken === null ? null : encodePageToken(page.nextPageToken, query.status),
+      },
+    };
+  });
+
+  route(ORDER_OPERATIONS.retryOrder, async (request) => {
+    const { orderRef } = parsePart(ORDER_OPERATIONS.retryOrder.params, request.params, 'path');
+    const description = await describe(orderRef);
+    if (description.status.name !== 'RUNNING') throw notRunning(orderRef, description.status.name);
+    try {
+      await timed(`Signalling order ${orderRef}`, orders.retryUploads(orderRef));
+    } catch (error) {
+      // It closed between the two calls.
+      if (error instanceof WorkflowNotFoundError) throw notRunning(orderRef, 'closed');
+      throw error;
+    }
+    return { status: 202, body: { orderRef, accepted: true } };
+  });
+
+  route(ORDER_OPERATIONS.replaceDocument, async (request) => {
+    const { orderRef, index } = parsePart(ORDER_OPERATIONS.replaceDocument.params, request.params, 'path');
+    const replacement = parsePart(ORDER_OPERATIONS.replaceDocument.body[1], request.body, 'body');
+    const description = await describe(orderRef);
+    if (description.status.name !== 'RUNNING') throw notRunning(orderRef, description.status.name);
+    const handle = orders.getHandle(orderRef);
+    const view = await handle.client.connection
+      .withDeadline(Date.now() + limits.queryTimeoutMs, () => handle.query(statusQuery))
+      .catch((error: unknown) => {
+        throw new ApiProblem({
+          status: 503,
+          code: 'order-not-answering',
+          detail: `Order ${orderRef} did not answer in time (${error instanceof Error ? error.name : 'error'}); repeat the request shortly`,
+          headers: { 'retry-after': '5' },
+        });
+      });
+    const document = view.documents[index];
+    if (document === undefined) {
+      throw new ApiProblem({
+        status: 404,
+        code: 'document-not-found',
+        detail: `Order ${orderRef} has ${view.documents.length} document(s); there is none at index ${index}`,
+      });
+    }
+    try {
+      const state = await timed(
+        `Replacing document ${index} of order ${orderRef}`,
+        orders.replaceDocument(orderRef, { path: document.path, ...replacement }),
+      );
+      return { status: 200, body: state };
+    } catch (error) {
+      if (error instanceof ReplaceDocumentRejectedError) {
+        throw new ApiProblem({ status: 409, code: 'replace-refused', detail: error.message });
+      }
+      throw error;
+    }
+  });
+
+  route(ORDER_OPERATIONS.reconcileOrder, async (request) => {
+    const { orderRef } = parsePart(ORDER_OPERATIONS.reconcileOrder.params, request.params, 'path');
+    const answer = parsePart(ORDER_OPERATIONS.reconcileOrder.body[1], request.body, 'body');
+    try {
+      const view = await timed(`Reconciling order ${orderRef}`, orders.reconcileOrder(orderRef, answer));
+      return { status: 200, body: view };
+    } catch (error) {
+      if (error instanceof ReconcileOrderRejectedError) {
+        throw new ApiProblem({ status: 409, code: 'reconcile-refused', detail: error.message });
+      }
+      if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
+      throw error;
+    }
+  });
+};

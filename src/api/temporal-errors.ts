@@ -1,0 +1,70 @@
+/**
+ * What the API answers when Temporal does not: a call that takes too long (504: its outcome is unknown, so
+ * the caller repeats it — every call of the API may be repeated), Temporal unreachable (503).
+ */
+import { isGrpcServiceError } from '@temporalio/client';
+import { ApiProblem } from './problem';
+
+/** gRPC status codes the API tells apart. */
+const GRPC = { INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, UNAVAILABLE: 14 } as const;
+
+/** Runs `work`, answering 504 when it takes longer than `ms` (the work itself goes on). */
+export async function withinTime<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new ApiProblem({
+            status: 504,
+            code: 'temporal-timeout',
+            detail: `${what} took longer than ${ms} ms; its outcome is unknown: repeat the request`,
+          }),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The gRPC status code of a Temporal service error, or undefined. */
+export function grpcCode(error: unknown): number | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    if (isGrpcServiceError(current)) return current.code;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'number') return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/** The problem for an error from Temporal that no route handles itself, or undefined (a 500). */
+export function temporalProblem(error: unknown): ApiProblem | undefined {
+  const code = grpcCode(error);
+  if (code === GRPC.UNAVAILABLE) {
+    return new ApiProblem({
+      status: 503,
+      code: 'temporal-unavailable',
+      detail: 'Temporal cannot be reached now; repeat the request shortly',
+      headers: { 'retry-after': '5' },
+    });
+  }
+  if (code === GRPC.DEADLINE_EXCEEDED) {
+    return new ApiProblem({
+      status: 504,
+      code: 'temporal-timeout',
+      detail: 'Temporal did not answer in time; the outcome is unknown: repeat the request',
+    });
+  }
+  return undefined;
+}
+
+/** Whether Temporal refused the request's arguments (a page token that is not one of its own, say). */
+export function isInvalidArgument(error: unknown): boolean {
+  return grpcCode(error) === GRPC.INVALID_ARGUMENT;
+}

@@ -1,0 +1,124 @@
+/**
+ * Listing badge orders from visibility, one page at a time, with what the list shows of each order: its
+ * `BadgeOrderStatus` and `BadgeOrderId` search attributes and its run's times. Visibility is eventually
+ * consistent: a listed status may lag behind the order by a moment (read one order for its current state).
+ */
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import {
+  BADGE_ORDER_STATUSES,
+  BADGE_ORDER_WORKFLOW_ID_PREFIX,
+  BadgeOrderId,
+  BadgeOrderRef,
+  BadgeOrderStatus,
+  type BadgeOrderStatusValue,
+} from '../contract';
+import { badgeOrdersQuery } from '../temporal/visibility';
+
+/** A run's execution status as Temporal names it, without its enum prefix: `RUNNING`, `COMPLETED`, … */
+/** The same names as `describe()`'s `status.name` (`CANCELLED` spelt as the TypeScript SDK spells it). */
+export const RUN_STATUS_NAMES = [
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+  'TERMINATED',
+  'CONTINUED_AS_NEW',
+  'TIMED_OUT',
+  'PAUSED',
+  'UNKNOWN',
+] as const;
+export type RunStatusName = (typeof RUN_STATUS_NAMES)[number];
+
+/** The status name of a raw `WorkflowExecutionStatus` value, or of `describe()`'s `status.name`. */
+export function runStatusName(status: number | string | null | undefined): RunStatusName {
+  const name =
+    typeof status === 'string' ? status : temporal.api.enums.v1.WorkflowExecutionStatus[status ?? 0];
+  const short = name?.replace(/^WORKFLOW_EXECUTION_STATUS_/, '').replace(/^CANCELED$/, 'CANCELLED');
+  return RUN_STATUS_NAMES.find((candidate) => candidate === short) ?? 'UNKNOWN';
+}
+
+/** One order as listed. */
+export interface ListedOrder {
+  readonly orderRef: string;
+  readonly workflowId: string;
+  readonly runId: string;
+  readonly runStatus: RunStatusName;
+  /** `BadgeOrderStatus`, or null when the run carries none (or one this version does not know). */
+  readonly status: BadgeOrderStatusValue | null;
+  /** `BadgeOrderId`, the platform's order id, once created. */
+  readonly orderId: string | null;
+  readonly startedAt: string | null;
+  readonly closedAt: string | null;
+}
+
+/** One page of orders; `nextPageToken` is Temporal's own token, null on the last page. */
+export interface OrderPage {
+  readonly orders: readonly ListedOrder[];
+  readonly nextPageToken: Uint8Array | null;
+}
+
+/** Input of {@link listOrderPage}. */
+export interface ListOrdersInput {
+  /** Only orders with this `BadgeOrderStatus`. @default every order */
+  readonly status?: BadgeOrderStatusValue;
+  readonly pageSize: number;
+  /** The previous page's token. */
+  readonly nextPageToken?: Uint8Array | null;
+}
+
+/** A keyword search attribute's value, or null (search attributes are plain JSON, never encrypted). */
+function keyword(fields: Record<string, Payload> | null | undefined, name: string): string | null {
+  const payload = fields?.[name];
+  if (payload === undefined) return null;
+  try {
+    const value: unknown = defaultPayloadConverter.fromPayload(payload);
+    if (typeof value === 'string') return value;
+    return Array.isArray(value) && typeof value[0] === 'string' ? value[0] : null;
+  } catch {
+    return null;
+  }
+}
+
+function isoTime(timestamp: { seconds?: unknown; nanos?: number | null } | null | undefined): string | null {
+  if (!timestamp || timestamp.seconds === undefined || timestamp.seconds === null) return null;
+  const seconds = Number(timestamp.seconds);
+  return new Date(seconds * 1000 + Math.floor((timestamp.nanos ?? 0) / 1e6)).toISOString();
+}
+
+/** Lists one page of badge orders, newest first. */
+export async function listOrderPage(client: Client, input: ListOrdersInput): Promise<OrderPage> {
+  const response = await client.workflowService.listWorkflowExecutions({
+    namespace: client.options.namespace,
+    query: badgeOrdersQuery({ status: input.status }),
+    pageSize: input.pageSize,
+    nextPageToken: input.nextPageToken ?? undefined,
+  });
+  const orders = (response.executions ?? []).flatMap((info): ListedOrder[] => {
+    const workflowId = info.execution?.workflowId;
+    const runId = info.execution?.runId;
+    if (!workflowId || !runId) return [];
+    const fields = info.searchAttributes?.indexedFields;
+    const status = keyword(fields, BadgeOrderStatus.name);
+    const orderId = keyword(fields, BadgeOrderId.name);
+    return [
+      {
+        orderRef:
+          keyword(fields, BadgeOrderRef.name) ??
+          (workflowId.startsWith(BADGE_ORDER_WORKFLOW_ID_PREFIX)
+            ? workflowId.slice(BADGE_ORDER_WORKFLOW_ID_PREFIX.length)
+            : workflowId),
+        workflowId,
+        runId,
+        runStatus: runStatusName(info.status),
+        status: BADGE_ORDER_STATUSES.find((known) => known === status) ?? null,
+        orderId: orderId === '' ? null : orderId,
+        startedAt: isoTime(info.startTime),
+        closedAt: isoTime(info.closeTime),
+      },
+    ];
+  });
+  const token = response.nextPageToken;
+  return { orders, nextPageToken: token && token.length > 0 ? Uint8Array.from(token) : null };
+}

@@ -1,0 +1,74 @@
+/**
+ * `npm run api`: the HTTP API (src/api). Configuration from the environment (`src/api/config.ts`);
+ * SIGINT/SIGTERM stop it after the requests in progress.
+ *
+ * `npm run api -- new-key <id> <scope…>` prints a new API key (give it to the backend) and the entry for the
+ * keys file (which holds only its SHA-256).
+ */
+import { randomBytes } from 'node:crypto';
+import { Command } from 'commander';
+import { BadgeOrdersClient } from '../client/badge-orders-client';
+import { ConfigError } from '../config';
+import { createLogger } from '../logging';
+import { PayloadKeysError } from '../codec/key-ring';
+import { buildApiApp } from '../api/app';
+import { createAuthenticator, hashApiKey } from '../api/auth';
+import { API_SCOPES, loadApiConfig, type ApiScope } from '../api/config';
+import { connectClient } from '../temporal/connection';
+
+async function serve(): Promise<void> {
+  const config = loadApiConfig();
+  const logger = createLogger({ level: config.logLevel, name: 'badge-orders-api' });
+  const client = await connectClient(config.temporal);
+  const orders = new BadgeOrdersClient({ client, taskQueue: config.temporal.taskQueue });
+  const app = await buildApiApp({
+    orders,
+    authenticator: createAuthenticator({ apiKeys: config.apiKeys, oidc: config.oidc }),
+    limits: config.limits,
+    logger,
+  });
+  const url = await app.listen({ host: config.host, port: config.port });
+  logger.info(
+    { url, keyIds: config.apiKeys.map((key) => key.id), oidc: config.oidc !== undefined },
+    'API listening',
+  );
+  const stop = (): void => {
+    void app
+      .close()
+      .then(() => client.connection.close())
+      .then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function newKey(id: string, scopes: readonly string[]): void {
+  const unknown = scopes.filter((scope) => !API_SCOPES.includes(scope as ApiScope));
+  if (unknown.length > 0 || scopes.length === 0) {
+    throw new ConfigError(
+      `scopes must be some of ${API_SCOPES.join(', ')}; got ${scopes.join(' ') || 'none'}`,
+    );
+  }
+  // 32 random bytes: SHA-256 of a key this long needs no slow hash.
+  const key = `bo_${randomBytes(32).toString('base64url')}`;
+  console.log(`API key (give it to the backend; it is not stored anywhere): ${key}`);
+  console.log('Entry for the keys file:');
+  console.log(JSON.stringify({ id, sha256: hashApiKey(key), scopes }, null, 2));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = new Command().name('api').description('The badge-orders HTTP API.').action(serve);
+  program
+    .command('new-key')
+    .description('print a new API key and its keys-file entry')
+    .argument('<id>', 'the key id (A-Z a-z 0-9 . _ -)')
+    .argument('<scopes...>', `scopes: ${API_SCOPES.join(', ')}`)
+    .action((id: string, scopes: string[]) => newKey(id, scopes));
+  await program.parseAsync(argv);
+}
+
+main(process.argv).catch((error: unknown) => {
+  const known = error instanceof ConfigError || error instanceof PayloadKeysError;
+  console.error(known ? (error as Error).message : error instanceof Error ? error.stack : error);
+  process.exit(1);
+});

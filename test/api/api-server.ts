@@ -1,0 +1,106 @@
+/**
+ * The API for tests: the app on a free port over real HTTP, against a test stack's orders client, with three
+ * API keys and an OIDC issuer whose JWKS is served on loopback.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import type { BadgeOrdersClient } from '../../src/client/badge-orders-client';
+import { buildApiApp, type BuildApiAppOptions } from '../../src/api/app';
+import { createAuthenticator, hashApiKey } from '../../src/api/auth';
+import type { ApiKeyEntry, ApiLimits, ApiScope } from '../../src/api/config';
+
+/** The test keys: each key's secret by its id. */
+export const TEST_KEYS = {
+  writer: { key: 'bo_test-writer-0123456789abcdef0123456789abcdef', scopes: ['orders:write', 'orders:read'] },
+  reader: { key: 'bo_test-reader-0123456789abcdef0123456789abcdef', scopes: ['orders:read'] },
+  operator: { key: 'bo_test-operator-0123456789abcdef0123456789abcde', scopes: ['ops', 'orders:read'] },
+  fuzzer: {
+    key: 'bo_test-fuzzer-0123456789abcdef0123456789abcdef0',
+    scopes: ['orders:write', 'orders:read', 'ops'],
+  },
+} as const satisfies Record<string, { key: string; scopes: readonly ApiScope[] }>;
+
+export const OIDC_ISSUER = 'https://issuer.test';
+export const OIDC_AUDIENCE = 'badge-orders-api';
+
+/** A JWKS endpoint on loopback and a signer for its key. */
+export interface TestIssuer {
+  readonly jwksUrl: string;
+  sign(
+    claims: Record<string, unknown>,
+    options?: { expiresIn?: string | number; issuer?: string; audience?: string },
+  ): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Starts an issuer: one ES256 key, its JWKS served on port 0. */
+export async function startTestIssuer(): Promise<TestIssuer> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'ES256', use: 'sig' };
+  const server: Server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ keys: [jwk] }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    jwksUrl: `http://127.0.0.1:${port}/jwks.json`,
+    sign: (claims, options = {}) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
+        .setIssuer(options.issuer ?? OIDC_ISSUER)
+        .setAudience(options.audience ?? OIDC_AUDIENCE)
+        .setSubject('backend-x')
+        .setIssuedAt()
+        .setExpirationTime(options.expiresIn ?? '5m')
+        .sign(privateKey),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A running API. */
+export interface TestApi {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** The API keys file entries of {@link TEST_KEYS}. */
+export function testKeyEntries(): ApiKeyEntry[] {
+  return Object.entries(TEST_KEYS).map(([id, { key, scopes }]) => ({
+    id,
+    sha256: hashApiKey(key),
+    scopes: [...scopes],
+  }));
+}
+
+/** Starts the API on a free loopback port. */
+export async function startTestApi(options: {
+  readonly orders: BadgeOrdersClient;
+  readonly jwksUrl?: string;
+  readonly limits?: Partial<ApiLimits>;
+  readonly plugins?: BuildApiAppOptions['plugins'];
+}): Promise<TestApi> {
+  const app = await buildApiApp({
+    orders: options.orders,
+    authenticator: createAuthenticator({
+      apiKeys: testKeyEntries(),
+      oidc:
+        options.jwksUrl === undefined
+          ? undefined
+          : {
+              jwksUrl: options.jwksUrl,
+              issuer: OIDC_ISSUER,
+              audience: OIDC_AUDIENCE,
+              algorithms: ['ES256'],
+              clockToleranceSeconds: 0,
+            },
+    }),
+    limits: options.limits,
+    plugins: options.plugins,
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { url, app, close: () => app.close() };
+}

@@ -1,0 +1,351 @@
+/**
+ * The HTTP API over real HTTP against a real dev server, the sandbox and a worker: each endpoint, each
+ * authentication failure, the 409 conflict, and that nothing the API refuses starts a workflow.
+ */
+import { WorkflowNotFoundError } from '@temporalio/common';
+import type { z } from 'zod';
+import { INPUT_HASH_MEMO_KEY } from '../../src/api/input-hash';
+import {
+  documentStateSchema,
+  orderAcceptedSchema,
+  orderPageSchema,
+  orderViewSchema,
+  problemSchema,
+  retryAcceptedSchema,
+} from '../../src/api/schemas';
+import { useTestStack } from '../helpers/stack';
+import { waitFor } from '../helpers/wait';
+import { startTestApi, startTestIssuer, TEST_KEYS, type TestApi, type TestIssuer } from './api-server';
+
+const ALL_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
+
+interface Answer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly headers: Headers;
+  readonly body: unknown;
+}
+
+describe('the HTTP API', () => {
+  const stack = useTestStack({ worker: true });
+  let api: TestApi;
+  let issuer: TestIssuer;
+
+  beforeAll(async () => {
+    issuer = await startTestIssuer();
+    api = await startTestApi({ orders: stack.orders, jwksUrl: issuer.jwksUrl });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await issuer?.close();
+  });
+  afterEach(async () => {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ALL_TYPES });
+  });
+
+  async function call(
+    method: string,
+    path: string,
+    options: { key?: keyof typeof TEST_KEYS | null; token?: string; body?: unknown; rawBody?: string } = {},
+  ): Promise<Answer> {
+    const headers: Record<string, string> = {};
+    const key = options.key === undefined ? 'writer' : options.key;
+    if (key !== null && options.token === undefined) headers['x-api-key'] = TEST_KEYS[key].key;
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined || options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = options.rawBody ?? JSON.stringify(options.body);
+    }
+    const response = await fetch(`${api.url}${path}`, { method, headers, body });
+    const text = await response.text();
+    const contentType = response.headers.get('content-type') ?? '';
+    return {
+      status: response.status,
+      contentType,
+      headers: response.headers,
+      body: contentType.includes('json') && text !== '' ? (JSON.parse(text) as unknown) : text,
+    };
+  }
+
+  function problem(answer: Answer): z.infer<typeof problemSchema> {
+    expect(answer.contentType).toMatch(/^application\/problem\+json/);
+    return problemSchema.parse(answer.body);
+  }
+
+  async function expectNoWorkflow(orderRef: string): Promise<void> {
+    await expect(stack.orders.getHandle(orderRef).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  }
+
+  function orderBody(orderRef: string, files: readonly string[] = ['scan.pdf']): Record<string, unknown> {
+    return {
+      vehicle: { licensePlate: 'A-PI 1' },
+      badge: { type: 'green' },
+      documents: files.map((name) => ({
+        path: stack.writeDocument(`${orderRef}/${name}`, `bytes of ${name}`),
+      })),
+    };
+  }
+
+  it('places an order (201), attaches with the same input (200), refuses a different one (409)', async () => {
+    const orderRef = 'api-put-1';
+    const body = orderBody(orderRef);
+    const created = await call('PUT', `/v1/orders/${orderRef}`, { body });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe(`/v1/orders/${orderRef}`);
+    expect(orderAcceptedSchema.parse(created.body)).toMatchObject({ orderRef, created: true });
+    const firstRun = (await stack.orders.getHandle(orderRef).describe()).runId;
+
+    // The same input with its keys in another order and the orderRef repeated in the body.
+    const again = await call('PUT', `/v1/orders/${orderRef}`, {
+      body: { documents: body.documents, badge: body.badge, vehicle: body.vehicle, orderRef },
+    });
+    expect(again.status).toBe(200);
+    expect(orderAcceptedSchema.parse(again.body)).toMatchObject({ created: false, runId: firstRun });
+
+    const different = await call('PUT', `/v1/orders/${orderRef}`, {
+      body: { ...body, badge: { type: 'red' } },
+    });
+    expect(different.status).toBe(409);
+    expect(problem(different).code).toBe('order-conflict');
+
+    const description = await stack.orders.getHandle(orderRef).describe();
+    expect(description.runId).toBe(firstRun);
+    // The hash is in the memo, encrypted by the payload codec like the input; not a search attribute.
+    expect(String(description.memo?.[INPUT_HASH_MEMO_KEY])).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const raw = await stack.temporal.rawClient.workflowService.describeWorkflowExecution({
+      namespace: stack.temporal.client.options.namespace,
+      execution: { workflowId: description.workflowId },
+    });
+    const stored = raw.workflowExecutionInfo?.memo?.fields?.[INPUT_HASH_MEMO_KEY];
+    expect(Buffer.from(stored?.metadata?.encoding ?? []).toString()).toBe('binary/encrypted');
+    expect(Buffer.from(stored?.data ?? []).toString('latin1')).not.toContain('sha256:');
+    expect(Object.keys(description.searchAttributes)).not.toContain(INPUT_HASH_MEMO_KEY);
+  });
+
+  it('reads an order while it runs and after it closed, and lists it by status, page by page', async () => {
+    const orderRef = 'api-get-1';
+    expect((await call('PUT', `/v1/orders/${orderRef}`, { body: orderBody(orderRef) })).status).toBe(201);
+    const completed = await waitFor(
+      () => call('GET', `/v1/orders/${orderRef}`, { key: 'reader' }),
+      (answer) => (answer.body as { runStatus?: string }).runStatus === 'COMPLETED',
+      { what: 'the order to complete' },
+    );
+    const view = orderViewSchema.parse(completed.body);
+    expect(view).toMatchObject({ orderRef, status: 'Completed', view: null, failure: null });
+    expect(view.result?.documents).toHaveLength(1);
+    expect(view.orderId).toBe(String(view.result?.orderId));
+
+    const second = 'api-get-2';
+    expect((await call('PUT', `/v1/orders/${second}`, { body: orderBody(second) })).status).toBe(201);
+    const running = await call('GET', `/v1/orders/${second}`, { key: 'reader' });
+    expect(running.status).toBe(200);
+    orderViewSchema.parse(running.body);
+    await waitFor(
+      () => call('GET', `/v1/orders/${second}`, { key: 'reader' }),
+      (answer) => (answer.body as { runStatus?: string }).runStatus === 'COMPLETED',
+      { what: 'the second order to complete' },
+    );
+
+    // Every completed order, one per page: other tests' orders complete too, so look for these two among them.
+    const listAll = async (): Promise<{ refs: string[]; firstToken: string | null }> => {
+      const refs: string[] = [];
+      let firstToken: string | null = null;
+      let token: string | null = null;
+      do {
+        const suffix: string = token === null ? '' : `&pageToken=${encodeURIComponent(token)}`;
+        const page = orderPageSchema.parse(
+          (await call('GET', `/v1/orders?status=Completed&pageSize=1${suffix}`, { key: 'reader' })).body,
+        );
+        expect(page.orders.length).toBeLessThanOrEqual(1);
+        for (const listed of page.orders) {
+          expect(listed).toMatchObject({ status: 'Completed', runStatus: 'COMPLETED' });
+          refs.push(listed.orderRef);
+        }
+        firstToken ??= page.nextPageToken;
+        token = page.nextPageToken;
+      } while (token !== null);
+      return { refs, firstToken };
+    };
+    const listing = await waitFor(listAll, ({ refs }) => refs.includes(orderRef) && refs.includes(second), {
+      what: 'both completed orders in visibility',
+    });
+    expect(new Set(listing.refs).size).toBe(listing.refs.length);
+    const first = { nextPageToken: listing.firstToken };
+
+    // A token is bound to its filter, and a made-up one is refused.
+    const otherFilter = await call(
+      'GET',
+      `/v1/orders?status=Failed&pageToken=${encodeURIComponent(first.nextPageToken ?? '')}`,
+      { key: 'reader' },
+    );
+    expect(problem(otherFilter).errors?.map((error) => error.field)).toEqual(['query.pageToken']);
+    expect((await call('GET', '/v1/orders?pageToken=garbage', { key: 'reader' })).status).toBe(400);
+
+    const missing = await call('GET', '/v1/orders/api-no-such-order', { key: 'reader' });
+    expect(missing.status).toBe(404);
+    expect(problem(missing).code).toBe('order-not-found');
+  });
+
+  it('runs the operator actions: replace a failed document, retry, reconcile (refused when not awaited)', async () => {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
+    const orderRef = 'api-ops-1';
+    expect(
+      (await call('PUT', `/v1/orders/${orderRef}`, { body: orderBody(orderRef, ['photo.jpg']) })).status,
+    ).toBe(201);
+    await waitFor(
+      () => stack.orders.status(orderRef),
+      (status) => status.searchStatus === 'AwaitingRepair',
+      { what: 'the order to await repair' },
+    );
+
+    const retry = await call('POST', `/v1/orders/${orderRef}/retry`, { key: 'operator' });
+    expect(retry.status).toBe(202);
+    retryAcceptedSchema.parse(retry.body);
+
+    const reconcile = await call('POST', `/v1/orders/${orderRef}/reconcile`, {
+      key: 'operator',
+      body: { orderId: 12 },
+    });
+    expect(reconcile.status).toBe(409);
+    expect(problem(reconcile).code).toBe('reconcile-refused');
+
+    const noDocument = await call('POST', `/v1/orders/${orderRef}/documents/3/replace`, {
+      key: 'operator',
+      body: { newPath: 'x.pdf' },
+    });
+    expect(problem(noDocument)).toMatchObject({ status: 404, code: 'document-not-found' });
+
+    await waitFor(
+      () => stack.orders.status(orderRef),
+      (status) => status.searchStatus === 'AwaitingRepair' && status.documents[0]?.status === 'failed',
+      { what: 'the retried document to fail again' },
+    );
+    const newPath = stack.writeDocument(`${orderRef}/scan.pdf`, 'bytes of scan.pdf');
+    const replaced = await call('POST', `/v1/orders/${orderRef}/documents/0/replace`, {
+      key: 'operator',
+      body: { newPath },
+    });
+    expect(replaced.status).toBe(200);
+    expect(documentStateSchema.parse(replaced.body)).toMatchObject({ sourcePath: newPath });
+
+    const done = await waitFor(
+      () => call('GET', `/v1/orders/${orderRef}`, { key: 'operator' }),
+      (answer) => (answer.body as { runStatus?: string }).runStatus === 'COMPLETED',
+      { what: 'the repaired order to complete' },
+    );
+    expect(orderViewSchema.parse(done.body).result?.documents[0]?.path).toBe(`${orderRef}/photo.jpg`);
+
+    const closed = await call('POST', `/v1/orders/${orderRef}/retry`, { key: 'operator' });
+    expect(problem(closed)).toMatchObject({ status: 409, code: 'order-closed' });
+  });
+
+  it('refuses missing, wrong and expired credentials (401) and a missing scope (403); nothing starts', async () => {
+    const orderRef = 'api-auth-1';
+    const body = orderBody(orderRef);
+    const missing = await call('PUT', `/v1/orders/${orderRef}`, { key: null, body });
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toContain('Bearer');
+    expect(problem(missing).code).toBe('unauthenticated');
+
+    const wrongKey = await fetch(`${api.url}/v1/orders/${orderRef}`, {
+      method: 'PUT',
+      headers: { 'x-api-key': `${TEST_KEYS.writer.key}x`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(wrongKey.status).toBe(401);
+
+    const expired = await issuer.sign(
+      { scope: 'orders:write' },
+      { expiresIn: Math.floor(Date.now() / 1000) - 60 },
+    );
+    const expiredAnswer = await call('PUT', `/v1/orders/${orderRef}`, { token: expired, body });
+    expect(problem(expiredAnswer)).toMatchObject({ status: 401, code: 'token-expired' });
+
+    const otherAudience = await issuer.sign({ scope: 'orders:write' }, { audience: 'someone-else' });
+    expect((await call('PUT', `/v1/orders/${orderRef}`, { token: otherAudience, body })).status).toBe(401);
+    expect((await call('PUT', `/v1/orders/${orderRef}`, { token: 'not.a.jwt', body })).status).toBe(401);
+
+    const readerPut = await call('PUT', `/v1/orders/${orderRef}`, { key: 'reader', body });
+    expect(problem(readerPut)).toMatchObject({ status: 403, code: 'insufficient-scope' });
+    const readOnlyToken = await issuer.sign({ scope: 'orders:read' });
+    expect((await call('PUT', `/v1/orders/${orderRef}`, { token: readOnlyToken, body })).status).toBe(403);
+    expect((await call('POST', `/v1/orders/${orderRef}/retry`, { key: 'writer' })).status).toBe(403);
+    await expectNoWorkflow(orderRef);
+
+    const token = await issuer.sign({ scope: 'orders:write orders:read' });
+    expect((await call('PUT', `/v1/orders/${orderRef}`, { token, body })).status).toBe(201);
+    expect((await call('GET', `/v1/orders/${orderRef}`, { token })).status).toBe(200);
+  });
+
+  it('names each invalid field (400) and refuses large or non-JSON bodies; nothing starts', async () => {
+    const orderRef = 'api-invalid-1';
+    const invalid = await call('PUT', `/v1/orders/${orderRef}`, {
+      body: {
+        vehicle: {},
+        badge: 'green',
+        documents: [{ path: '../etc/passwd' }],
+        options: { repairWindowMs: 1 },
+      },
+    });
+    const details = problem(invalid);
+    expect(details).toMatchObject({ status: 400, code: 'invalid-input' });
+    expect(details.errors?.map((error) => error.field).sort()).toEqual(
+      ['body.badge', 'body.documents.0.path', 'body.options.repairWindowMs', 'body.vehicle'].sort(),
+    );
+
+    const otherRef = await call('PUT', `/v1/orders/${orderRef}`, {
+      body: { ...orderBody(orderRef), orderRef: 'x' },
+    });
+    expect(problem(otherRef).errors?.map((error) => error.field)).toEqual(['body.orderRef']);
+    expect((await call('PUT', '/v1/orders/bad%20ref', { body: orderBody(orderRef) })).status).toBe(400);
+    const syntax = await call('PUT', `/v1/orders/${orderRef}`, { rawBody: '{"vehicle":' });
+    expect(problem(syntax).status).toBe(400);
+    const huge = await call('PUT', `/v1/orders/${orderRef}`, {
+      body: { ...orderBody(orderRef), vehicle: { notes: 'x'.repeat(2 * 1024 * 1024) } },
+    });
+    expect(problem(huge)).toMatchObject({ status: 413, code: 'body-too-large' });
+    const text = await fetch(`${api.url}/v1/orders/${orderRef}`, {
+      method: 'PUT',
+      headers: { 'x-api-key': TEST_KEYS.writer.key, 'content-type': 'text/plain' },
+      body: 'hello',
+    });
+    expect(text.status).toBe(415);
+    await expectNoWorkflow(orderRef);
+  });
+
+  it('limits requests per key: one key at its limit does not hold back another', async () => {
+    const limited = await startTestApi({ orders: stack.orders, limits: { rateLimitMax: 2 } });
+    try {
+      const get = (key: keyof typeof TEST_KEYS): Promise<Response> =>
+        fetch(`${limited.url}/v1/orders/api-rate`, { headers: { 'x-api-key': TEST_KEYS[key].key } });
+      expect((await get('reader')).status).toBe(404);
+      expect((await get('reader')).status).toBe(404);
+      const refused = await get('reader');
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).not.toBeNull();
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect((await get('operator')).status).toBe(404);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('serves its OpenAPI 3.1 document and a docs page that loads nothing from elsewhere', async () => {
+    const document = await fetch(`${api.url}/openapi.json`);
+    expect(document.status).toBe(200);
+    const json = (await document.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(json.openapi).toBe('3.1.0');
+    expect(Object.keys(json.paths).sort()).toEqual([
+      '/v1/orders',
+      '/v1/orders/{orderRef}',
+      '/v1/orders/{orderRef}/documents/{index}/replace',
+      '/v1/orders/{orderRef}/reconcile',
+      '/v1/orders/{orderRef}/retry',
+    ]);
+    const page = await fetch(`${api.url}/docs`);
+    const html = await page.text();
+    expect(html).toContain('PUT /v1/orders/{orderRef}');
+    expect(html).not.toMatch(/<script|<link|src=|https?:\/\/(?!issuer)/);
+  });
+});

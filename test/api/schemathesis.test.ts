@@ -1,0 +1,119 @@
+/**
+ * schemathesis (PyPI, installed by `.ci/run`) fuzzes the running API from its own `/openapi.json`: no answer
+ * may be a 5xx, every status code and every body must be the documented ones. Afterwards every order that
+ * exists was placed whole — started with the hash of a valid input in its memo — so no generated request
+ * left a half-created order behind.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
+import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
+import { parseBadgeOrderInput } from '../../src/contract';
+import type { ListedOrder } from '../../src/client/order-listing';
+import { useTestStack } from '../helpers/stack';
+import { startTestApi, TEST_KEYS, type TestApi } from './api-server';
+
+/** The schemathesis version `.ci/run` installs. */
+const SCHEMATHESIS_VERSION = '4.32.5';
+/** Test cases per operation and phase: enough to reach every documented answer, bounded for a 2-core machine. */
+const MAX_EXAMPLES = 25;
+
+interface Run {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+function runSchemathesis(args: readonly string[], cwd: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', ['-m', 'schemathesis.cli', ...args], {
+      // Its working folder (caches) is the test's scratch folder, not the repository.
+      cwd,
+      env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_TELEMETRY: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('schemathesis against /openapi.json', () => {
+  const stack = useTestStack({ worker: true });
+  let api: TestApi;
+  let scratch: string;
+
+  beforeAll(async () => {
+    // The limit is per key and schemathesis uses one key: keep it out of the way of the fuzzing.
+    api = await startTestApi({ orders: stack.orders, limits: { rateLimitMax: 100_000 } });
+    scratch = mkdtempSync(join(tmpdir(), 'schemathesis-'));
+  });
+  afterAll(async () => {
+    await api?.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it(`finds no 5xx and no answer outside the document (schemathesis ${SCHEMATHESIS_VERSION})`, async () => {
+    const version = await runSchemathesis(['--version'], scratch);
+    expect(version.output).toContain(SCHEMATHESIS_VERSION);
+
+    const run = await runSchemathesis(
+      [
+        'run',
+        `${api.url}/openapi.json`,
+        '--header',
+        `X-API-Key: ${TEST_KEYS.fuzzer.key}`,
+        '--checks',
+        'not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance',
+        '--max-examples',
+        String(MAX_EXAMPLES),
+        '--phases',
+        'examples,coverage,fuzzing',
+        '--workers',
+        '1',
+        '--seed',
+        '17',
+        '--generation-database',
+        'none',
+        '--request-timeout',
+        '60',
+        '--no-color',
+        '--report',
+        'junit',
+        '--report-junit-path',
+        join(scratch, 'junit.xml'),
+      ],
+      scratch,
+    );
+    // The summary (operations, test cases, failures) is in the output; a failing run shows why.
+    if (run.code !== 0) throw new Error(`schemathesis failed (exit ${run.code}):\n${run.output}`);
+    expect(run.output).toMatch(/No issues found|passed/i);
+    const junit = readFileSync(join(scratch, 'junit.xml'), 'utf8');
+    expect(junit).toMatch(/<testsuite[^>]*failures="0"/);
+    process.stdout.write(`${run.output.split('\n').slice(-25).join('\n')}\n`);
+
+    // Every order there is was placed through a complete, valid PUT.
+    const orders: ListedOrder[] = [];
+    let nextPageToken: Uint8Array | null = null;
+    do {
+      const page = await stack.orders.listOrders({ pageSize: 100, nextPageToken });
+      orders.push(...page.orders);
+      nextPageToken = page.nextPageToken;
+    } while (nextPageToken !== null);
+    for (const order of orders) {
+      const handle = stack.orders.getHandle(order.orderRef);
+      const description = await handle.describe();
+      const history = await handle.fetchHistory();
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      const [input] = await decodeArrayFromPayloads(
+        stack.temporal.client.options.loadedDataConverter,
+        started?.input?.payloads,
+      );
+      expect(description.memo?.[INPUT_HASH_MEMO_KEY]).toBe(orderInputHash(parseBadgeOrderInput(input)));
+    }
+    process.stdout.write(`orders placed by the fuzzing: ${orders.length}\n`);
+  });
+});
