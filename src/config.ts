@@ -242,6 +242,9 @@ const MIN_WEBHOOK_SECRET_LENGTH = 16;
  * file `WEBHOOK_SECRETS_FILE` (`{ "<clientId>": "<secret>", "default": "<secret>" }`). Secrets stay in the
  * worker: they never enter workflow history, logs or errors (messages name client ids only).
  */
+/** `WEBHOOK_ALLOW_HTTP_LOOPBACK`, read the same way by the worker and the HTTP API. */
+export const allowHttpLoopbackSchema = booleanFromEnv.default(false);
+
 export const webhookConfigSchema = z.object({
   /** Secret by client id. @default none: orders with a `callbackUrl` get a failed delivery in their status */
   secrets: z
@@ -254,7 +257,7 @@ export const webhookConfigSchema = z.object({
     )
     .default({}),
   /** `WEBHOOK_ALLOW_HTTP_LOOPBACK`: deliver to `http://` URLs on this machine (tests, local receivers). @default false */
-  allowHttpLoopback: booleanFromEnv.default(false),
+  allowHttpLoopback: allowHttpLoopbackSchema,
 });
 /** Parsed webhook settings. */
 export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
@@ -412,22 +415,28 @@ export function loadDocumentStoreConfig(env: Env = process.env): Readonly<Docume
   return Object.freeze(parsed.documentStore);
 }
 
+/** `DOCUMENTS_ROOT`: the folder document paths are relative to (worker), and the local store's default home. */
+export const documentsRootSchema = z
+  .string()
+  .min(1)
+  .default('./documents')
+  .transform((path) => resolve(path));
+
+/** `MAX_DOCUMENT_BYTES`: the largest document uploaded (worker) or stored (HTTP API). @default 1 GiB */
+export const maxDocumentBytesSchema = z.coerce
+  .number()
+  .int()
+  .positive()
+  .default(1024 * 1024 * 1024);
+
 /** Everything the worker needs. */
 export const workerConfigSchema = z.object({
   temporal: temporalConfigSchema,
   platform: platformConfigSchema,
   /** Folder that document paths are relative to. @default ./documents */
-  documentsRoot: z
-    .string()
-    .min(1)
-    .default('./documents')
-    .transform((path) => resolve(path)),
+  documentsRoot: documentsRootSchema,
   /** Largest document accepted for upload. @default 1 GiB */
-  maxDocumentBytes: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(1024 * 1024 * 1024),
+  maxDocumentBytes: maxDocumentBytesSchema,
   /** Where documents named by reference are kept. @default the local store under DOCUMENTS_ROOT */
   documentStore: documentStoreConfigSchema,
   /** Activities run at once by this worker. @default 50 */

@@ -293,6 +293,9 @@ export function callbackUrlProblem(
     : 'must be an https:// URL (http:// to this machine is switched off)';
 }
 
+/** An order's `clientId`: the API key id (or `oidc:…`) of the caller that placed it. */
+export const CLIENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+
 /** Bounds of the retry and waiting windows: at least a second, at most 30 days. */
 const windowMsSchema = durationMsSchema({ ms: 30 * DAY_MS, text: '30 days' });
 /** A heartbeat timeout beyond an hour would leave a dead worker's upload unnoticed for that long. */
@@ -376,7 +379,7 @@ export const badgeOrderInputSchema = z
        */
       clientId: z
         .string({ error: 'must be a string' })
-        .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'must be 1 to 64 letters, digits, ".", "_", ":" or "-"')
+        .regex(CLIENT_ID_PATTERN, 'must be 1 to 64 letters, digits, ".", "_", ":" or "-"')
         .optional(),
     },
     { error: 'must be an object' },

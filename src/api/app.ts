@@ -62,6 +62,8 @@ export interface BuildApiAppOptions {
   readonly logger?: Logger;
   /** More routes (the documents upload), each registered with {@link apiPlugin}. */
   readonly plugins?: readonly ApiPluginRegistration[];
+  /** The workers' `WEBHOOK_ALLOW_HTTP_LOOPBACK`: `http://` callback URLs to this machine. @default false */
+  readonly webhookAllowHttpLoopback?: boolean;
 }
 
 const STATUS_CODES_OF_FASTIFY: Readonly<Record<string, string>> = {
@@ -198,7 +200,11 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
   );
   app.get('/healthz', { config: { public: true } }, (_request, reply) => reply.send({ ok: true }));
 
-  await app.register(ordersRoutes, { orders: options.orders, limits });
+  await app.register(ordersRoutes, {
+    orders: options.orders,
+    limits,
+    webhookAllowHttpLoopback: options.webhookAllowHttpLoopback ?? false,
+  });
   for (const plugin of plugins) plugin.register(app);
   return app;
 }

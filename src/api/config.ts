@@ -5,7 +5,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError, loadTemporalConfig, type TemporalConfig } from '../config';
+import {
+  allowHttpLoopbackSchema,
+  ConfigError,
+  documentStoreConfigSchema,
+  documentStoreFromEnv,
+  documentsRootSchema,
+  loadTemporalConfig,
+  maxDocumentBytesSchema,
+  type TemporalConfig,
+} from '../config';
 import { formatIssues } from '../contract';
 
 /** The scopes a principal may hold. */
@@ -99,6 +108,19 @@ const apiConfigSchema = z
     apiKeys: z.array(apiKeyEntrySchema).default([]),
     oidc: oidcConfigSchema.optional(),
     limits: apiLimitsSchema,
+    /** `POST /v1/documents` stores uploads here; orders then name them by reference (docs/documents.md). */
+    documents: z.object({
+      /** The local store lives under it unless `DOCUMENT_STORE_LOCAL_ROOT` says otherwise. */
+      documentsRoot: documentsRootSchema,
+      /** Largest upload stored (413 above it); the worker's `MAX_DOCUMENT_BYTES` should be the same. */
+      maxDocumentBytes: maxDocumentBytesSchema,
+      store: documentStoreConfigSchema,
+    }),
+    /**
+     * `WEBHOOK_ALLOW_HTTP_LOOPBACK`, as the worker has it: a `callbackUrl` the worker would refuse is refused
+     * here already (400), not discovered at the first delivery.
+     */
+    webhookAllowHttpLoopback: allowHttpLoopbackSchema,
     /** @default info */
     logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   })
@@ -130,6 +152,17 @@ const API_ENV_NAMES: Readonly<Record<string, string>> = {
   'limits.requestTimeoutMs': 'API_REQUEST_TIMEOUT_MS',
   'limits.operationTimeoutMs': 'API_OPERATION_TIMEOUT_MS',
   'limits.queryTimeoutMs': 'API_QUERY_TIMEOUT_MS',
+  'documents.documentsRoot': 'DOCUMENTS_ROOT',
+  'documents.maxDocumentBytes': 'MAX_DOCUMENT_BYTES',
+  'documents.store': 'DOCUMENT_STORE',
+  'documents.store.kind': 'DOCUMENT_STORE',
+  'documents.store.root': 'DOCUMENT_STORE_LOCAL_ROOT',
+  'documents.store.bucket': 'DOCUMENT_STORE_S3_BUCKET',
+  'documents.store.endpoint': 'DOCUMENT_STORE_S3_ENDPOINT',
+  'documents.store.region': 'DOCUMENT_STORE_S3_REGION',
+  'documents.store.credentials.accessKeyId': 'DOCUMENT_STORE_S3_ACCESS_KEY_ID',
+  'documents.store.credentials.secretAccessKey': 'DOCUMENT_STORE_S3_SECRET_ACCESS_KEY',
+  webhookAllowHttpLoopback: 'WEBHOOK_ALLOW_HTTP_LOOPBACK',
   logLevel: 'LOG_LEVEL',
 };
 
@@ -176,6 +209,12 @@ export function loadApiConfig(env: Env = process.env): Readonly<ApiConfig> {
       operationTimeoutMs: number(env.API_OPERATION_TIMEOUT_MS),
       queryTimeoutMs: number(env.API_QUERY_TIMEOUT_MS),
     },
+    documents: {
+      documentsRoot: env.DOCUMENTS_ROOT || undefined,
+      maxDocumentBytes: env.MAX_DOCUMENT_BYTES || undefined,
+      store: documentStoreFromEnv(env),
+    },
+    webhookAllowHttpLoopback: env.WEBHOOK_ALLOW_HTTP_LOOPBACK || undefined,
     logLevel: env.LOG_LEVEL || undefined,
   };
   const parsed = apiConfigSchema.safeParse(raw);

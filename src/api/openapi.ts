@@ -62,13 +62,27 @@ const PROBLEM_REASONS: Readonly<Record<number, string>> = {
   403: 'The caller lacks the scope the operation needs',
   404: 'No such order (or document)',
   409: 'Refused in the order’s current state, or a different input under a used orderRef',
-  413: 'The body is larger than the API accepts',
-  415: 'The body is not application/json',
+  413: 'The body (or the document) is larger than the API accepts',
+  415: 'The body is not of the media type the operation takes',
   429: 'Too many requests for this key: wait `retry-after` seconds',
   431: 'The request line or headers are too large',
+  500: 'The request failed unexpectedly; it was logged',
   503: 'Temporal or the identity provider cannot be reached now: repeat shortly',
   504: 'Temporal did not answer in time; the outcome is unknown: repeat the request (every request may be repeated)',
 };
+
+/** The `responses` entries of problem answers with these statuses, for operations and plugins alike. */
+export function problemResponses(statuses: readonly number[]): Record<string, unknown> {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      {
+        description: PROBLEM_REASONS[status] ?? 'Refused',
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: ref('Problem') } },
+      },
+    ]),
+  );
+}
 
 /** The problem statuses an operation documents. */
 export function problemStatuses(operation: Operation): number[] {
@@ -101,12 +115,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonSchema {
         content: { 'application/json': { schema: ref(name) } },
       };
     }
-    for (const status of problemStatuses(operation)) {
-      responses[String(status)] = {
-        description: PROBLEM_REASONS[status] ?? 'Refused',
-        content: { [PROBLEM_CONTENT_TYPE]: { schema: ref('Problem') } },
-      };
-    }
+    Object.assign(responses, problemResponses(problemStatuses(operation)));
     let requestBody: unknown;
     if (operation.body) {
       const [name, schema] = operation.body;

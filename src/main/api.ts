@@ -12,6 +12,8 @@ import { ConfigError } from '../config';
 import { createLogger } from '../logging';
 import { PayloadKeysError } from '../codec/key-ring';
 import { buildApiApp } from '../api/app';
+import { documentsPlugin } from '../api/documents-plugin';
+import { documentStoreFromConfig } from '../documents';
 import { createAuthenticator, hashApiKey } from '../api/auth';
 import { API_SCOPES, loadApiConfig, type ApiScope } from '../api/config';
 import { connectClient } from '../temporal/connection';
@@ -21,15 +23,28 @@ async function serve(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, name: 'badge-orders-api' });
   const client = await connectClient(config.temporal);
   const orders = new BadgeOrdersClient({ client, taskQueue: config.temporal.taskQueue });
+  const store = documentStoreFromConfig(config.documents.store, {
+    documentsRoot: config.documents.documentsRoot,
+    maxBytes: config.documents.maxDocumentBytes,
+  });
+  // A store that cannot be written is found at start, not at the first upload.
+  await store.check();
   const app = await buildApiApp({
     orders,
     authenticator: createAuthenticator({ apiKeys: config.apiKeys, oidc: config.oidc }),
     limits: config.limits,
     logger,
+    webhookAllowHttpLoopback: config.webhookAllowHttpLoopback,
+    plugins: [documentsPlugin({ store, maxBytes: config.documents.maxDocumentBytes })],
   });
   const url = await app.listen({ host: config.host, port: config.port });
   logger.info(
-    { url, keyIds: config.apiKeys.map((key) => key.id), oidc: config.oidc !== undefined },
+    {
+      url,
+      keyIds: config.apiKeys.map((key) => key.id),
+      oidc: config.oidc !== undefined,
+      documentStore: config.documents.store.kind,
+    },
     'API listening',
   );
   const stop = (): void => {

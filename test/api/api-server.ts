@@ -82,6 +82,7 @@ export async function startTestApi(options: {
   readonly jwksUrl?: string;
   readonly limits?: Partial<ApiLimits>;
   readonly plugins?: BuildApiAppOptions['plugins'];
+  readonly webhookAllowHttpLoopback?: boolean;
 }): Promise<TestApi> {
   const app = await buildApiApp({
     orders: options.orders,
@@ -100,6 +101,7 @@ export async function startTestApi(options: {
     }),
     limits: options.limits,
     plugins: options.plugins,
+    webhookAllowHttpLoopback: options.webhookAllowHttpLoopback,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, app, close: () => app.close() };

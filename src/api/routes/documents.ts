@@ -5,7 +5,7 @@
  * the app's (this route does not know about keys or scopes).
  */
 import multipart from '@fastify/multipart';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyContextConfig, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { DOCUMENT_REFERENCE_PATTERN } from '../../contract';
 import { DocumentRefusedError, DocumentUnavailableError, type DocumentStore } from '../../documents';
@@ -15,6 +15,8 @@ export interface DocumentsRoutesOptions {
   readonly store: DocumentStore;
   /** Largest file accepted, in bytes (413 above it). */
   readonly maxBytes: number;
+  /** The route's `config` (the API app reads the scope a caller needs from it). */
+  readonly routeConfig?: FastifyContextConfig;
 }
 
 /** The path of the upload route. */
@@ -60,8 +62,12 @@ export const documentProblemSchema = z.object({
   title: z.string(),
   status: z.number().int(),
   detail: z.string(),
+  /** Stable code of the problem (the end of `type`), as in every problem of the API. */
+  code: z.string(),
   /** The request field concerned, when there is one (`file`). */
   field: z.string().optional(),
+  /** The field and what is wrong with it, in the API's form for invalid input. */
+  errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
 });
 /** A problem detail of this route. */
 export type DocumentProblem = z.infer<typeof documentProblemSchema>;
@@ -78,19 +84,23 @@ function sendProblem(reply: FastifyReply, problem: DocumentProblem, closeConnect
 const problems = {
   notMultipart: (): DocumentProblem => ({
     type: 'urn:badge-orders:problem:unsupported-media-type',
+    code: 'unsupported-media-type',
     title: 'Unsupported Media Type',
     status: 415,
     detail: `send the document as multipart/form-data with a file part named "${DOCUMENT_FILE_FIELD}"`,
   }),
   noFile: (detail: string): DocumentProblem => ({
     type: 'urn:badge-orders:problem:invalid-document',
+    code: 'invalid-document',
     title: 'Bad Request',
     status: 400,
     detail,
     field: DOCUMENT_FILE_FIELD,
+    errors: [{ field: DOCUMENT_FILE_FIELD, message: detail }],
   }),
   tooLarge: (maxBytes: number): DocumentProblem => ({
     type: 'urn:badge-orders:problem:document-too-large',
+    code: 'document-too-large',
     title: 'Content Too Large',
     status: 413,
     detail: `the document is larger than the limit of ${maxBytes} bytes; nothing was stored`,
@@ -98,12 +108,14 @@ const problems = {
   }),
   unavailable: (): DocumentProblem => ({
     type: 'urn:badge-orders:problem:document-store-unavailable',
+    code: 'document-store-unavailable',
     title: 'Service Unavailable',
     status: 503,
     detail: 'the document store cannot be written now; try again later',
   }),
   internal: (): DocumentProblem => ({
-    type: 'urn:badge-orders:problem:internal',
+    type: 'urn:badge-orders:problem:internal-error',
+    code: 'internal-error',
     title: 'Internal Server Error',
     status: 500,
     detail: 'the document could not be stored',
@@ -124,7 +136,7 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
   // One byte over the limit gets through the parser, so the store itself sees the excess and refuses it.
   const limits = { files: 1, fileSize: maxBytes + 1, fields: 8, fieldSize: 1024, parts: 16 };
 
-  app.post(DOCUMENTS_ROUTE, async (request, reply) => {
+  app.post(DOCUMENTS_ROUTE, { config: options.routeConfig ?? {} }, async (request, reply) => {
     if (!request.isMultipart()) return sendProblem(reply, problems.notMultipart());
     let part;
     try {

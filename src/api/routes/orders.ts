@@ -17,11 +17,14 @@ import { runStatusName } from '../../client/order-listing';
 import {
   BADGE_ORDER_STATUSES,
   BadgeOrderId,
+  callbackUrlProblem,
+  CLIENT_ID_PATTERN,
   BadgeOrderStatus,
   statusQuery,
   type BadgeOrderResult,
   type BadgeOrderStatusView,
 } from '../../contract';
+import type { Principal } from '../auth';
 import type { ApiLimits } from '../config';
 import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../input-hash';
 import { fastifyPath, ORDER_OPERATIONS, type Operation } from '../operations';
@@ -34,6 +37,16 @@ import { isInvalidArgument, withinTime } from '../temporal-errors';
 export interface OrdersRoutesOptions {
   readonly orders: BadgeOrdersClient;
   readonly limits: Pick<ApiLimits, 'operationTimeoutMs' | 'queryTimeoutMs'>;
+  /** The workers' `WEBHOOK_ALLOW_HTTP_LOOPBACK`: a `callbackUrl` they would refuse is refused at once. */
+  readonly webhookAllowHttpLoopback: boolean;
+}
+
+/**
+ * The order's `clientId`: the caller's key id, which picks the secret its webhooks are signed with. An id the
+ * contract cannot carry (a long OIDC subject) leaves it out, and the `default` secret signs.
+ */
+function clientIdOf(principal: Principal | null): string | undefined {
+  return principal !== null && CLIENT_ID_PATTERN.test(principal.keyId) ? principal.keyId : undefined;
 }
 
 /** Parses one part of a request with a zod schema; a 400 names each invalid field under `where`. */
@@ -115,11 +128,26 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         'body',
       );
     }
+    if (isPlainObject(body) && body.clientId !== undefined) {
+      throw invalidInput(
+        [{ field: 'body.clientId', message: 'is set by the API from your credentials; leave it out' }],
+        'body',
+      );
+    }
+    const clientId = clientIdOf(request.principal);
     const input = parsePart(
       ORDER_OPERATIONS.putOrder.body[1],
-      isPlainObject(body) ? { ...body, orderRef } : body,
+      isPlainObject(body) ? { ...body, orderRef, ...(clientId !== undefined && { clientId }) } : body,
       'body',
     );
+    // The schema allowed http:// to this machine; the workers may not (WEBHOOK_ALLOW_HTTP_LOOPBACK).
+    const callbackProblem =
+      input.callbackUrl === undefined
+        ? null
+        : callbackUrlProblem(input.callbackUrl, { allowHttpLoopback: options.webhookAllowHttpLoopback });
+    if (callbackProblem !== null) {
+      throw invalidInput([{ field: 'body.callbackUrl', message: callbackProblem }], 'body');
+    }
     const hash = orderInputHash(input);
     let started;
     try {

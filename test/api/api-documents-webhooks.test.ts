@@ -1,0 +1,195 @@
+/**
+ * The API as `npm run api` assembles it: documents uploaded through `POST /v1/documents` are named in an order
+ * by reference and reach the platform; the order records the caller's key id as its `clientId`, so its webhooks
+ * are signed with that client's secret; a callback URL the workers would refuse is refused at once. Real dev
+ * server, real sandbox, a worker with webhook secrets, a receiver over HTTP.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import pino from 'pino';
+import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
+import { documentsPlugin } from '../../src/api/documents-plugin';
+import { documentProblemSchema, documentUploadResponseSchema } from '../../src/api/routes/documents';
+import { problemSchema } from '../../src/api/schemas';
+import { documentStoreConfigSchema } from '../../src/config';
+import type { WebhookEvent } from '../../src/contract';
+import { documentStoreFromConfig } from '../../src/documents';
+import { createBadgeOrderWorker } from '../../src/worker/create-worker';
+import { useTestStack } from '../helpers/stack';
+import { waitFor } from '../helpers/wait';
+import { startTestApi, TEST_KEYS, type TestApi } from './api-server';
+
+/** One secret per API key id, and the default for orders without a client. */
+const SECRETS = { writer: 'writer-secret-0123456789abcdef', default: 'default-secret-0123456789abcd' };
+const MAX_BYTES = 4 * 1024 * 1024;
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/** Which secret signed a delivery, as docs/webhooks.md tells receivers to check; null for none. */
+function signerOf(headers: Record<string, string | string[] | undefined>, body: string): string | null {
+  const timestamp = String(headers[WEBHOOK_HEADERS.timestamp]);
+  const given = Buffer.from(String(headers[WEBHOOK_HEADERS.signature] ?? ''));
+  for (const [client, secret] of Object.entries(SECRETS)) {
+    const expected = Buffer.from(
+      `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`,
+    );
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return client;
+  }
+  return null;
+}
+
+describe('the API with the document store and webhooks', () => {
+  const stack = useTestStack({ resetSandbox: true });
+  const received: { event: WebhookEvent; signer: string | null }[] = [];
+  let receiver: Server;
+  let callbackBase: string;
+  let api: TestApi;
+  let strictApi: TestApi;
+
+  beforeAll(async () => {
+    receiver = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        received.push({ event: JSON.parse(body) as WebhookEvent, signer: signerOf(request.headers, body) });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    callbackBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    stack.local.onStop(
+      'the webhook receiver',
+      () => new Promise<void>((resolve) => receiver.close(() => resolve())),
+    );
+
+    const { worker, connection, client } = await createBadgeOrderWorker(
+      { ...stack.workerConfig, webhooks: { secrets: SECRETS, allowHttpLoopback: true } },
+      pino({ level: 'silent' }),
+      { workflowBundle: stack.local.workflowBundle.bundle },
+    );
+    const running = worker.run();
+    running.catch(() => undefined);
+    stack.local.onStop('the webhook worker', async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
+      await client.connection.close();
+      await connection.close();
+    });
+
+    // The store as the API builds it from DOCUMENT_STORE (unset: local, under DOCUMENTS_ROOT, as the worker's).
+    const store = documentStoreFromConfig(documentStoreConfigSchema.parse(undefined), {
+      documentsRoot: stack.documentsRoot,
+      maxBytes: MAX_BYTES,
+    });
+    await store.check();
+    api = await startTestApi({
+      orders: stack.orders,
+      plugins: [documentsPlugin({ store, maxBytes: MAX_BYTES })],
+      webhookAllowHttpLoopback: true,
+    });
+    strictApi = await startTestApi({ orders: stack.orders, webhookAllowHttpLoopback: false });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await strictApi?.close();
+  });
+
+  const upload = (key: keyof typeof TEST_KEYS | null, bytes: Buffer, type: string): Promise<Response> => {
+    const form = new FormData();
+    form.append('file', new Blob([bytes], { type }), 'scan.bin');
+    return fetch(`${api.url}/v1/documents`, {
+      method: 'POST',
+      body: form,
+      headers: key === null ? {} : { 'x-api-key': TEST_KEYS[key].key },
+    });
+  };
+
+  const putOrder = (target: TestApi, orderRef: string, body: Record<string, unknown>): Promise<Response> =>
+    fetch(`${target.url}/v1/orders/${orderRef}`, {
+      method: 'PUT',
+      headers: { 'x-api-key': TEST_KEYS.writer.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ vehicle: { licensePlate: 'B-API 77' }, badge: { type: 'green' }, ...body }),
+    });
+
+  it('stores an upload, and an order naming it by reference puts exactly those bytes on the platform', async () => {
+    const photo = randomBytes(600_000);
+    const answer = await upload('writer', photo, 'image/jpeg');
+    expect(answer.status).toBe(201);
+    const stored = documentUploadResponseSchema.parse(await answer.json());
+    expect(stored).toEqual({
+      ref: `sha256:${sha256(photo)}`,
+      sizeBytes: photo.length,
+      contentType: 'image/jpeg',
+    });
+
+    const placed = await putOrder(api, 'api-by-ref', { documents: [{ ref: stored.ref }] });
+    expect(placed.status).toBe(201);
+    const result = await stack.orders.getHandle('api-by-ref').result();
+    expect(result.documents.map((document) => document.status)).toEqual(['uploaded']);
+    const onPlatform = await stack.sandbox.control.listDocuments({ orderId: result.orderId });
+    expect(onPlatform.map((document) => [document.sha256, document.content_type])).toEqual([
+      [sha256(photo), 'image/jpeg'],
+    ]);
+  });
+
+  it('needs orders:write to upload, and refuses a file over the limit as a problem naming the field', async () => {
+    const missing = await upload(null, Buffer.from('x'), 'image/png');
+    expect(missing.status).toBe(401);
+    expect(problemSchema.parse(await missing.json()).code).toBeDefined();
+    const reader = await upload('reader', Buffer.from('x'), 'image/png');
+    expect(reader.status).toBe(403);
+    const tooLarge = await upload('writer', Buffer.alloc(MAX_BYTES + 1, 1), 'image/png');
+    expect(tooLarge.status).toBe(413);
+    const problem = documentProblemSchema.parse(await tooLarge.json());
+    expect(problem).toMatchObject({ code: 'document-too-large', field: 'file' });
+    // The upload's problems are the API's problems: the same schema describes them.
+    expect(problemSchema.safeParse(problem).success).toBe(true);
+  });
+
+  it("records the caller's key id as the order's client: its webhooks are signed with that client's secret", async () => {
+    const placed = await putOrder(api, 'api-webhooks', {
+      documents: [{ path: stack.writeDocument('api-webhooks/form.pdf', '%PDF-1.4 form') }],
+      callbackUrl: `${callbackBase}/hooks`,
+    });
+    expect(placed.status).toBe(201);
+    await stack.orders.getHandle('api-webhooks').result();
+    const completed = await waitFor(
+      () => Promise.resolve(received.filter(({ event }) => event.orderRef === 'api-webhooks')),
+      (events) => events.some(({ event }) => event.type === 'order.completed'),
+      { what: 'the order.completed webhook of api-webhooks', timeoutMs: 60_000 },
+    );
+    expect(completed.map(({ signer }) => signer)).toEqual(completed.map(() => 'writer'));
+  });
+
+  it('refuses a clientId in the body, and a callback URL the workers would refuse, naming the field', async () => {
+    const withClient = await putOrder(api, 'api-client-given', {
+      documents: [{ path: 'x.pdf' }],
+      clientId: 'someone-else',
+    });
+    expect(withClient.status).toBe(400);
+    expect(problemSchema.parse(await withClient.json()).errors?.map((error) => error.field)).toEqual([
+      'body.clientId',
+    ]);
+    const loopback = await putOrder(strictApi, 'api-loopback-hook', {
+      documents: [{ path: 'x.pdf' }],
+      callbackUrl: `${callbackBase}/hooks`,
+    });
+    expect(loopback.status).toBe(400);
+    const problem = problemSchema.parse(await loopback.json());
+    expect(problem.errors).toEqual([
+      {
+        field: 'body.callbackUrl',
+        message: 'must be an https:// URL (http:// to this machine is switched off)',
+      },
+    ]);
+    // Nothing was started for either.
+    await expect(stack.orders.getHandle('api-client-given').describe()).rejects.toThrow(
+      WorkflowNotFoundError,
+    );
+    await expect(stack.orders.getHandle('api-loopback-hook').describe()).rejects.toThrow(
+      WorkflowNotFoundError,
+    );
+  });
+});
