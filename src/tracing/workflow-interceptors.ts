@@ -6,8 +6,6 @@
  * costs nothing. The decision reads only the history (the start's headers), so it is the same on replay.
  */
 import type { Headers } from '@temporalio/common';
-import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
-import { interceptors as openTelemetryInterceptors } from '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors';
 import type {
   WorkflowInboundCallsInterceptor,
   WorkflowInterceptors,
@@ -16,7 +14,28 @@ import type {
   WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 
+/**
+ * The header Temporal's OpenTelemetry interceptors carry a span context in (`TRACE_HEADER` of
+ * `@temporalio/interceptors-opentelemetry/lib/instrumentation`; a unit test keeps the two equal). Spelt out here
+ * because importing it would evaluate OpenTelemetry's modules in every workflow execution.
+ */
+export const TRACE_HEADER = '_tracer-data';
+
 const carriesTrace = (headers: Headers): boolean => TRACE_HEADER in headers;
+
+/**
+ * Temporal's OpenTelemetry workflow interceptors, loaded on first use. The bundle evaluates its modules once per
+ * workflow execution (each has its own module cache), and OpenTelemetry's modules cost more than the rest of an
+ * order's workflow code together; an untraced order never loads them.
+ */
+function openTelemetryInterceptors(): WorkflowInterceptors {
+  // A plain require: webpack bundles the module as usual but evaluates it only when this line runs.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const loaded = require('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors') as {
+    interceptors: () => WorkflowInterceptors;
+  };
+  return loaded.interceptors();
+}
 
 /** Picked up by the bundler from `TRACING_WORKFLOW_INTERCEPTOR_MODULES`; one set per workflow execution. */
 export const interceptors: WorkflowInterceptorsFactory = () => {
