@@ -3,18 +3,27 @@
  * the operator tools and the workflows share. It is imported by workflow code, so it stays deterministic:
  * no Node built-ins, no I/O.
  */
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { z } from 'zod';
+import type { WEBHOOK_EVENT_TYPES } from './workflow-contract';
+import { BadgeOrderId, BadgeOrderRef, BadgeOrderStatus, documentSourceOf } from './workflow-contract';
+
+// The values workflow code needs at run time live in a module without zod (see there); they are part of this
+// contract as much as the rest.
+export {
+  BadgeOrderId,
+  BadgeOrderRef,
+  BadgeOrderStatus,
+  WEBHOOK_EVENT_TYPES,
+  WORKFLOW_TYPES,
+  documentSourceOf,
+  reconcileOrderUpdate,
+  replaceDocumentUpdate,
+  retryUploadsSignal,
+  statusQuery,
+} from './workflow-contract';
 
 /** Default task queue of the badge order workers (overridable with `TEMPORAL_TASK_QUEUE`). */
 export const DEFAULT_TASK_QUEUE = 'badge-orders';
-
-/** Workflow type names as registered by the worker. */
-export const WORKFLOW_TYPES = {
-  badgeOrder: 'badgeOrder',
-  replayFailedUploads: 'replayFailedUploads',
-} as const;
 
 /** Prefix of every badge order's workflow id. */
 export const BADGE_ORDER_WORKFLOW_ID_PREFIX = 'badge-order-';
@@ -23,13 +32,6 @@ export const BADGE_ORDER_WORKFLOW_ID_PREFIX = 'badge-order-';
 export function badgeOrderWorkflowId(orderRef: string): string {
   return `${BADGE_ORDER_WORKFLOW_ID_PREFIX}${orderRef}`;
 }
-
-/** Search attribute: the caller's order reference. */
-export const BadgeOrderRef = defineSearchAttributeKey('BadgeOrderRef', SearchAttributeType.KEYWORD);
-/** Search attribute: the platform's order id, once the order is created. */
-export const BadgeOrderId = defineSearchAttributeKey('BadgeOrderId', SearchAttributeType.KEYWORD);
-/** Search attribute: where the order stands, one of {@link BADGE_ORDER_STATUSES}. */
-export const BadgeOrderStatus = defineSearchAttributeKey('BadgeOrderStatus', SearchAttributeType.KEYWORD);
 
 /** Every custom search attribute the service needs on its namespace. */
 export const BADGE_SEARCH_ATTRIBUTES = [BadgeOrderRef, BadgeOrderId, BadgeOrderStatus] as const;
@@ -236,17 +238,6 @@ export const documentInputSchema = z
       ctx.addIssue({ code: 'custom', path: ['ref'], message: 'must not be given together with "path"' });
     }
   });
-
-/**
- * Where a document's bytes come from: its `ref` when it has one, else its `path`. This string is the document's
- * key in the order (`DocumentState.path`, the `path` of `replaceDocument`) and the source the worker opens.
- */
-export function documentSourceOf(document: { readonly path?: string; readonly ref?: string }): string {
-  const source = document.ref ?? document.path;
-  // Unreachable after validation; a plain error names the bug instead of uploading "undefined".
-  if (source === undefined) throw new Error('a document has neither path nor ref');
-  return source;
-}
 
 /**
  * A duration option in whole milliseconds between `min` and `max`: the workflow adds it to `Date.now()` and
@@ -537,14 +528,6 @@ export interface BadgeOrderStatusView {
   readonly options?: ResolvedBadgeOrderOptions;
 }
 
-/** The transitions an order sends a webhook for (docs/webhooks.md), by the status it enters. */
-export const WEBHOOK_EVENT_TYPES = {
-  AwaitingRepair: 'order.awaiting_repair',
-  AwaitingReconciliation: 'order.awaiting_reconciliation',
-  Completed: 'order.completed',
-  Failed: 'order.failed',
-  Cancelled: 'order.cancelled',
-} as const satisfies Partial<Record<BadgeOrderStatusValue, string>>;
 /** The `type` of a webhook event. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[keyof typeof WEBHOOK_EVENT_TYPES];
 
@@ -620,17 +603,6 @@ export const reconcileOrderInputSchema = z.union(
     z.strictObject({ notCreated: z.literal(true, { error: 'must be true' }) }),
   ],
   { error: 'must be { "orderId": <number> } or { "notCreated": true }' },
-);
-
-/** Query: the order's phase and each document's state. */
-export const statusQuery = defineQuery<BadgeOrderStatusView>('status');
-/** Signal: retry every failed document now. */
-export const retryUploadsSignal = defineSignal('retryUploads');
-/** Update: swap a failed document's file, retry it and return its new state. */
-export const replaceDocumentUpdate = defineUpdate<DocumentState, [ReplaceDocumentInput]>('replaceDocument');
-/** Update: resolve an order awaiting reconciliation; returns the order's status after the answer is taken. */
-export const reconcileOrderUpdate = defineUpdate<BadgeOrderStatusView, [ReconcileOrderInput]>(
-  'reconcileOrder',
 );
 
 /** Id of the Temporal Schedule that starts {@link WORKFLOW_TYPES.replayFailedUploads} every night. */

@@ -17,7 +17,7 @@ import {
   type WorkflowInterceptorsFactory,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
-import { WORKFLOW_TYPES } from '../contract';
+import { WORKFLOW_TYPES } from '../workflow-contract';
 import { METRIC_NAMES } from './names';
 
 const UPLOAD_ACTIVITY = 'uploadDocument';

@@ -19,18 +19,13 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import {
-  BadgeOrderId,
-  BadgeOrderRef,
-  BadgeOrderStatus,
-  badgeOrderInputSchema,
-  formatIssues,
-  statusQuery,
-  type BadgeOrderInput,
-  type BadgeOrderResult,
-  type BadgeOrderStatusValue,
-  type ValidBadgeOrderInput,
+import type {
+  BadgeOrderInput,
+  BadgeOrderResult,
+  BadgeOrderStatusValue,
+  ValidBadgeOrderInput,
 } from '../contract';
+import { BadgeOrderId, BadgeOrderRef, BadgeOrderStatus, statusQuery } from '../workflow-contract';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
 import { describeFailure, failureType } from './failures';
 import { registerOrderHandlers } from './order-handlers';
@@ -40,6 +35,7 @@ import {
   type ResolvedBadgeOrderInput,
   type ResolvedOrderOptions,
 } from './order-input';
+import { contractSchemas } from './contract-schemas';
 import { OrderState, type OrderContinuation } from './order-state';
 import { PATCHES } from './patches';
 import { placeOrder } from './place-order';
@@ -174,6 +170,7 @@ function invalidInput(message: string): ApplicationFailure {
 
 /** Validates the input in workflow code: the path of orders started before the input was recorded. */
 function validateInput(input: BadgeOrderInput): ValidBadgeOrderInput {
+  const { badgeOrderInputSchema, formatIssues } = contractSchemas();
   const parsed = badgeOrderInputSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   throw invalidInput(`Invalid badge order input: ${formatIssues(parsed.error).join('; ')}`);

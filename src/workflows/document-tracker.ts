@@ -3,13 +3,8 @@
  * which file each document currently uses, the idempotency key of its next upload, and whether an earlier
  * attempt may have stored a copy already.
  */
-import {
-  documentSourceOf,
-  type DocumentInput,
-  type DocumentLinks,
-  type DocumentState,
-  type DocumentStatus,
-} from '../contract';
+import type { DocumentInput, DocumentLinks, DocumentState, DocumentStatus } from '../contract';
+import { documentSourceOf } from '../workflow-contract';
 import { capLength } from './failures';
 
 /** One document's whole state, as carried across continue-as-new. */

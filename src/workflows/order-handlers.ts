@@ -4,19 +4,15 @@
  * history.
  */
 import { ApplicationFailure, condition, isCancellation, log, setHandler } from '@temporalio/workflow';
+import type { DocumentState, ReconcileOrderInput, ReplaceDocumentInput } from '../contract';
+import { SERVICE_FAILURE_TYPES } from '../failure-types';
 import {
-  formatIssues,
-  reconcileOrderInputSchema,
   reconcileOrderUpdate,
-  replaceDocumentInputSchema,
   replaceDocumentUpdate,
   retryUploadsSignal,
   statusQuery,
-  type DocumentState,
-  type ReconcileOrderInput,
-  type ReplaceDocumentInput,
-} from '../contract';
-import { SERVICE_FAILURE_TYPES } from '../failure-types';
+} from '../workflow-contract';
+import { contractSchemas } from './contract-schemas';
 import { describeFailure } from './failures';
 import type { OrderState } from './order-state';
 import type { OrderSteps } from './steps';
@@ -43,6 +39,7 @@ export function registerOrderHandlers(
     },
     {
       validator: (answer: ReconcileOrderInput): void => {
+        const { reconcileOrderInputSchema, formatIssues } = contractSchemas();
         const parsed = reconcileOrderInputSchema.safeParse(answer);
         if (!parsed.success) {
           throw new Error(`Invalid reconcileOrder input: ${formatIssues(parsed.error).join('; ')}`);
@@ -83,6 +80,7 @@ export function registerOrderHandlers(
     },
     {
       validator: (replacement: ReplaceDocumentInput): void => {
+        const { replaceDocumentInputSchema, formatIssues } = contractSchemas();
         const parsed = replaceDocumentInputSchema.safeParse(replacement);
         if (!parsed.success)
           throw new Error(`Invalid replaceDocument input: ${formatIssues(parsed.error).join('; ')}`);

@@ -4,15 +4,15 @@
  * and in the `status` query. A later release that tightens the schema or changes a default therefore never
  * changes an order already running — replay takes the resolved input from history, not from today's code.
  */
-import {
-  parseBadgeOrderInput,
-  type BadgeOrderOptions,
-  type BadgeOrderStatusView,
-  type DocumentState,
-  type ResolvedBadgeOrderOptions,
-  type ValidBadgeOrderInput,
+import type {
+  BadgeOrderOptions,
+  BadgeOrderStatusView,
+  DocumentState,
+  ResolvedBadgeOrderOptions,
+  ValidBadgeOrderInput,
 } from '../contract';
 import { DEFAULT_ORDER_OPTIONS } from './activity-options';
+import { contractSchemas } from './contract-schemas';
 
 /** Every tuning option of an order, defaults filled in. */
 export type ResolvedOrderOptions = ResolvedBadgeOrderOptions;
@@ -30,7 +30,8 @@ export function withDefaultOptions(options: BadgeOrderOptions | undefined): Reso
  * field. Run by the `resolveOrderInput` local activity when an order starts, never again on replay.
  */
 export function resolveBadgeOrderInput(input: unknown): ResolvedBadgeOrderInput {
-  const valid = parseBadgeOrderInput(input);
+  // Runs in the activity; workflow code that imports this module for the rest does not build the schemas.
+  const valid = contractSchemas().parseBadgeOrderInput(input);
   return { ...valid, options: withDefaultOptions(valid.options) };
 }
 

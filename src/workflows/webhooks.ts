@@ -6,13 +6,13 @@
  * waits for deliveries still under way only before it ends or continues as new, so none is lost.
  */
 import { CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import {
-  WEBHOOK_EVENT_TYPES,
-  type BadgeOrderStatusValue,
-  type FailedWebhookDelivery,
-  type WebhookDeliveriesView,
-  type WebhookEvent,
+import type {
+  BadgeOrderStatusValue,
+  FailedWebhookDelivery,
+  WebhookDeliveriesView,
+  WebhookEvent,
 } from '../contract';
+import { WEBHOOK_EVENT_TYPES } from '../workflow-contract';
 import { describeFailure } from './failures';
 import type { OrderState } from './order-state';
 import type { BadgeOrderActivities } from './steps';
