@@ -1,7 +1,8 @@
 /**
  * The cluster tests (`npm run test:cluster`): the service on Temporal as production runs it — PostgreSQL and
  * four server processes (tools/cluster) — with its faults. Kept apart from `npm test`: they need the pinned
- * server binaries (`npm run go-tools -- temporalServer temporalSql temporalUi`), PostgreSQL and root.
+ * server binaries (`npm run go-tools -- temporalServer temporalSql temporalUi`), PostgreSQL, root, and Chromium
+ * for the operator sign-in test.
  */
 // Same transform, setup and reporters as the unit and integration tests.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS config file

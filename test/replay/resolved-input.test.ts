@@ -44,7 +44,9 @@ describe('the resolved input of an order', () => {
       'uploadDocument',
     ]);
     const uploadTasks = new Set(
-      scheduled.slice(1).map((event) => String(event.activityTaskScheduledEventAttributes?.workflowTaskCompletedEventId)),
+      scheduled
+        .slice(1)
+        .map((event) => String(event.activityTaskScheduledEventAttributes?.workflowTaskCompletedEventId)),
     );
     expect(uploadTasks.size).toBe(1);
 

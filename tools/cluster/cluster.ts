@@ -5,7 +5,9 @@
  * reading deploy/temporal/config/temporal.yaml.gotmpl and the shared dynamic config (as docker-compose.yml's
  * `temporal` service does); the namespace and search attributes by deploy/temporal/setup-namespace.sh; then the
  * local stack (tools/stack: sandbox, codec server, workflow bundle, worker processes) connected to that
- * frontend, and the Web UI server. Workers may run in a network namespace of their own, to be cut off.
+ * frontend, and the Web UI server. Workers may run in a network namespace of their own, to be cut off. With
+ * `oidc`, operators sign in to the Web UI as in production (tools/oidc): a real OIDC provider on loopback, per
+ * role a Web UI server that is its client, and an HTTPS codec server that decodes only with that UI's tokens.
  *
  * Everything started is registered in one {@link CleanupList}: `stop()`, Ctrl-C (`stopOnSignals`) or a failure
  * during start stops it all, newest first — no PostgreSQL, Temporal or worker process, no network namespace
@@ -16,11 +18,13 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { generatePayloadKeyEntry, parsePayloadKeys, PayloadKeyRing } from '../../src/codec/key-ring';
 import { BADGE_SEARCH_ATTRIBUTES } from '../../src/contract';
 import { findFreePort } from '../dev/dev-server';
 import type { ChildProcessHandle } from '../dev/child-process';
 import { PROJECT_ROOT, resolveTemporalCli } from '../dev/temporal-cli';
 import { ensureGoTool, GO_TOOLS } from '../go-tools/go-tools';
+import { startOidcWebUis, type OidcWebUi, type OidcWebUis, type OidcWebUisOptions } from '../oidc';
 import {
   CleanupList,
   serviceBundleOnce,
@@ -34,14 +38,25 @@ import { runToCompletion, waitUntil } from './process';
 import { startTemporalServices, type TemporalServices } from './temporal-services';
 import { startWebUi } from './web-ui';
 
-/** Options of {@link startCluster}; everything is optional. */
-export interface ClusterOptions {
+/** Operator sign-in for the cluster's Web UI ({@link ClusterOptions.oidc}): one UI per role, and the provider's users. */
+export type ClusterOidcOptions<Role extends string> = Pick<OidcWebUisOptions<Role>, 'roles' | 'users'>;
+
+/** Options of {@link startCluster}; everything is optional. `Role`: the roles of `oidc`, if any. */
+export interface ClusterOptions<Role extends string = never> {
   /** Badge-order worker processes started with the cluster. @default 2 */
   readonly workers?: number;
   /** The namespace set up for the workers. @default badge-orders */
   readonly namespace?: string;
   /** Run the Web UI server (with the codec server). @default true */
   readonly webUi?: boolean;
+  /**
+   * Operator sign-in with OIDC, the production setup (docs/security.md): instead of the open Web UI and the
+   * local stack's codec server (which serves callers without credentials on loopback), `startOidcWebUis` of
+   * tools/oidc against the cluster's frontend — a real OIDC provider on loopback and, per role, a Web UI server
+   * signing operators in there and passing their access token to an HTTPS codec server of its own. `webUi` is
+   * then ignored; {@link Cluster.webUiUrl} is the first role's UI.
+   */
+  readonly oidc?: ClusterOidcOptions<Role>;
   /**
    * Allow workers in network namespaces of their own ({@link Cluster.startWorker} `isolated`): the frontend and
    * the sandbox then listen on every interface, not only loopback. Needs root and iproute2. @default false
@@ -70,7 +85,7 @@ export interface ClusterWorker {
 }
 
 /** A running cluster; see the module comment. */
-export interface Cluster {
+export interface Cluster<Role extends string = never> {
   /** The local stack on the cluster: sandbox, clients (`stack.temporal.client`), orders, documents. */
   readonly stack: LocalStack;
   readonly postgres: RunningPostgres;
@@ -78,6 +93,8 @@ export interface Cluster {
   readonly namespace: string;
   /** The Web UI's URL, when started. */
   readonly webUiUrl: string | null;
+  /** The OIDC provider, Web UIs and codec servers of {@link ClusterOptions.oidc}, when asked for. */
+  readonly oidc: OidcWebUis<Role> | null;
   /** The worker processes started so far (exited ones included). */
   readonly workers: readonly ClusterWorker[];
   /**
@@ -93,7 +110,9 @@ export interface Cluster {
 const POSTGRES_USER = 'temporal';
 
 /** Starts the cluster; see the module comment. */
-export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+export async function startCluster<Role extends string = never>(
+  options: ClusterOptions<Role> = {},
+): Promise<Cluster<Role>> {
   const log = options.log ?? (() => undefined);
   const cleanups = new CleanupList();
   if (options.stopOnSignals) cleanups.stopOnSignals({ log });
@@ -112,7 +131,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const [serverBinary, sqlTool, uiBinary] = await Promise.all([
       ensureGoTool(GO_TOOLS.temporalServer, { log }),
       ensureGoTool(GO_TOOLS.temporalSql, { log }),
-      options.webUi === false ? Promise.resolve(null) : ensureGoTool(GO_TOOLS.temporalUi, { log }),
+      options.webUi === false || options.oidc
+        ? Promise.resolve(null)
+        : ensureGoTool(GO_TOOLS.temporalUi, { log }),
     ]);
     const cli = await resolveTemporalCli({ log });
     if (cli.kind !== 'binary') {
@@ -175,11 +196,30 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       `namespace ${namespace} with search attributes ${BADGE_SEARCH_ATTRIBUTES.map((key) => key.name).join(', ')}`,
     );
 
-    const uiPort = uiBinary ? await findFreePort() : null;
-    const uiUrl = uiPort === null ? null : `http://127.0.0.1:${uiPort}`;
     const stackOptions = options.stack ?? {};
+    // With sign-in, the workers' keys are known before the stack starts (the stack's default: a random key), so
+    // the UIs and their codec servers are up first and the workers link to the UI. Without, the stack decides.
+    const payloadKeysEntry =
+      options.oidc && stackOptions.payloadKeys === undefined
+        ? generatePayloadKeyEntry('local-stack')
+        : stackOptions.payloadKeys;
+    const oidc = options.oidc
+      ? await startOidcWebUis({
+          ...options.oidc,
+          temporalAddress: temporal.address,
+          namespace,
+          payloadKeys: payloadKeysEntry ? parsePayloadKeys(payloadKeysEntry) : PayloadKeyRing.empty(),
+          cleanups,
+          log,
+        })
+      : null;
+    const firstOidcUi = oidc ? Object.values<OidcWebUi>(oidc.ui)[0] : undefined;
+
+    const uiPort = uiBinary ? await findFreePort() : null;
+    const uiUrl = uiPort === null ? (firstOidcUi?.url ?? null) : `http://127.0.0.1:${uiPort}`;
     const stack = await startLocalStack({
       ...stackOptions,
+      payloadKeys: payloadKeysEntry,
       sandbox: {
         ...stackOptions.sandbox,
         ...(options.networkNamespaces ? { host: '0.0.0.0' } : {}),
@@ -249,6 +289,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       temporal,
       namespace,
       webUiUrl: uiUrl,
+      oidc,
       workers,
       startWorker,
       stop: () => cleanups.run(),

@@ -1,5 +1,11 @@
 /** The production-shaped local cluster (`npm run cluster`): see `cluster.ts`. */
-export { startCluster, type Cluster, type ClusterOptions, type ClusterWorker } from './cluster';
+export {
+  startCluster,
+  type Cluster,
+  type ClusterOidcOptions,
+  type ClusterOptions,
+  type ClusterWorker,
+} from './cluster';
 export { createNetworkNamespace, removeStaleNetworkNamespaces, type NetworkNamespace } from './netns';
 export { findPostgresBinDir, startPostgres, type PostgresOptions, type RunningPostgres } from './postgres';
 export {

@@ -5,7 +5,8 @@
  * that accepts only the operator's access token the UI passes on — checked against the provider's JWKS, issuer and that
  * UI's client id as audience. Everything is registered in the caller's {@link CleanupList}.
  *
- * The Temporal frontend is a parameter (`temporalAddress`): the dev server of tools/stack, or any cluster.
+ * The Temporal frontend is a parameter (`temporalAddress`): the production-shaped cluster starts this with
+ * `startCluster({ oidc })` (tools/cluster), test/cluster/oidc-sign-in.test.ts signs in there; a dev server works too.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,22 +1,27 @@
 /**
- * Operator sign-in as production runs it (docs/security.md, "Operator sign-in"), in a real browser: the
- * production Web UI server signs the operator in at a real OIDC provider on loopback and passes the operator's
- * access token to our codec server, which decodes only for a token of that provider (JWKS), that issuer and that
- * UI's audience. A second UI for read-only operators (`TEMPORAL_DISABLE_WRITE_ACTIONS`) offers no write actions.
- * Screenshots of each step (and of a failing one) go to `artifacts/e2e/oidc-sign-in/`.
+ * Operator sign-in as production runs it (docs/security.md, "Operator sign-in"), in a real browser (Chromium,
+ * as the e2e tests drive it), on the production-shaped stack: the cluster of tools/cluster (PostgreSQL, the four
+ * Temporal services as separate processes, worker processes) started with `oidc`, so its Web UI servers — the
+ * production UI server — sign the operator in at a real OIDC provider on loopback and pass the operator's access
+ * token to our codec server processes (HTTPS), which decode only for a token of that provider (JWKS), that
+ * issuer and that UI's audience. A second UI for read-only operators (`TEMPORAL_DISABLE_WRITE_ACTIONS`) offers
+ * no write actions and refuses them. Screenshots of each step (and of a failing one) go to
+ * `artifacts/e2e/oidc-sign-in/`.
  *
- * The Temporal frontend is the test stack's dev server; `temporalAddress` below is all a cluster needs.
+ * In the cluster tier (`npm run test:cluster`): it needs the cluster's PostgreSQL and server binaries, and
+ * Chromium (`.ci/run` installs it before `npm test`).
  */
 import { request as httpsRequest } from 'node:https';
 import { temporal } from '@temporalio/proto';
 import { decodeJwt } from 'jose';
 import type { Page } from 'playwright-core';
+import { generatePayloadKeyEntry } from '../../src/codec/key-ring';
 import { badgeOrderWorkflowId, type BadgeOrderInput } from '../../src/contract';
-import { CleanupList } from '../../tools/stack';
-import { LOCAL_OPERATOR, startOidcWebUis, type OidcWebUis } from '../../tools/oidc';
-import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { startCluster, type Cluster } from '../../tools/cluster';
+import { LOCAL_OPERATOR, type OidcWebUis } from '../../tools/oidc';
+import type { LocalStack } from '../../tools/stack';
 import { waitFor } from '../helpers/wait';
-import { launchBrowser, type E2eBrowser } from './browser';
+import { launchBrowser, type E2eBrowser } from '../e2e/browser';
 
 /** Upper bound for one UI condition on a busy 2-core machine; Playwright polls until then. */
 const UI_TIMEOUT_MS = 60_000;
@@ -27,24 +32,23 @@ const WORKFLOW_ID = badgeOrderWorkflowId(ORDER_REF);
 const ROLES = { operators: {}, auditors: { disableWriteActions: true } } as const;
 type Role = keyof typeof ROLES;
 
-let stack: TestStack;
-let worker: InProcessWorker;
-let cleanups: CleanupList;
+let cluster: Cluster<Role> | undefined;
+let stack: LocalStack;
 let oidc: OidcWebUis<Role>;
-let browser: E2eBrowser;
+let browser: E2eBrowser | undefined;
 let page: Page;
 
 beforeAll(async () => {
-  stack = await startTestStack();
-  worker = await stack.startWorker();
-  cleanups = new CleanupList();
-  oidc = await startOidcWebUis({
-    temporalAddress: stack.temporal.server.address,
-    namespace: stack.temporal.server.namespace,
-    payloadKeys: stack.payloadKeys,
-    roles: ROLES,
-    cleanups,
+  cluster = await startCluster({
+    // One worker process is all one order needs; the machine is shared.
+    workers: 1,
+    oidc: { roles: ROLES },
+    // A random key: the order's input is stored encrypted, as in production.
+    stack: { payloadKeys: generatePayloadKeyEntry('oidc-cluster-test'), worker: { logLevel: 'info' } },
   });
+  stack = cluster.stack;
+  if (!cluster.oidc) throw new Error('the cluster was started with oidc');
+  oidc = cluster.oidc;
   // The codec servers' certificate is a throwaway self-signed one for 127.0.0.1.
   browser = await launchBrowser({ artifacts: 'oidc-sign-in', ignoreHttpsErrors: true });
   page = browser.page;
@@ -68,34 +72,32 @@ beforeAll(async () => {
     badge: { type: 'green', validFrom: '2027-01-01' },
     documents: [{ path: 'vehicle-photo.jpg' }, { path: 'handwritten-note.txt' }],
   };
-  await stack.orders.startOrder(input);
+  await stack.orders().startOrder(input);
   await waitFor(
-    () => stack.orders.status(ORDER_REF),
+    () => stack.orders().status(ORDER_REF),
     (status) => status.phase === 'awaiting-repair',
-    { what: 'the order to wait for repair' },
+    { what: 'the order to wait for repair', timeoutMs: 120_000 },
   );
-});
+}, 600_000);
 
 afterAll(async () => {
   await browser?.close();
-  await cleanups?.run();
-  await worker?.stop();
-  await stack?.teardown();
-});
+  await cluster?.stop();
+}, 120_000);
 
 /** Runs one step and saves a screenshot named after it: of the result, or of the page when it failed. */
 async function step(name: string, work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (error) {
-    await browser.screenshot(`${name}-FAILED`).catch(() => undefined);
+    await browser?.screenshot(`${name}-FAILED`).catch(() => undefined);
     throw error;
   }
-  await browser.screenshot(name);
+  await browser?.screenshot(name);
 }
 
 const workflowPath = (): string =>
-  `/namespaces/${stack.temporal.server.namespace}/workflows/${encodeURIComponent(WORKFLOW_ID)}`;
+  `/namespaces/${cluster?.namespace ?? ''}/workflows/${encodeURIComponent(WORKFLOW_ID)}`;
 
 /** `POST /decode` to a codec server with a bearer token; resolves with the status. */
 function decodeWith(codecUrl: string, token: string): Promise<number> {
@@ -135,7 +137,16 @@ async function clientToken(role: Role): Promise<string> {
   return answer.access_token;
 }
 
-describe('operator sign-in with OIDC', () => {
+describe('operator sign-in with OIDC on the cluster', () => {
+  it('serves every Web UI from the cluster’s frontend, with sign-in required', async () => {
+    for (const ui of Object.values<{ readonly url: string }>(oidc.ui)) {
+      // Without a session the UI server answers no API call: the frontend is reached only after sign-in.
+      const unsigned = await fetch(`${ui.url}/api/v1/namespaces/${cluster?.namespace ?? ''}`);
+      expect(unsigned.status).toBe(401);
+    }
+    expect(cluster?.webUiUrl).toBe(oidc.ui.operators.url);
+  });
+
   it('sends the operator to the provider, and the UI decodes the order through the codec server with their token', async () => {
     const ui = oidc.ui.operators;
 
