@@ -50,7 +50,20 @@ type OrderOptions = ResolvedOrderOptions;
  * skip publishing search attributes the start already set: two activity round trips and one visibility write
  * fewer per order. Orders recorded before it replay as they ran.
  */
-export const LEAN_START_PATCH = 'local-platform-reads';
+export const LEAN_START_PATCH = PATCHES.localPlatformReads;
+
+/** Which changes this run has: asked once, in the run's first activation (see src/workflows/patches.ts). */
+interface RunPatches {
+  readonly resolvedInputRecorded: boolean;
+  readonly localPlatformReads: boolean;
+}
+
+function askPatches(): RunPatches {
+  return {
+    resolvedInputRecorded: patched(PATCHES.resolvedInputRecorded),
+    localPlatformReads: patched(PATCHES.localPlatformReads),
+  };
+}
 
 // An order finishes on the worker version it started on (Worker Deployment Versioning): a new version's code
 // never replays a running order's history, so a deploy cannot break it. An unversioned worker may declare none.
@@ -67,7 +80,9 @@ export async function badgeOrder(
   rawInput: BadgeOrderInput,
   continued?: OrderContinuation,
 ): Promise<BadgeOrderResult> {
-  const input = await resolvedInput(rawInput, continued);
+  // Before the first await, always: a patch asked later may fall into another workflow task on replay.
+  const runPatches = askPatches();
+  const input = await resolvedInput(rawInput, continued, runPatches);
   const options: OrderOptions = input.options;
   const steps = orderSteps(options);
   const webhooks = new OrderWebhooks(input, continued?.webhooks);
@@ -82,14 +97,18 @@ export async function badgeOrder(
   );
   state.webhooksView = () => webhooks.view();
   registerOrderHandlers(state, steps, options);
-  publishAtStart([
-    { key: BadgeOrderRef, value: input.orderRef },
-    { key: BadgeOrderStatus, value: state.status },
-    ...(continued ? [{ key: BadgeOrderId, value: String(continued.orderId) }] : []),
-  ]);
+  publishAtStart(
+    [
+      { key: BadgeOrderRef, value: input.orderRef },
+      { key: BadgeOrderStatus, value: state.status },
+      ...(continued ? [{ key: BadgeOrderId, value: String(continued.orderId) }] : []),
+    ],
+    runPatches,
+  );
   try {
-    const session = continued ?? (await signIn(state, steps));
-    const orderId = continued?.orderId ?? (await orderOnce(state, steps, session, options));
+    const platformRead = platformReads(steps, runPatches);
+    const session = continued ?? (await signIn(state, platformRead));
+    const orderId = continued?.orderId ?? (await orderOnce(state, steps, session, options, platformRead));
     await uploadUntilAllStored(state, {
       steps,
       orderId,
@@ -132,9 +151,10 @@ export async function badgeOrder(
 async function resolvedInput(
   rawInput: BadgeOrderInput,
   continued: OrderContinuation | undefined,
+  runPatches: RunPatches,
 ): Promise<ResolvedBadgeOrderInput> {
   if (continued?.inputResolved === true) return rawInput as ResolvedBadgeOrderInput;
-  if (patched(PATCHES.resolvedInputRecorded)) {
+  if (runPatches.resolvedInputRecorded) {
     // The status query answers from the first moment; the order's handlers replace this one.
     setHandler(statusQuery, () => startingView(rawInput));
     try {
@@ -177,16 +197,23 @@ function validateInput(input: BadgeOrderInput): ValidBadgeOrderInput {
 }
 
 /** Publishes the run's search attributes, unless the start (our starter, continue-as-new) set them already. */
-function publishAtStart(attributes: { key: typeof BadgeOrderRef; value: string }[]): void {
+function publishAtStart(
+  attributes: { key: typeof BadgeOrderRef; value: string }[],
+  runPatches: RunPatches,
+): void {
   const started = workflowInfo().typedSearchAttributes;
   const unchanged = attributes.every(({ key, value }) => started.get(key) === value);
-  if (unchanged && patched(LEAN_START_PATCH)) return;
+  if (unchanged && runPatches.localPlatformReads) return;
   upsertSearchAttributes(attributes);
 }
 
-/** The proxies of a platform read: local activities, except in orders recorded before the patch. */
-function platformRead(steps: OrderSteps, summary: string): OrderSteps['inspector'] {
-  return patched(LEAN_START_PATCH) ? steps.platformRead(summary) : steps.platformCall(summary);
+/** The proxies of one platform read, by its summary. */
+type PlatformRead = (summary: string) => OrderSteps['inspector'];
+
+/** Platform reads: local activities, except in orders recorded before the patch. */
+function platformReads(steps: OrderSteps, runPatches: RunPatches): PlatformRead {
+  return (summary) =>
+    runPatches.localPlatformReads ? steps.platformRead(summary) : steps.platformCall(summary);
 }
 
 function publishStatus(status: BadgeOrderStatusValue): void {
@@ -196,10 +223,10 @@ function publishStatus(status: BadgeOrderStatusValue): void {
 /** Signs in (warming the worker's token cache) and settles who owns the documents. */
 async function signIn(
   state: OrderState,
-  steps: OrderSteps,
+  platformRead: PlatformRead,
 ): Promise<{ documentOwner: string | number; keysHonoured: boolean }> {
   state.phase = 'authenticating';
-  const session = await platformRead(steps, 'Authenticate against the platform').authenticate();
+  const session = await platformRead('Authenticate against the platform').authenticate();
   const documentOwner = state.input.documentOwner ?? session.userId;
   if (documentOwner === null && state.input.documents.length > 0) {
     throw ApplicationFailure.create({
@@ -221,8 +248,9 @@ async function orderOnce(
   steps: OrderSteps,
   session: { keysHonoured: boolean },
   options: OrderOptions,
+  platformRead: PlatformRead,
 ): Promise<number> {
-  await checkStock(state, steps);
+  await checkStock(state, platformRead);
   const orderId = await placeOrder(state, {
     steps,
     keysHonoured: session.keysHonoured,
@@ -235,11 +263,11 @@ async function orderOnce(
 }
 
 /** When a stock is asked for and the platform's list surely lacks it, orders without one. */
-async function checkStock(state: OrderState, steps: OrderSteps): Promise<void> {
+async function checkStock(state: OrderState, platformRead: PlatformRead): Promise<void> {
   const stockId = state.stockId;
   if (stockId === null) return;
   state.phase = 'checking-stock';
-  const stock = await platformRead(steps, `Look up stock ${String(stockId)}`).lookUpStock({ stockId });
+  const stock = await platformRead(`Look up stock ${String(stockId)}`).lookUpStock({ stockId });
   // Only a complete list that lacks the stock counts; anything less leaves the decision to creation's 404.
   if (stock.listed === false) {
     state.fallBackFromStock(

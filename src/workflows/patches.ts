@@ -3,6 +3,12 @@
  * keeps orders started before the change on their old path when they are replayed (CONTRIBUTING.md, "Changing
  * workflow code safely"). An id is never reused; once no order from before its change can still run, its
  * `patched` call becomes `deprecatePatch` and then goes.
+ *
+ * The workflow asks every patch in its first activation, before its first `await` (`askPatches` in
+ * badge-order.ts), never later: a patch asked after a local activity can land in another workflow task on
+ * replay than when it was recorded — the activity's result may reach the code one task after its marker was
+ * written — and a patch marker is only known to replay within its own task, so that order fails replay with
+ * a nondeterminism error (seen under concurrent status queries).
  */
 export const PATCHES = {
   /**
@@ -10,4 +16,9 @@ export const PATCHES = {
    * activity, so its answer is in history. Orders started before keep parsing the input in workflow code.
    */
   resolvedInputRecorded: 'resolved-input-recorded',
+  /**
+   * 0.2.0: sign-in and the stock lookup are local activities, and search attributes the start already set are
+   * not published again. Orders started before keep regular activities.
+   */
+  localPlatformReads: 'local-platform-reads',
 } as const;

@@ -79,6 +79,7 @@ describe('badgeOrder', () => {
       summaries.push(defaultPayloadConverter.fromPayload(decoded as Payload));
     }
     expect(summaries).toEqual([
+      'Validate the order input and resolve its options',
       'Authenticate against the platform',
       'Look up stock 1001',
       'Create order with stock 1001',
