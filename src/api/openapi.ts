@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { COMMON_PROBLEMS, type Operation } from './operations';
 import { PROBLEM_CONTENT_TYPE } from './problem';
+import { packageVersion } from '../version';
 import { problemSchema } from './schemas';
 
 /** A JSON Schema object. */
@@ -49,7 +50,7 @@ export interface OpenApiOptions {
   /** Paths and component schemas of plugins (the documents route, say). */
   readonly extraPaths?: OpenApiPaths;
   readonly extraSchemas?: Readonly<Record<string, JsonSchema>>;
-  /** @default 0.1.0 */
+  /** @default the service's version (package.json) */
   readonly version?: string;
 }
 
@@ -140,7 +141,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonSchema {
     openapi: '3.1.0',
     info: {
       title: 'badge-orders API',
-      version: options.version ?? '0.1.0',
+      version: options.version ?? packageVersion(),
       description:
         'Place badge orders and follow them from any backend. Every answer that refuses a request is an RFC 9457 ' +
         'problem detail (application/problem+json). See docs/api.md.',

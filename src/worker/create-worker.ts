@@ -4,7 +4,6 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
@@ -19,19 +18,8 @@ import { tracingWorkerOptions, withPlatformSpans, type Tracing } from '../tracin
 import { connectWorker } from '../temporal/worker-connection';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
 import { buildServiceBundle, serviceBundleOptions } from '../workflow-bundle';
+import { packageVersion } from '../version';
 import { platformClientFromConfig } from './platform-client';
-
-/** The service's version, part of the default build id (package.json sits two folders up in src/ and dist/). */
-function packageVersion(): string {
-  try {
-    const parsed = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
-      version?: unknown;
-    };
-    return typeof parsed.version === 'string' ? parsed.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
 
 /** A worker ready to run, with the connections it owns (close both after `run()`). */
 export interface BadgeOrderWorker {
