@@ -106,24 +106,30 @@ describe('badgeOrder over a long life', () => {
   ] as const)('ends Cancelled when cancelled while %s', async (phase, route) => {
     const orderRef = `life-cancel-${phase}`;
     if (phase === 'authenticating') {
-      // Sign-in is answered from the worker's token cache once a token is held: a fresh worker has none, so
-      // this order's sign-in reaches the platform, where it is held. It is a local activity, whose workflow
-      // task stays open while it runs (a status query waits for it), so the platform says when it is there.
+      // Sign-in is answered from the worker's token cache (one per process) once a token is held: a worker
+      // process of its own has none, so this order's sign-in reaches the platform, where it is held. It is a
+      // local activity, whose workflow task stays open while it runs (a status query waits for it), so the
+      // platform says when it is there.
       await stack.stopWorker();
-      const fresh = await stack.startWorker();
-      // It serves the rest of the file; the stack stops it before its servers.
-      stack.local.onStop('the fresh worker', () => fresh.stop());
-      const heldBefore = (await stack.sandbox.control.stats()).faults.latency ?? 0;
-      await stack.sandbox.control.setFaults({ latencyMs: 5_000, routes: [route] });
-      const started = await stack.orders.startOrder(order(stack, orderRef, ['a.pdf']));
-      await waitFor(
-        () => stack.sandbox.control.stats(),
-        (stats) => (stats.faults.latency ?? 0) > heldBefore,
-        { what: 'the sign-in held at the platform' },
-      );
-      // The request reaches the code when the sign-in's workflow task ends, which may already have sent the
-      // order's creation: then the order ends Cancelled knowing the id the platform gave it.
-      await cancelAndCheck(orderRef, started.handle);
+      const ownWorker = stack.startWorkerProcess();
+      try {
+        const heldBefore = (await stack.sandbox.control.stats()).faults.latency ?? 0;
+        await stack.sandbox.control.setFaults({ latencyMs: 5_000, routes: [route] });
+        const started = await stack.orders.startOrder(order(stack, orderRef, ['a.pdf']));
+        await waitFor(
+          () => stack.sandbox.control.stats(),
+          (stats) => (stats.faults.latency ?? 0) > heldBefore,
+          { what: 'the sign-in held at the platform', timeoutMs: 120_000 },
+        );
+        // The request reaches the code when the sign-in's workflow task ends, which may already have sent the
+        // order's creation: then the order ends Cancelled knowing the id the platform gave it.
+        await cancelAndCheck(orderRef, started.handle);
+      } finally {
+        await ownWorker.stop();
+        // An in-process worker again for the rest of the file; the stack stops it before its servers.
+        const worker = await stack.startWorker();
+        stack.local.onStop('the in-process worker', () => worker.stop());
+      }
       return;
     }
     await stack.sandbox.control.setFaults({ latencyMs: 1_000, routes: [route] });
