@@ -14,6 +14,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { BadgeOrdersClient } from '../client/badge-orders-client';
+import type { Tracing } from '../tracing';
 import type { Authenticator, Principal } from './auth';
 import { forbidden } from './auth';
 import { apiLimitsSchema, type ApiLimits } from './config';
@@ -64,6 +65,8 @@ export interface BuildApiAppOptions {
   readonly plugins?: readonly ApiPluginRegistration[];
   /** The workers' `WEBHOOK_ALLOW_HTTP_LOOPBACK`: `http://` callback URLs to this machine. @default false */
   readonly webhookAllowHttpLoopback?: boolean;
+  /** A span per orders request when tracing is on; give `orders` the same tracing. */
+  readonly tracing?: Tracing;
 }
 
 const STATUS_CODES_OF_FASTIFY: Readonly<Record<string, string>> = {
@@ -204,6 +207,7 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     orders: options.orders,
     limits,
     webhookAllowHttpLoopback: options.webhookAllowHttpLoopback ?? false,
+    tracing: options.tracing,
   });
   for (const plugin of plugins) plugin.register(app);
   return app;

@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { Command } from 'commander';
 import { BadgeOrdersClient } from '../client/badge-orders-client';
-import { ConfigError } from '../config';
+import { ConfigError, loadTracingConfig } from '../config';
+import { startTracing } from '../tracing';
 import { createLogger } from '../logging';
 import { PayloadKeysError } from '../codec/key-ring';
 import { buildApiApp } from '../api/app';
@@ -22,7 +23,8 @@ async function serve(): Promise<void> {
   const config = loadApiConfig();
   const logger = createLogger({ level: config.logLevel, name: 'badge-orders-api' });
   const client = await connectClient(config.temporal);
-  const orders = new BadgeOrdersClient({ client, taskQueue: config.temporal.taskQueue });
+  const tracing = await startTracing(loadTracingConfig(), { serviceName: 'badge-orders-api' });
+  const orders = new BadgeOrdersClient({ client, taskQueue: config.temporal.taskQueue, tracing });
   const store = documentStoreFromConfig(config.documents.store, {
     documentsRoot: config.documents.documentsRoot,
     maxBytes: config.documents.maxDocumentBytes,
@@ -36,6 +38,7 @@ async function serve(): Promise<void> {
     logger,
     webhookAllowHttpLoopback: config.webhookAllowHttpLoopback,
     plugins: [documentsPlugin({ store, maxBytes: config.documents.maxDocumentBytes })],
+    tracing,
   });
   const url = await app.listen({ host: config.host, port: config.port });
   logger.info(
@@ -51,6 +54,7 @@ async function serve(): Promise<void> {
     void app
       .close()
       .then(() => client.connection.close())
+      .then(() => tracing?.shutdown())
       .then(() => process.exit(0));
   };
   process.once('SIGINT', stop);

@@ -83,6 +83,7 @@ export async function startTestApi(options: {
   readonly limits?: Partial<ApiLimits>;
   readonly plugins?: BuildApiAppOptions['plugins'];
   readonly webhookAllowHttpLoopback?: boolean;
+  readonly tracing?: BuildApiAppOptions['tracing'];
 }): Promise<TestApi> {
   const app = await buildApiApp({
     orders: options.orders,
@@ -102,6 +103,7 @@ export async function startTestApi(options: {
     limits: options.limits,
     plugins: options.plugins,
     webhookAllowHttpLoopback: options.webhookAllowHttpLoopback,
+    tracing: options.tracing,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, app, close: () => app.close() };

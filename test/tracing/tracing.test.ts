@@ -2,13 +2,15 @@
  * One trace per order, received over OTLP on loopback: the start call (this test process is the starter, with
  * the client's tracing), the workflow and its activities in a real worker process, and a span per platform HTTP
  * call. Also when the worker is SIGKILLed in the middle of an upload and the upload is retried by another
- * worker: still one connected trace.
+ * worker: still one connected trace. And when the order is placed through the HTTP API, whose request span is
+ * then the root.
  */
 import { temporal } from '@temporalio/proto';
 import { BadgeOrdersClient } from '../../src/client/badge-orders-client';
 import { tracingConfigSchema } from '../../src/config';
 import { startTracing, type Tracing } from '../../src/tracing';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
+import { startTestApi, TEST_KEYS } from '../api/api-server';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
@@ -59,8 +61,8 @@ const spansOf = (traceId: string): ReceivedSpan[] =>
 const named = (spans: readonly ReceivedSpan[], name: string): ReceivedSpan[] =>
   spans.filter((span) => span.name === name);
 
-/** The trace whose root is the start of `orderRef`'s order: the root span and the trace id. */
-async function rootOf(orderRef: string): Promise<ReceivedSpan> {
+/** The root span of `orderRef`'s trace: the start call's, or the HTTP API request's (`rootName`). */
+async function rootOf(orderRef: string, rootName = 'StartBadgeOrder'): Promise<ReceivedSpan> {
   const [root] = await waitFor(
     () =>
       Promise.resolve(
@@ -68,7 +70,7 @@ async function rootOf(orderRef: string): Promise<ReceivedSpan> {
           .spans()
           .filter(
             (span) =>
-              span.name === 'StartBadgeOrder' &&
+              span.name === rootName &&
               receiver
                 .spans()
                 .some(
@@ -234,4 +236,37 @@ it('keeps one connected trace when the worker is SIGKILLed in the middle of an u
   expect(uploads.filter((span) => span.attributes['http.response.status_code'] === 201)).toHaveLength(2);
   expect(named(spans, 'StartActivity:uploadDocument')).toHaveLength(2);
   expectNoSecretsOrPersonalData();
+});
+
+it('starts the trace at the HTTP API when an order is placed through it', async () => {
+  const worker = stack.startWorkerProcess(tracedWorkerEnv());
+  const api = await startTestApi({ orders, tracing });
+  try {
+    stack.writeDocument('traced-api/form.pdf', '%PDF traced through the API');
+    const placed = await fetch(`${api.url}/v1/orders/traced-api`, {
+      method: 'PUT',
+      headers: { 'x-api-key': TEST_KEYS.writer.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ vehicle, badge, documents: [{ path: 'traced-api/form.pdf' }] }),
+    });
+    expect(placed.status).toBe(201);
+    await orders.getHandle('traced-api').result();
+    await tracing?.forceFlush();
+    const root = await rootOf('traced-api', 'PUT /v1/orders/{orderRef}');
+    const spans = await waitFor(
+      () => Promise.resolve(spansOf(root.traceId)),
+      (trace) => named(trace, 'RunWorkflow:badgeOrder').length === 1,
+      { what: 'the workflow span of the order placed through the API' },
+    );
+    expectConnected(spans, root);
+    const [createOrder] = named(spans, 'POST /badge/v2/api/v1/orders');
+    expect(ancestry(spans, createOrder!).slice(-3)).toEqual([
+      'StartWorkflow:badgeOrder',
+      'StartBadgeOrder',
+      'PUT /v1/orders/{orderRef}',
+    ]);
+    expectNoSecretsOrPersonalData();
+  } finally {
+    await api.close();
+    await worker.kill('SIGTERM');
+  }
 });

@@ -26,6 +26,7 @@ import {
 } from '../../contract';
 import type { Principal } from '../auth';
 import type { ApiLimits } from '../config';
+import { inSpan, type Tracing } from '../../tracing';
 import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../input-hash';
 import { fastifyPath, ORDER_OPERATIONS, type Operation } from '../operations';
 import { decodePageToken, encodePageToken } from '../page-token';
@@ -39,6 +40,8 @@ export interface OrdersRoutesOptions {
   readonly limits: Pick<ApiLimits, 'operationTimeoutMs' | 'queryTimeoutMs'>;
   /** The workers' `WEBHOOK_ALLOW_HTTP_LOOPBACK`: a `callbackUrl` they would refuse is refused at once. */
   readonly webhookAllowHttpLoopback: boolean;
+  /** Spans for each request when tracing is on (the orders client should carry the same tracing). */
+  readonly tracing?: Tracing;
 }
 
 /**
@@ -112,7 +115,11 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       url: fastifyPath(operation.path),
       config: { scope: operation.scope },
       handler: async (request, reply) => {
-        const answer = await handler(request);
+        // One span per request, named by its route template (never the order's reference): the order's
+        // trace then starts at the API, with the client's start and the workflow under it.
+        const answer = await inSpan(options.tracing, `${operation.method} ${operation.path}`, () =>
+          handler(request),
+        );
         if (answer.location !== undefined) void reply.header('location', answer.location);
         return reply.code(answer.status).send(answer.body);
       },
