@@ -10,6 +10,13 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_RULES } from '../src/sandbox';
 import { PROJECT_ROOT } from '../tools/dev/child-process';
+import {
+  addClusterOptions,
+  DEFAULT_CLUSTER_WORKERS,
+  runClusterBench,
+  type ClusterCliOptions,
+} from './cluster';
+import { formatClusterReport } from './cluster-report';
 import { readLoadAverage } from './metrics';
 import { mergeRepeats } from './merge';
 import { indexBundle, summariseProfileDir } from './profile';
@@ -33,7 +40,7 @@ import {
 } from './scenario';
 import { startBenchStack, type BenchStack, type WorkerSet } from './stack';
 
-interface CliOptions {
+interface CliOptions extends ClusterCliOptions {
   readonly quick: boolean;
   readonly json: boolean;
   readonly orders?: number;
@@ -119,6 +126,7 @@ function parseCli(argv: readonly string[]): CliOptions {
       false,
     )
     .option('--out <dir>', 'where results are written', join(PROJECT_ROOT, 'bench', 'results'));
+  addClusterOptions(program, intList);
   program.parse([...argv], { from: 'user' });
   const options = program.opts<CliOptions>();
   const unknown = options.skip.filter((part) => !(SKIPPABLE as readonly string[]).includes(part));
@@ -301,6 +309,30 @@ async function main(): Promise<number> {
     }
 
     const statsAtEnd = await stack.sandbox.control.stats();
+    // Cluster mode (bench/cluster.ts): the same orders on the production-shaped stack, the dev server stopped.
+    const cluster = cli.cluster
+      ? await stack.teardown().then(() =>
+          runClusterBench({
+            stack: {
+              maxConcurrentActivities: cli.maxActivities,
+              maxDocumentBytes: Math.max(cli.documentKb * 1024, DEFAULT_RULES.maxUploadBytes),
+              workerLogLevel: cli.workerLogLevel,
+              tokenTtlSeconds: cli.tokenTtl,
+              log,
+            },
+            workerCounts: cli.clusterWorkers ?? DEFAULT_CLUSTER_WORKERS,
+            concurrencies,
+            ordersFor,
+            warmupOrders,
+            repeat,
+            documents: cli.documents,
+            documentBytes: cli.documentKb * 1024,
+            stockId: shape.stockId,
+            floor: !skip.has('floor'),
+            runId,
+          }),
+        )
+      : null;
     const partial: Omit<BenchResults, 'finishedAt'> = {
       startedAt: startedAt.toISOString(),
       quick: cli.quick,
@@ -333,13 +365,15 @@ async function main(): Promise<number> {
     };
     const results: BenchResults = { ...partial, finishedAt: new Date().toISOString() };
     const targets = evaluateTargets(results);
-    const report = formatReport(results, targets);
+    const report =
+      formatReport(results, targets) + (cluster ? `\n${formatClusterReport(cluster, scenarios)}\n` : '');
     mkdirSync(cli.out, { recursive: true });
     const stamp = results.startedAt.replace(/[:.]/g, '-');
     const name = `bench-${cli.quick ? 'quick-' : ''}${stamp}`;
-    writeFileSync(join(cli.out, `${name}.json`), `${JSON.stringify({ ...results, targets }, null, 2)}\n`);
+    const json = `${JSON.stringify({ ...results, targets, cluster }, null, 2)}\n`;
+    writeFileSync(join(cli.out, `${name}.json`), json);
     writeFileSync(join(cli.out, `${name}.txt`), report);
-    process.stdout.write(cli.json ? `${JSON.stringify({ ...results, targets }, null, 2)}\n` : report);
+    process.stdout.write(cli.json ? json : report);
     log(`results written to ${join(cli.out, name)}.{json,txt}`);
     return 0;
   } finally {

@@ -8,12 +8,13 @@ import { closeSync, ftruncateSync, openSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Client } from '@temporalio/client';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { BadgeOrdersClient } from '../src/client/badge-orders-client';
 import type { RunningSandbox } from '../src/sandbox';
 import { bundleWorkflows } from '../src/workflow-bundle';
 import type { ChildProcessHandle } from '../tools/dev/child-process';
 import type { DevServer } from '../tools/dev/dev-server';
-import { startLocalStack, type StackUser } from '../tools/stack';
+import { startLocalStack, type LocalStack, type LocalStackOptions, type StackUser } from '../tools/stack';
 import { prepareBaseline, type Baseline } from './baseline';
 
 /** A child process started by the bench. */
@@ -73,13 +74,9 @@ export interface BenchStack {
   teardown(): Promise<void>;
 }
 
-/** Starts the stack; always call `teardown()` (Ctrl-C stops it too). */
-export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
-  options.log('starting the sandbox, the Temporal dev server and the workflow bundles');
-  // The floor's bundle is built while the stack starts; a failed start leaves it unused.
-  const floorBundleBuild = bundleWorkflows({ workflowsPath: require.resolve('./floor/workflows') });
-  floorBundleBuild.catch(() => undefined);
-  const stack = await startLocalStack({
+/** The local-stack options of a bench run: the same for the dev server and the cluster (bench/cluster.ts). */
+export function benchLocalStackOptions(options: BenchStackOptions) {
+  return {
     sandbox: {
       tokenTtlSeconds: options.tokenTtlSeconds,
       rules: { maxUploadBytes: options.maxDocumentBytes },
@@ -87,15 +84,45 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     worker: {
       maxDocumentBytes: options.maxDocumentBytes,
       maxConcurrentActivities: options.maxConcurrentActivities,
-      // The dev server has them already; checking costs every worker start a round trip.
+      // The dev server and the cluster's namespace set-up have them already; checking costs every worker start
+      // a round trip.
       ensureSearchAttributes: false,
       logLevel: options.workerLogLevel,
     },
     // Graceful, so workers write their CPU profiles.
     workerProcessStop: 'graceful',
+  } as const satisfies LocalStackOptions;
+}
+
+/** Starts the stack; always call `teardown()` (Ctrl-C stops it too). */
+export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
+  options.log('starting the sandbox, the Temporal dev server and the workflow bundles');
+  // The floor's bundle is built while the stack starts; a failed start leaves it unused.
+  const floorBundleBuild = bundleWorkflows({ workflowsPath: require.resolve('./floor/workflows') });
+  floorBundleBuild.catch(() => undefined);
+  const stack = await startLocalStack({
+    ...benchLocalStackOptions(options),
     stopOnSignals: true,
     log: options.log,
   });
+  return benchStackOn(stack, options, { floorBundle: floorBundleBuild, teardown: () => stack.stop() });
+}
+
+/**
+ * The bench stack on a local stack already running (the dev server's, or a cluster's: `tools/cluster`), started
+ * with {@link benchLocalStackOptions}. `teardown` stops what the caller started; it also runs when this fails.
+ */
+export async function benchStackOn(
+  stack: LocalStack,
+  options: BenchStackOptions,
+  parts: {
+    /** The floor's bundle, when its build was started earlier. */
+    readonly floorBundle?: Promise<WorkflowBundleWithSourceMap>;
+    readonly teardown: () => Promise<void>;
+  },
+): Promise<BenchStack> {
+  const floorBundleBuild =
+    parts.floorBundle ?? bundleWorkflows({ workflowsPath: require.resolve('./floor/workflows') });
   try {
     const floorBundle = await floorBundleBuild;
     const floorBundlePath = join(stack.scratchDir, 'floor-bundle.js');
@@ -182,10 +209,10 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
           code: readFileSync(baseline.bundlePath, 'utf8'),
         })),
       ],
-      teardown: () => stack.stop(),
+      teardown: parts.teardown,
     };
   } catch (error) {
-    await stack.stop().catch(() => undefined);
+    await parts.teardown().catch(() => undefined);
     throw error;
   }
 }
