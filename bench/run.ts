@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_RULES } from '../src/sandbox';
 import { PROJECT_ROOT } from '../tools/dev/child-process';
+import { apiDocumentTargets, formatApiDocument, runApiDocumentScenario } from './api-document';
 import { readLoadAverage } from './metrics';
 import { mergeRepeats } from './merge';
 import { indexBundle, summariseProfileDir } from './profile';
@@ -44,6 +45,7 @@ interface CliOptions {
   readonly workers?: number[];
   readonly stock: number | false;
   readonly bigDocumentMb?: number;
+  readonly apiDocumentMb: number;
   readonly manyDocuments: number;
   readonly maxActivities: number;
   readonly workerLogLevel: string;
@@ -69,7 +71,7 @@ function intList(value: string): number[] {
   });
 }
 
-const SKIPPABLE = ['floor', 'naive', 'direct', 'memory', 'many'] as const;
+const SKIPPABLE = ['floor', 'naive', 'direct', 'memory', 'many', 'api-document'] as const;
 
 function parseCli(argv: readonly string[]): CliOptions {
   const program = new Command('bench')
@@ -99,6 +101,7 @@ function parseCli(argv: readonly string[]): CliOptions {
     .option('--stock <id>', 'stock id of every order (the demo user has 1001)', positiveInt, 1001)
     .option('--no-stock', 'order without a stock (no stock lookup)')
     .option('--big-document-mb <mb>', 'size of the large document (default 500; quick 100)', positiveInt)
+    .option('--api-document-mb <mb>', 'size of the document sent through the API and S3', positiveInt, 1024)
     .option('--many-documents <n>', 'documents of the many-documents order', positiveInt, 100)
     .option('--max-activities <n>', 'WORKER_MAX_CONCURRENT_ACTIVITIES of every worker', positiveInt, 200)
     .option(
@@ -153,7 +156,11 @@ async function main(): Promise<number> {
   try {
     stack = await startBenchStack({
       maxConcurrentActivities: cli.maxActivities,
-      maxDocumentBytes: Math.max(bigDocumentBytes + 1024 * 1024, DEFAULT_RULES.maxUploadBytes),
+      maxDocumentBytes: Math.max(
+        Math.max(bigDocumentBytes, skip.has('api-document') ? 0 : cli.apiDocumentMb * 1024 * 1024) +
+          1024 * 1024,
+        DEFAULT_RULES.maxUploadBytes,
+      ),
       workerLogLevel: cli.workerLogLevel,
       tokenTtlSeconds: cli.tokenTtl,
       ...(profileDir ? { profileDir } : {}),
@@ -300,6 +307,15 @@ async function main(): Promise<number> {
       memory = await runMemoryScenario(stack, big, bigDocumentBytes, shape, runId);
     }
 
+    const apiDocument = skip.has('api-document')
+      ? null
+      : await runApiDocumentScenario(stack, {
+          bytes: cli.apiDocumentMb * 1024 * 1024,
+          runId,
+          workerLogLevel: cli.workerLogLevel,
+          log,
+        });
+
     const statsAtEnd = await stack.sandbox.control.stats();
     const partial: Omit<BenchResults, 'finishedAt'> = {
       startedAt: startedAt.toISOString(),
@@ -332,14 +348,20 @@ async function main(): Promise<number> {
       totalSeconds: (Date.now() - startedAt.getTime()) / 1000,
     };
     const results: BenchResults = { ...partial, finishedAt: new Date().toISOString() };
-    const targets = evaluateTargets(results);
-    const report = formatReport(results, targets);
+    const targets = [...evaluateTargets(results), ...(apiDocument ? apiDocumentTargets(apiDocument) : [])];
+    const report =
+      formatReport(results, targets) + (apiDocument ? `\n${formatApiDocument(apiDocument)}` : '');
     mkdirSync(cli.out, { recursive: true });
     const stamp = results.startedAt.replace(/[:.]/g, '-');
     const name = `bench-${cli.quick ? 'quick-' : ''}${stamp}`;
-    writeFileSync(join(cli.out, `${name}.json`), `${JSON.stringify({ ...results, targets }, null, 2)}\n`);
+    writeFileSync(
+      join(cli.out, `${name}.json`),
+      `${JSON.stringify({ ...results, apiDocument, targets }, null, 2)}\n`,
+    );
     writeFileSync(join(cli.out, `${name}.txt`), report);
-    process.stdout.write(cli.json ? `${JSON.stringify({ ...results, targets }, null, 2)}\n` : report);
+    process.stdout.write(
+      cli.json ? `${JSON.stringify({ ...results, apiDocument, targets }, null, 2)}\n` : report,
+    );
     log(`results written to ${join(cli.out, name)}.{json,txt}`);
     return 0;
   } finally {
