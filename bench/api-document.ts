@@ -249,7 +249,8 @@ export async function runApiDocumentScenario(
 
     // Warm both up (connections, token, compiled code) so the growth is the document's.
     for (let index = 0; index < 2; index++) {
-      const ref = await upload(4 * 1024 * 1024 + index);
+      // Over one part (8 MiB): the multipart upload path is loaded and compiled before the measurement.
+      const ref = await upload(24 * 1024 * 1024 + index);
       await placeOrder(`${options.runId}-api-document-warmup-${index}`, ref);
     }
 
