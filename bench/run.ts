@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_RULES } from '../src/sandbox';
 import { PROJECT_ROOT } from '../tools/dev/child-process';
+import { apiDocumentTargets, formatApiDocument, runApiDocumentScenario } from './api-document';
 import {
   addClusterOptions,
   DEFAULT_CLUSTER_WORKERS,
@@ -51,6 +52,7 @@ interface CliOptions extends ClusterCliOptions {
   readonly workers?: number[];
   readonly stock: number | false;
   readonly bigDocumentMb?: number;
+  readonly apiDocumentMb: number;
   readonly manyDocuments: number;
   readonly maxActivities: number;
   readonly workerLogLevel: string;
@@ -76,7 +78,7 @@ function intList(value: string): number[] {
   });
 }
 
-const SKIPPABLE = ['floor', 'naive', 'direct', 'memory', 'many'] as const;
+const SKIPPABLE = ['floor', 'naive', 'direct', 'memory', 'many', 'api-document'] as const;
 
 function parseCli(argv: readonly string[]): CliOptions {
   const program = new Command('bench')
@@ -106,6 +108,7 @@ function parseCli(argv: readonly string[]): CliOptions {
     .option('--stock <id>', 'stock id of every order (the demo user has 1001)', positiveInt, 1001)
     .option('--no-stock', 'order without a stock (no stock lookup)')
     .option('--big-document-mb <mb>', 'size of the large document (default 500; quick 100)', positiveInt)
+    .option('--api-document-mb <mb>', 'size of the document sent through the API and S3', positiveInt, 1024)
     .option('--many-documents <n>', 'documents of the many-documents order', positiveInt, 100)
     .option('--max-activities <n>', 'WORKER_MAX_CONCURRENT_ACTIVITIES of every worker', positiveInt, 200)
     .option(
@@ -161,7 +164,11 @@ async function main(): Promise<number> {
   try {
     stack = await startBenchStack({
       maxConcurrentActivities: cli.maxActivities,
-      maxDocumentBytes: Math.max(bigDocumentBytes + 1024 * 1024, DEFAULT_RULES.maxUploadBytes),
+      maxDocumentBytes: Math.max(
+        Math.max(bigDocumentBytes, skip.has('api-document') ? 0 : cli.apiDocumentMb * 1024 * 1024) +
+          1024 * 1024,
+        DEFAULT_RULES.maxUploadBytes,
+      ),
       workerLogLevel: cli.workerLogLevel,
       tokenTtlSeconds: cli.tokenTtl,
       ...(profileDir ? { profileDir } : {}),
@@ -308,6 +315,15 @@ async function main(): Promise<number> {
       memory = await runMemoryScenario(stack, big, bigDocumentBytes, shape, runId);
     }
 
+    const apiDocument = skip.has('api-document')
+      ? null
+      : await runApiDocumentScenario(stack, {
+          bytes: cli.apiDocumentMb * 1024 * 1024,
+          runId,
+          workerLogLevel: cli.workerLogLevel,
+          log,
+        });
+
     const statsAtEnd = await stack.sandbox.control.stats();
     // Cluster mode (bench/cluster.ts): the same orders on the production-shaped stack, the dev server stopped.
     const cluster = cli.cluster
@@ -364,13 +380,15 @@ async function main(): Promise<number> {
       totalSeconds: (Date.now() - startedAt.getTime()) / 1000,
     };
     const results: BenchResults = { ...partial, finishedAt: new Date().toISOString() };
-    const targets = evaluateTargets(results);
+    const targets = [...evaluateTargets(results), ...(apiDocument ? apiDocumentTargets(apiDocument) : [])];
     const report =
-      formatReport(results, targets) + (cluster ? `\n${formatClusterReport(cluster, scenarios)}\n` : '');
+      formatReport(results, targets) +
+      (apiDocument ? `\n${formatApiDocument(apiDocument)}` : '') +
+      (cluster ? `\n${formatClusterReport(cluster, scenarios)}\n` : '');
     mkdirSync(cli.out, { recursive: true });
     const stamp = results.startedAt.replace(/[:.]/g, '-');
     const name = `bench-${cli.quick ? 'quick-' : ''}${stamp}`;
-    const json = `${JSON.stringify({ ...results, targets, cluster }, null, 2)}\n`;
+    const json = `${JSON.stringify({ ...results, apiDocument, targets, cluster }, null, 2)}\n`;
     writeFileSync(join(cli.out, `${name}.json`), json);
     writeFileSync(join(cli.out, `${name}.txt`), report);
     process.stdout.write(cli.json ? json : report);

@@ -25,6 +25,63 @@ interface Run {
   readonly output: string;
 }
 
+/** What a run did, from its JSON and NDJSON reports: docs/bad-input.md quotes these counts. */
+interface RunCounts {
+  readonly operations: { readonly selected: number; readonly tested: number };
+  readonly testCases: number;
+  readonly requests: number;
+  /** Check results by check name: how many ran, how many failed. */
+  readonly checks: Readonly<Record<string, { ran: number; failed: number }>>;
+  /** Responses by status code. */
+  readonly statuses: Readonly<Record<string, number>>;
+  /** Requests by operation (`METHOD /path`). */
+  readonly byOperation: Readonly<Record<string, number>>;
+}
+
+const recordOf = (value: unknown): Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+
+/** Counts from the reports; every `ScenarioFinished` event holds its test cases' checks and interactions. */
+function countRun(jsonReport: string, ndjsonReport: string): RunCounts {
+  const summary = recordOf(JSON.parse(jsonReport));
+  const operations = recordOf(summary.operations);
+  const checks: Record<string, { ran: number; failed: number }> = {};
+  const statuses: Record<string, number> = {};
+  const byOperation: Record<string, number> = {};
+  let requests = 0;
+  for (const line of ndjsonReport.split('\n')) {
+    if (!line.startsWith('{"ScenarioFinished"')) continue;
+    const recorder = recordOf(recordOf(recordOf(JSON.parse(line)).ScenarioFinished).recorder);
+    for (const nodes of Object.values(recordOf(recorder.checks))) {
+      for (const node of Array.isArray(nodes) ? nodes : []) {
+        const { name, status } = recordOf(node);
+        const entry = (checks[String(name)] ??= { ran: 0, failed: 0 });
+        entry.ran += 1;
+        if (status === 'failure') entry.failed += 1;
+      }
+    }
+    for (const interaction of Object.values(recordOf(recorder.interactions))) {
+      const { request, response } = recordOf(interaction);
+      requests += 1;
+      const code = recordOf(response).status_code;
+      const status = typeof code === 'number' ? String(code) : 'none';
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      const label = String(recorder.label ?? recordOf(request).method);
+      byOperation[label] = (byOperation[label] ?? 0) + 1;
+    }
+  }
+  return {
+    operations: { selected: Number(operations.selected), tested: Number(operations.tested) },
+    testCases: Number(recordOf(summary.test_cases).generated),
+    requests,
+    checks,
+    statuses,
+    byOperation,
+  };
+}
+
 function runSchemathesis(args: readonly string[], cwd: string): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn('python3', ['-m', 'schemathesis.cli', ...args], {
@@ -82,9 +139,13 @@ describe('schemathesis against /openapi.json', () => {
         '60',
         '--no-color',
         '--report',
-        'junit',
+        'junit,json,ndjson',
         '--report-junit-path',
         join(scratch, 'junit.xml'),
+        '--report-json-path',
+        join(scratch, 'report.json'),
+        '--report-ndjson-path',
+        join(scratch, 'events.ndjson'),
       ],
       scratch,
     );
@@ -94,6 +155,15 @@ describe('schemathesis against /openapi.json', () => {
     const junit = readFileSync(join(scratch, 'junit.xml'), 'utf8');
     expect(junit).toMatch(/<testsuite[^>]*failures="0"/);
     process.stdout.write(`${run.output.split('\n').slice(-25).join('\n')}\n`);
+    const counts = countRun(
+      readFileSync(join(scratch, 'report.json'), 'utf8'),
+      readFileSync(join(scratch, 'events.ndjson'), 'utf8'),
+    );
+    process.stdout.write(`schemathesis counts: ${JSON.stringify(counts, null, 2)}\n`);
+    expect(counts.operations.tested).toBe(counts.operations.selected);
+    expect(counts.requests).toBeGreaterThanOrEqual(counts.testCases);
+    expect(Object.keys(counts.statuses).filter((status) => status.startsWith('5'))).toEqual([]);
+    expect(Object.values(counts.checks).every((check) => check.ran > 0 && check.failed === 0)).toBe(true);
 
     // Every order there is was placed through a complete, valid PUT.
     const orders: ListedOrder[] = [];

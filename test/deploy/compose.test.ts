@@ -6,9 +6,11 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { generatePayloadKeyEntry } from '../../src/codec/key-ring';
+import { hashApiKey } from '../../src/api/auth';
+import { loadApiConfig } from '../../src/api/config';
 import { loadCodecServerConfig, loadWorkerConfig } from '../../src/config';
 import { BADGE_SEARCH_ATTRIBUTES } from '../../src/contract';
 import { DEMO_USER } from '../../src/sandbox';
@@ -33,6 +35,18 @@ const OPERATOR_SECRETS: Readonly<Record<string, string>> = {
   payload_keys: `${OPERATOR_PAYLOAD_KEYS}\n`,
   codec_server_token: 'operator-generated-codec-token\n',
   temporal_api_key: '',
+  api_keys: `${JSON.stringify({ keys: [{ id: 'backend', sha256: hashApiKey('bo_operator-key'), scopes: ['orders:write', 'orders:read'] }] })}\n`,
+  webhook_secrets: '{}\n',
+  document_store_s3_access_key_id: '',
+  document_store_s3_secret_access_key: '',
+};
+
+/** The `s3` profile's settings in `.env`, and its root key in the secret files. */
+const S3_PROFILE_ENV = { DOCUMENT_STORE: 's3', DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP: 'true' };
+const S3_SECRETS: Readonly<Record<string, string>> = {
+  ...OPERATOR_SECRETS,
+  document_store_s3_access_key_id: 'operator-s3-key-id\n',
+  document_store_s3_secret_access_key: 'operator-s3-secret\n',
 };
 
 function service(name: string, files?: readonly string[], env = exampleEnv()): ComposeService {
@@ -54,8 +68,9 @@ afterAll(() => rmSync(secretsDir, { recursive: true, force: true }));
 function environmentWithSecrets(
   name: string,
   secrets: Readonly<Record<string, string>> = OPERATOR_SECRETS,
+  env: Readonly<Record<string, string>> = exampleEnv(),
 ): Record<string, string> {
-  const found = service(name);
+  const found = service(name, undefined, env);
   const dir = mkdtempSync(join(secretsDir, `${name}-`));
   for (const secret of found.secrets) {
     const content = secrets[secret];
@@ -121,6 +136,98 @@ describe('docker-compose.yml', () => {
     expect(connectionOptions(cloud.temporal)).toMatchObject({ apiKey: 'cloud-api-key' });
   });
 
+  it('gives the API, with .env.example and the secret files, an environment the API config accepts', () => {
+    const api = service('api');
+    const config = loadApiConfig(environmentWithSecrets('api'));
+    expect(config).toMatchObject({ host: '0.0.0.0', port: 8090 });
+    expect(config.apiKeys).toEqual([
+      { id: 'backend', sha256: hashApiKey('bo_operator-key'), scopes: ['orders:write', 'orders:read'] },
+    ]);
+    // The same Temporal, keys and store as the worker: the orders it starts are the worker's orders.
+    const worker = loadWorkerConfig(environmentWithSecrets('worker'));
+    expect(config.temporal).toMatchObject({
+      address: worker.temporal.address,
+      namespace: worker.temporal.namespace,
+      taskQueue: worker.temporal.taskQueue,
+    });
+    expect(config.temporal.codec.payloadKeys.ids).toEqual(['k2025']);
+    expect(config.documents).toMatchObject({
+      documentsRoot: worker.documentsRoot,
+      maxDocumentBytes: worker.maxDocumentBytes,
+      store: worker.documentStore,
+    });
+    expect(config.documents.store).toEqual({ kind: 'local' });
+    // Uploads are written where the workers read them: the same volume, writable here only.
+    expect(api.volumes).toEqual(['documents:/data/documents']);
+    expect(service('worker').volumes).toEqual(['documents:/data/documents:ro']);
+    // Published on the host's loopback; the health check asks the port the API listens on.
+    expect(api.ports).toEqual([`127.0.0.1:${config.port}:${config.port}`]);
+    expect(api.healthcheck?.test.join(' ')).toContain('/healthz');
+    expect(api.healthcheck?.test.at(-1)).toBe(String(config.port));
+    expect(api.command).toEqual(['node', 'dist/main/api.js']);
+    // Without a keys file entry nobody could call it: it refuses to start, naming API_KEYS_FILE.
+    expect(() =>
+      loadApiConfig(environmentWithSecrets('api', { ...OPERATOR_SECRETS, api_keys: '{"keys":[]}' })),
+    ).toThrow(/API_KEYS_FILE/);
+    expect(() => loadApiConfig(environmentWithSecrets('api', { ...OPERATOR_SECRETS, api_keys: '' }))).toThrow(
+      /API_KEYS_FILE/,
+    );
+  });
+
+  it('switches the worker and the API to the `s3` profile’s store with DOCUMENT_STORE=s3', () => {
+    const env = { ...exampleEnv(), ...S3_PROFILE_ENV };
+    const s3 = service('s3', undefined, env);
+    expect(s3.profiles).toEqual(['s3']);
+    expect(s3.image).toBe('versity/versitygw:v1.8.0');
+    const expected = {
+      kind: 's3',
+      bucket: s3.environment.DOCUMENT_STORE_S3_BUCKET,
+      endpoint: 'http://s3:7070',
+      region: 'us-east-1',
+      allowInsecureHttp: true,
+      credentials: { accessKeyId: 'operator-s3-key-id', secretAccessKey: 'operator-s3-secret' },
+    };
+    expect(loadWorkerConfig(environmentWithSecrets('worker', S3_SECRETS, env)).documentStore).toMatchObject(
+      expected,
+    );
+    expect(loadApiConfig(environmentWithSecrets('api', S3_SECRETS, env)).documents.store).toMatchObject(
+      expected,
+    );
+    // The server listens where the endpoint points, and takes its root key from the same secret files.
+    const command = s3.command?.join(' ') ?? '';
+    expect(command).toContain('--port :7070');
+    expect(command).toContain('mkdir -p "/data/$DOCUMENT_STORE_S3_BUCKET"');
+    expect(command).toContain('$(cat /run/secrets/document_store_s3_access_key_id)');
+    expect(command).toContain('$(cat /run/secrets/document_store_s3_secret_access_key)');
+    expect(s3.volumes).toEqual(['s3-data:/data']);
+    expect(Object.keys(loadCompose(env).volumes)).toContain('s3-data');
+    // A plain-HTTP store off loopback is refused unless the operator allows it (the example does not).
+    expect(() =>
+      loadWorkerConfig(
+        environmentWithSecrets('worker', S3_SECRETS, { ...exampleEnv(), DOCUMENT_STORE: 's3' }),
+      ),
+    ).toThrow(/DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP/);
+  });
+
+  it('sets only variables the worker’s and the API’s configuration read', () => {
+    // Temporal's own variables (TEMPORAL_TLS_SERVER_NAME, …) are read by @temporalio/envconfig for src/config.ts.
+    const sources = [
+      'src/config.ts',
+      'src/api/config.ts',
+      require.resolve('@temporalio/envconfig/lib/envconfig-toml.js'),
+    ]
+      .map((file) => readFileSync(resolve(PROJECT_ROOT, file), 'utf8'))
+      .join('\n');
+    // `X_FILE` of a secret is read by `secretFrom(env, 'X')`, the others by name.
+    const read = (name: string): boolean =>
+      new RegExp(`\\b${name}\\b`).test(sources) ||
+      (name.endsWith('_FILE') && sources.includes(`'${name.slice(0, -'_FILE'.length)}'`));
+    for (const name of ['worker', 'api']) {
+      const unread = Object.keys(service(name).environment).filter((key) => !read(key));
+      expect({ name, unread }).toEqual({ name, unread: [] });
+    }
+  });
+
   it('stops the worker without payload keys, naming PAYLOAD_KEYS and PAYLOAD_ENCRYPTION', () => {
     for (const payloadKeys of [undefined, '']) {
       const secrets = { ...OPERATOR_SECRETS, payload_keys: payloadKeys };
@@ -180,13 +287,27 @@ describe('docker-compose.yml', () => {
 
   it('reads every secret of the worker and the codec server from files, never from environment values', () => {
     const compose = loadCompose(exampleEnv());
-    expect(compose.services.worker?.secrets).toEqual(['badge_password', 'payload_keys', 'temporal_api_key']);
+    const storeSecrets = ['document_store_s3_access_key_id', 'document_store_s3_secret_access_key'];
+    expect(compose.services.worker?.secrets).toEqual([
+      'badge_password',
+      'payload_keys',
+      'temporal_api_key',
+      'webhook_secrets',
+      ...storeSecrets,
+    ]);
+    expect(compose.services.api?.secrets).toEqual([
+      'api_keys',
+      'payload_keys',
+      'temporal_api_key',
+      ...storeSecrets,
+    ]);
+    expect(compose.services.s3?.secrets).toEqual(storeSecrets);
     expect(compose.services['codec-server']?.secrets).toEqual(['payload_keys', 'codec_server_token']);
     for (const name of Object.keys(OPERATOR_SECRETS)) {
       expect(compose.secrets[name]?.file).toBe(join(PROJECT_ROOT, 'deploy', 'secrets', name));
     }
     const secretVariable = /PASSWORD|TOKEN|KEYS|API_KEY|SECRET/;
-    for (const name of ['worker', 'codec-server']) {
+    for (const name of ['worker', 'api', 'codec-server', 's3']) {
       const environment = compose.services[name]?.environment ?? {};
       const direct = Object.keys(environment).filter(
         (key) => secretVariable.test(key) && !key.endsWith('_FILE'),
@@ -194,7 +315,15 @@ describe('docker-compose.yml', () => {
       expect({ name, direct }).toEqual({ name, direct: [] });
     }
     // The example holds no secret of theirs either.
-    for (const key of ['BADGE_PASSWORD', 'PAYLOAD_KEYS', 'CODEC_SERVER_TOKEN', 'TEMPORAL_API_KEY']) {
+    for (const key of [
+      'BADGE_PASSWORD',
+      'PAYLOAD_KEYS',
+      'CODEC_SERVER_TOKEN',
+      'TEMPORAL_API_KEY',
+      'API_KEYS',
+      'DOCUMENT_STORE_S3_ACCESS_KEY_ID',
+      'DOCUMENT_STORE_S3_SECRET_ACCESS_KEY',
+    ]) {
       expect(exampleEnv()[key]).toBeUndefined();
     }
     // deploy/compose.secrets.yml is kept for existing commands and changes nothing.
@@ -231,10 +360,15 @@ describe('docker-compose.yml', () => {
       'temporal-schema': { condition: 'service_completed_successfully' },
     });
     expect(service('temporal-setup').depends_on).toEqual({ temporal: { condition: 'service_healthy' } });
-    expect(service('worker').depends_on).toEqual({
+    expect(service('api').depends_on).toEqual({
       'temporal-setup': { condition: 'service_completed_successfully' },
     });
-    for (const name of ['postgresql', 'temporal', 'codec-server', 'sandbox']) {
+    // The API creates the local store's folders; workers mount them read-only.
+    expect(service('worker').depends_on).toEqual({
+      'temporal-setup': { condition: 'service_completed_successfully' },
+      api: { condition: 'service_healthy' },
+    });
+    for (const name of ['postgresql', 'temporal', 'codec-server', 'sandbox', 'api', 's3']) {
       expect(service(name).healthcheck?.test.length).toBeGreaterThan(0);
     }
   });

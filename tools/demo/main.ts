@@ -1,8 +1,9 @@
 /**
  * `npm run demo`: the main job end to end on embedded defaults — the local stack (a Temporal dev server with its
  * Web UI and a codec server, the sandbox platform, a worker) and three demo orders: a normal one, one whose stock
- * is unknown (fallback), and one with a document the sandbox rejects (it waits in AwaitingRepair). Progress is
- * printed as it happens. Ctrl-C stops everything; `--exit` stops once the orders have settled (for scripts and
+ * is unknown (fallback), and one with a document the sandbox rejects (it waits in AwaitingRepair), started
+ * through the TypeScript client; and a fourth placed through the HTTP API (tools/demo/api-order.ts), whose `curl`
+ * commands are printed at the end. Progress is printed as it happens. Ctrl-C stops everything; `--exit` stops once the orders have settled (for scripts and
  * CI).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { DEMO_USER } from '../../src/sandbox';
 import { webUiWorkflowLink } from '../../src/temporal/web-ui';
 import { PROJECT_ROOT } from '../dev/child-process';
 import { startLocalStack, type LocalStack } from '../stack';
+import { curlCommands, demoApiDocument, placeOrderThroughApi, startDemoApi } from './api-order';
 import { createOrderProgress } from './order-progress';
 
 const DOCUMENTS_ROOT = join(PROJECT_ROOT, '.data', 'demo-documents');
@@ -89,6 +91,15 @@ const DEMO_ORDERS: readonly BadgeOrderInput[] = [
   },
 ];
 
+/** The order placed through the HTTP API, as a backend in any language would place it. */
+const API_ORDER_REF = 'demo-api';
+const apiOrder = (documentsRoot: string) => ({
+  orderRef: API_ORDER_REF,
+  body: { stockId: 1001, vehicle: { ...vehicle, licensePlate: 'B-AP 1717' }, badge },
+  documentPath: demoApiDocument(documentsRoot),
+  contentType: 'application/pdf',
+});
+
 const settled = (status: BadgeOrderStatusView): boolean =>
   status.phase === 'completed' || status.phase === 'failed' || status.phase === 'awaiting-repair';
 
@@ -131,11 +142,19 @@ async function main(): Promise<void> {
       );
     }
 
+    // The fourth order through the HTTP API, on a free port with a key made for this run.
+    const api = await startDemoApi({ orders, documentsRoot: stack.documentsRoot });
+    stack.onStop('the HTTP API', () => api.close());
+    const viaApi = apiOrder(stack.documentsRoot);
+    const placed = await placeOrderThroughApi(api, viaApi);
+    say(`Placed ${API_ORDER_REF} through the HTTP API at ${api.url} (PUT answered ${placed.putStatus})`);
+    const orderRefs = [...DEMO_ORDERS.map((input) => input.orderRef), API_ORDER_REF];
+
     // Show each order's and document's progress (bars on a terminal, plain lines in logs) until all settle.
     const progress = createOrderProgress({ stream: process.stdout });
     stack.onStop('the progress display', () => progress.stop());
     for (;;) {
-      const statuses = await Promise.all(DEMO_ORDERS.map((input) => orders.status(input.orderRef)));
+      const statuses = await Promise.all(orderRefs.map((orderRef) => orders.status(orderRef)));
       progress.update(statuses);
       if (statuses.every(settled)) break;
       await new Promise((resolveTick) => setTimeout(resolveTick, 250));
@@ -153,11 +172,14 @@ async function main(): Promise<void> {
       `  TEMPORAL_ADDRESS=${stack.temporal.server.address} ${keysHint}npm run ops -- replace demo-awaiting-repair ` +
         'handwritten-note.txt handwritten-note.pdf',
     );
+    say('');
+    say(`The HTTP API (${api.url}/docs) with this run's key; ${API_ORDER_REF} by hand, from a shell:`);
+    for (const command of curlCommands(api, viaApi, placed)) say(`  ${command}`);
     if (exitWhenSettled) {
       await stack.stop();
       return;
     }
-    say('Press Ctrl-C to stop the dev server, the sandbox and the worker.');
+    say('Press Ctrl-C to stop the dev server, the sandbox, the worker and the API.');
   } catch (error) {
     await stack.stop().catch(() => undefined);
     throw error;
