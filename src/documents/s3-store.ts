@@ -55,7 +55,7 @@ export interface S3DocumentStoreOptions {
   readonly forcePathStyle?: boolean;
   /** Largest document `open` accepts (the worker's `MAX_DOCUMENT_BYTES`). */
   readonly maxBytes: number;
-  /** Size of one part of a multipart upload (at least 5 MiB, S3's minimum). @default 8 MiB */
+  /** Size of one part of a multipart upload (at least 5 MiB, S3's minimum). @default 5 MiB */
   readonly partSizeBytes?: number;
   /** Parts uploaded at once (each held in memory). @default 2 */
   readonly queueSize?: number;
@@ -118,7 +118,8 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
       // Retries belong to the activity's retry policy, which knows how long a document may take.
       maxAttempts: 2,
     });
-  const partSize = Math.max(options.partSizeBytes ?? 8 * MIB, 5 * MIB);
+  // The smallest part S3 takes: the parts in memory (queueSize + the one filling) are what an upload costs.
+  const partSize = Math.max(options.partSizeBytes ?? 5 * MIB, 5 * MIB);
   const queueSize = options.queueSize ?? 2;
   const keyOf = (ref: string): string => `${prefix}${referenceKey(ref)}`;
 

@@ -13,6 +13,9 @@ import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
 import { parseBadgeOrderInput } from '../../src/contract';
 import type { ListedOrder } from '../../src/client/order-listing';
 import { useTestStack } from '../helpers/stack';
+import { documentsPlugin } from '../../src/api/documents-plugin';
+import { documentStoreConfigSchema } from '../../src/config';
+import { documentStoreFromConfig } from '../../src/documents';
 import { startTestApi, TEST_KEYS, type TestApi } from './api-server';
 
 /** The schemathesis version `.ci/run` installs. */
@@ -105,7 +108,17 @@ describe('schemathesis against /openapi.json', () => {
 
   beforeAll(async () => {
     // The limit is per key and schemathesis uses one key: keep it out of the way of the fuzzing.
-    api = await startTestApi({ orders: stack.orders, limits: { rateLimitMax: 100_000 } });
+    // With the documents upload, as `npm run api` serves it (a local store under the stack's DOCUMENTS_ROOT).
+    const store = documentStoreFromConfig(documentStoreConfigSchema.parse(undefined), {
+      documentsRoot: stack.documentsRoot,
+      maxBytes: 1024 * 1024,
+    });
+    await store.check();
+    api = await startTestApi({
+      orders: stack.orders,
+      limits: { rateLimitMax: 100_000 },
+      plugins: [documentsPlugin({ store, maxBytes: 1024 * 1024 })],
+    });
     scratch = mkdtempSync(join(tmpdir(), 'schemathesis-'));
   });
   afterAll(async () => {

@@ -64,8 +64,6 @@ export const documentProblemSchema = z.object({
   detail: z.string(),
   /** Stable code of the problem (the end of `type`), as in every problem of the API. */
   code: z.string(),
-  /** The request field concerned, when there is one (`file`). */
-  field: z.string().optional(),
   /** The field and what is wrong with it, in the API's form for invalid input. */
   errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
 });
@@ -95,7 +93,6 @@ const problems = {
     title: 'Bad Request',
     status: 400,
     detail,
-    field: DOCUMENT_FILE_FIELD,
     errors: [{ field: DOCUMENT_FILE_FIELD, message: detail }],
   }),
   tooLarge: (maxBytes: number): DocumentProblem => ({
@@ -104,7 +101,7 @@ const problems = {
     title: 'Content Too Large',
     status: 413,
     detail: `the document is larger than the limit of ${maxBytes} bytes; nothing was stored`,
-    field: DOCUMENT_FILE_FIELD,
+    errors: [{ field: DOCUMENT_FILE_FIELD, message: `is larger than the limit of ${maxBytes} bytes` }],
   }),
   unavailable: (): DocumentProblem => ({
     type: 'urn:badge-orders:problem:document-store-unavailable',
