@@ -387,7 +387,7 @@ export function documentStoreFromEnv(env: Env): Record<string, unknown> | undefi
 }
 
 /** Environment variable behind each document store field, for error messages. */
-const DOCUMENT_STORE_ENV_NAMES: Record<string, string> = {
+export const DOCUMENT_STORE_ENV_NAMES: Readonly<Record<string, string>> = {
   documentStore: 'DOCUMENT_STORE',
   'documentStore.kind': 'DOCUMENT_STORE',
   'documentStore.root': 'DOCUMENT_STORE_LOCAL_ROOT',

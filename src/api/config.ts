@@ -8,6 +8,7 @@ import { z } from 'zod';
 import {
   allowHttpLoopbackSchema,
   ConfigError,
+  DOCUMENT_STORE_ENV_NAMES,
   documentStoreConfigSchema,
   documentStoreFromEnv,
   documentsRootSchema,
@@ -154,14 +155,13 @@ const API_ENV_NAMES: Readonly<Record<string, string>> = {
   'limits.queryTimeoutMs': 'API_QUERY_TIMEOUT_MS',
   'documents.documentsRoot': 'DOCUMENTS_ROOT',
   'documents.maxDocumentBytes': 'MAX_DOCUMENT_BYTES',
-  'documents.store': 'DOCUMENT_STORE',
-  'documents.store.kind': 'DOCUMENT_STORE',
-  'documents.store.root': 'DOCUMENT_STORE_LOCAL_ROOT',
-  'documents.store.bucket': 'DOCUMENT_STORE_S3_BUCKET',
-  'documents.store.endpoint': 'DOCUMENT_STORE_S3_ENDPOINT',
-  'documents.store.region': 'DOCUMENT_STORE_S3_REGION',
-  'documents.store.credentials.accessKeyId': 'DOCUMENT_STORE_S3_ACCESS_KEY_ID',
-  'documents.store.credentials.secretAccessKey': 'DOCUMENT_STORE_S3_SECRET_ACCESS_KEY',
+  // The store's fields, named as the worker names them (`documentStore.bucket` → `documents.store.bucket`).
+  ...Object.fromEntries(
+    Object.entries(DOCUMENT_STORE_ENV_NAMES).map(([field, name]) => [
+      field.replace(/^documentStore/, 'documents.store'),
+      name,
+    ]),
+  ),
   webhookAllowHttpLoopback: 'WEBHOOK_ALLOW_HTTP_LOOPBACK',
   logLevel: 'LOG_LEVEL',
 };

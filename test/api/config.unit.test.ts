@@ -1,0 +1,54 @@
+/**
+ * The API's configuration from the environment: the settings it shares with the workers are read as the workers
+ * read them, and every refusal names the variable to fix.
+ */
+import { loadApiConfig } from '../../src/api/config';
+import { ConfigError } from '../../src/config';
+
+/** Enough for the API to start: callers authenticate with OIDC (no keys file needed); payloads in clear. */
+const OIDC = {
+  API_OIDC_JWKS_URL: 'https://issuer.example/jwks.json',
+  API_OIDC_ISSUER: 'https://issuer.example',
+  API_OIDC_AUDIENCE: 'badge-orders-api',
+  PAYLOAD_ENCRYPTION: 'off',
+};
+
+function refusal(env: Record<string, string>): string {
+  try {
+    loadApiConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('the configuration was accepted');
+}
+
+describe('loadApiConfig', () => {
+  it('reads the document store, the document limit and the loopback webhook setting as the workers do', () => {
+    const config = loadApiConfig({
+      ...OIDC,
+      DOCUMENTS_ROOT: '/srv/documents',
+      MAX_DOCUMENT_BYTES: '1048576',
+      WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
+      DOCUMENT_STORE: 's3',
+      DOCUMENT_STORE_S3_BUCKET: 'badge-documents',
+    });
+    expect(config.documents).toEqual({
+      documentsRoot: '/srv/documents',
+      maxDocumentBytes: 1_048_576,
+      store: expect.objectContaining({ kind: 's3', bucket: 'badge-documents', allowInsecureHttp: false }),
+    });
+    expect(config.webhookAllowHttpLoopback).toBe(true);
+    expect(loadApiConfig(OIDC).documents.store).toEqual({ kind: 'local' });
+    expect(loadApiConfig(OIDC).webhookAllowHttpLoopback).toBe(false);
+  });
+
+  it('names the variable of each invalid shared setting', () => {
+    expect(refusal({ ...OIDC, DOCUMENT_STORE: 's3' })).toContain('DOCUMENT_STORE_S3_BUCKET');
+    expect(refusal({ ...OIDC, DOCUMENT_STORE: 'ftp' })).toContain('DOCUMENT_STORE:');
+    expect(refusal({ ...OIDC, MAX_DOCUMENT_BYTES: '-1' })).toContain('MAX_DOCUMENT_BYTES:');
+    expect(refusal({ ...OIDC, WEBHOOK_ALLOW_HTTP_LOOPBACK: 'maybe' })).toContain(
+      'WEBHOOK_ALLOW_HTTP_LOOPBACK:',
+    );
+  });
+});
