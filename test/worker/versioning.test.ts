@@ -5,6 +5,7 @@
  */
 import pino from 'pino';
 import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { WorkerConfig } from '../../src/config';
 import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { useTestStack, type TestStack } from '../helpers/stack';
@@ -31,18 +32,31 @@ async function startVersionedWorker(stack: TestStack, buildId: string): Promise<
   };
 }
 
-/** Makes `buildId` the current version once the server has seen its workers poll. */
+/**
+ * Makes `buildId` the current version once the server has seen its workers poll, and returns only when the
+ * new routing has reached every partition of the task queues: setting the version is accepted before it
+ * propagates, and a workflow started in between still goes to the previous build.
+ */
 async function setCurrentVersion(client: Client, buildId: string): Promise<void> {
+  const namespace = client.options.namespace;
   await waitFor(
     () =>
       client.workflowService.setWorkerDeploymentCurrentVersion({
-        namespace: client.options.namespace,
+        namespace,
         deploymentName: DEPLOYMENT,
         buildId,
         identity: 'versioning-test',
       }),
     () => true,
     { what: `version ${buildId} becoming current` },
+  );
+  await waitFor(
+    () => client.workflowService.describeWorkerDeployment({ namespace, deploymentName: DEPLOYMENT }),
+    ({ workerDeploymentInfo: info }) =>
+      info?.routingConfig?.currentDeploymentVersion?.buildId === buildId &&
+      info.routingConfigUpdateState ===
+        temporal.api.enums.v1.RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_COMPLETED,
+    { what: `version ${buildId} propagated to the task queues` },
   );
 }
 
