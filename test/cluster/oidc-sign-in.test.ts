@@ -14,7 +14,7 @@
 import { request as httpsRequest } from 'node:https';
 import { temporal } from '@temporalio/proto';
 import { decodeJwt } from 'jose';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { generatePayloadKeyEntry } from '../../src/codec/key-ring';
 import { badgeOrderWorkflowId, type BadgeOrderInput } from '../../src/contract';
 import { startCluster, type Cluster } from '../../tools/cluster';
@@ -137,6 +137,15 @@ async function clientToken(role: Role): Promise<string> {
   return answer.access_token;
 }
 
+/** Fails unless a control reaches `state`: the UI may apply its settings (read-only) after it renders. */
+async function expectState(locator: Locator, state: 'enabled' | 'disabled'): Promise<void> {
+  await waitFor(
+    () => locator.isEnabled(),
+    (isEnabled) => isEnabled === (state === 'enabled'),
+    { timeoutMs: 15_000, what: `the control to be ${state}` },
+  );
+}
+
 describe('operator sign-in with OIDC on the cluster', () => {
   it('serves every Web UI from the cluster’s frontend, with sign-in required', async () => {
     for (const ui of Object.values<{ readonly url: string }>(oidc.ui)) {
@@ -193,12 +202,12 @@ describe('operator sign-in with OIDC on the cluster', () => {
     }
 
     await step('03-operators-may-signal', async () => {
-      expect(await page.getByRole('button', { name: 'Request Cancellation' }).isEnabled()).toBe(true);
+      await expectState(page.getByRole('button', { name: 'Request Cancellation' }), 'enabled');
       await page.getByRole('button', { name: 'More Actions' }).click();
       const signal = page.getByRole('menuitem', { name: 'Send a Signal' });
       await signal.waitFor();
-      expect(await signal.isEnabled()).toBe(true);
-      expect(await page.getByRole('menuitem', { name: 'Terminate' }).isEnabled()).toBe(true);
+      await expectState(signal, 'enabled');
+      await expectState(page.getByRole('menuitem', { name: 'Terminate' }), 'enabled');
     });
   });
 
@@ -220,8 +229,8 @@ describe('operator sign-in with OIDC on the cluster', () => {
       // The same buttons the operators' UI offers (step 03) are there, and disabled.
       const moreActions = page.getByRole('button', { name: 'More Actions' });
       await moreActions.waitFor();
-      expect(await moreActions.isDisabled()).toBe(true);
-      expect(await page.getByRole('button', { name: 'Request Cancellation' }).isDisabled()).toBe(true);
+      await expectState(moreActions, 'disabled');
+      await expectState(page.getByRole('button', { name: 'Request Cancellation' }), 'disabled');
     });
 
     // Not only hidden: the UI server refuses a write its own page did not offer (a signed-in browser's request,

@@ -216,7 +216,12 @@ describe('ops CLI', () => {
         (status) => status.searchStatus === 'AwaitingReconciliation',
         { what: 'ops-reconcile awaiting reconciliation' },
       );
-      const listed = await json<ListedOrder[]>('list', '--status', 'AwaitingReconciliation');
+      // `list` reads visibility, which indexes the status a moment after the workflow reports it.
+      const listed = await waitFor(
+        () => json<ListedOrder[]>('list', '--status', 'AwaitingReconciliation'),
+        (orders) => orders.some((order) => order.orderRef === 'ops-reconcile'),
+        { what: 'ops-reconcile in `ops list --status AwaitingReconciliation`' },
+      );
       expect(listed.map((order) => order.orderRef)).toContain('ops-reconcile');
       const shown = await ops('status', 'ops-reconcile');
       expect(shown.out).toMatch(/idempotency key:\s+badge-order-ops-reconcile:create:without-stock/);

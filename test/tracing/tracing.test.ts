@@ -182,7 +182,7 @@ it('keeps one connected trace when the worker is SIGKILLed in the middle of an u
     vehicle,
     badge,
     documents: [{ path: 'killed/form.pdf' }, { path: 'killed/photo.jpg' }],
-    options: { maxParallelUploads: 1, uploadHeartbeatTimeoutMs: 2_000 },
+    options: { maxParallelUploads: 1, uploadHeartbeatTimeoutMs: 5_000 },
   });
   await tracing?.forceFlush();
   const root = await rootOf('traced-killed');
@@ -223,8 +223,9 @@ it('keeps one connected trace when the worker is SIGKILLed in the middle of an u
   );
   expectConnected(spans, root);
   const uploads = named(spans, 'POST /document/api/v1/documents');
-  // The killed attempt sent no span; the retry of the same activity is attempt 2, under the same parent.
-  const retried = uploads.filter((span) => span.attributes['badge.activity.attempt'] === 2);
+  // The killed attempt sent no span; the retry of the same activity (attempt 2, or later if a loaded
+  // machine let an earlier heartbeat lapse on the first worker) runs under the same parent.
+  const retried = uploads.filter((span) => Number(span.attributes['badge.activity.attempt']) > 1);
   expect(retried).toHaveLength(1);
   expect(ancestry(spans, retried[0]!).slice(1)).toEqual([
     'RunActivity:uploadDocument',

@@ -202,7 +202,8 @@ describe('badgeOrder over a long life', () => {
     await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
     const orderRef = 'life-grace';
     const input = order(stack, orderRef, ['scan.jpg'], {
-      repairWindowMs: 3_000,
+      // Long enough for the test to see the wait and send the replacement on a loaded machine.
+      repairWindowMs: 15_000,
       replacementGraceMs: 600_000,
     });
     const replacement = stack.writeDocument(`${orderRef}/scan.pdf`, `bytes of ${orderRef}/scan.pdf`);
@@ -213,8 +214,9 @@ describe('badgeOrder over a long life', () => {
       { what: 'the repair wait' },
     );
     const deadline = Date.parse(waiting.repairDeadline ?? '');
-    // Uploads of the replacement are slowed past the original deadline.
-    await stack.sandbox.control.setFaults({ latencyMs: 4_000, routes: ['documents'] });
+    // Uploads of the replacement are slowed past the original deadline, however long the wait took to see.
+    const pastDeadlineMs = Math.max(deadline - Date.now(), 0) + 2_000;
+    await stack.sandbox.control.setFaults({ latencyMs: pastDeadlineMs, routes: ['documents'] });
     const replaced = await stack.orders.replaceDocument(orderRef, {
       path: input.documents[0]?.path ?? '',
       newPath: replacement,

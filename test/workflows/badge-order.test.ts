@@ -287,11 +287,12 @@ describe('badgeOrder', () => {
   });
 
   it('keeps the password, access tokens, vehicle and badge data out of workflow history', async () => {
-    // Visibility is eventually consistent: wait until every run of this file so far is listed.
-    // The raw client has no codec: it sees what the Temporal server stores.
+    // Visibility is eventually consistent: wait until every run of this file so far is listed — 8 on this
+    // task queue: happy-1, unlisted-stock, retired-stock, repair-1, retry-1, twice-1, direct-invalid twice
+    // (forbidden-1 runs on a stack of its own). The raw client has no codec: it sees what the server stores.
     const histories = await waitFor(
       () => historiesOf(stack.temporal.rawClient, `TaskQueue = '${stack.taskQueue}'`),
-      (found) => found.size >= 7,
+      (found) => found.size >= 8,
       { what: 'the runs of this file in visibility' },
     );
     const all = [...histories.values()].join('\n');

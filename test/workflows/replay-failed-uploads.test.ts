@@ -56,7 +56,7 @@ describe('replayFailedUploads', () => {
           query: badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true }),
           pageSize: 100,
         }),
-      (page) => page.runs.length >= count,
+      (page) => handles.every((handle) => page.runs.some((run) => run.workflowId === handle.workflowId)),
       { what: 'visibility to list the orders awaiting repair' },
     );
     return handles;
