@@ -7,6 +7,7 @@
  * (Dex, the provider first chosen, cannot be built from the Go module proxy: its only version there needs an
  * unpublished version of its own `api/v2` module.)
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,11 +26,14 @@ export interface OidcUser {
   readonly userId: string;
 }
 
-/** The operator of the local tests: a loopback-only user whose password is public (like the sandbox's demo user). */
+/**
+ * The operator of the local tests, a loopback-only user. Its password is drawn for each process (as the
+ * clients' secrets are), so no password is written in the repository; the test that signs in reads it here.
+ */
 export const LOCAL_OPERATOR: OidcUser = Object.freeze({
   email: 'operator@badge-orders.test',
   username: 'operator',
-  password: 'operator-password',
+  password: randomBytes(18).toString('base64url'),
   userId: '6e1f3a52-0d5c-4f38-9a61-0c2b7f4f2b10',
 });
 
