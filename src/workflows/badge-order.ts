@@ -45,13 +45,6 @@ import { OrderWebhooks } from './webhooks';
 
 type OrderOptions = ResolvedOrderOptions;
 
-/**
- * Orders started with this patch read from the platform (sign-in, stock lookup) with local activities, and
- * skip publishing search attributes the start already set: two activity round trips and one visibility write
- * fewer per order. Orders recorded before it replay as they ran.
- */
-export const LEAN_START_PATCH = PATCHES.localPlatformReads;
-
 /** Which changes this run has: asked once, in the run's first activation (see src/workflows/patches.ts). */
 interface RunPatches {
   readonly resolvedInputRecorded: boolean;

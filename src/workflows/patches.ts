@@ -18,7 +18,8 @@ export const PATCHES = {
   resolvedInputRecorded: 'resolved-input-recorded',
   /**
    * 0.2.0: sign-in and the stock lookup are local activities, and search attributes the start already set are
-   * not published again. Orders started before keep regular activities.
+   * not published again (two activity round trips and one visibility write fewer per order). Orders started
+   * before keep regular activities.
    */
   localPlatformReads: 'local-platform-reads',
 } as const;
