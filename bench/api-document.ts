@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hashApiKey } from '../src/api/auth';
+import { API_KEY_HEADER, hashApiKey, newApiKey } from '../src/api/auth';
 import { generatePayloadKeyEntry } from '../src/codec/key-ring';
 import { startTsProcess, workerProcessEnv, type ChildProcessHandle } from '../tools/dev/child-process';
 import { findFreePort } from '../tools/dev/dev-server';
@@ -93,7 +93,7 @@ function uploadGenerated(
       {
         method: 'POST',
         headers: {
-          'x-api-key': apiKey,
+          [API_KEY_HEADER]: apiKey,
           'content-type': `multipart/form-data; boundary=${boundary}`,
           'content-length': head.length + bytes + tail.length,
         },
@@ -150,7 +150,7 @@ export async function runApiDocumentScenario(
       cleanups: { add: (name, stop) => stops.push({ name, stop }) },
       log: options.log,
     });
-    const apiKey = `bo_${randomBytes(32).toString('base64url')}`;
+    const apiKey = newApiKey();
     const keysFile = join(scratch, 'api-keys.json');
     writeFileSync(
       keysFile,
@@ -213,7 +213,7 @@ export async function runApiDocumentScenario(
     stops.push({ name: 'api-document worker', stop: () => worker.stop() });
     await Promise.all([waitForHealth(apiUrl, api), waitUntilPolling(stack.client, taskQueue, [worker])]);
 
-    const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+    const headers = { [API_KEY_HEADER]: apiKey, 'content-type': 'application/json' };
     const placeOrder = async (
       orderRef: string,
       ref: string,

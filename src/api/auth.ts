@@ -4,7 +4,7 @@
  * audience). The result is the request's {@link Principal}; routes name the scope they need in their
  * `config.scope`, and the check runs in `onRequest`, before a byte of the body is read.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { API_SCOPES, type ApiKeyEntry, type ApiScope, type OidcConfig } from './config';
 import { ApiProblem } from './problem';
@@ -39,6 +39,11 @@ type Headers = Readonly<Record<string, string | string[] | undefined>>;
 /** Finds the caller of a request; throws an {@link ApiProblem} (401, or 503 when the JWKS cannot be read). */
 export interface Authenticator {
   authenticate(headers: Headers): Promise<Principal>;
+}
+
+/** A new API key: 32 random bytes, so SHA-256 of it needs no slow hash. */
+export function newApiKey(): string {
+  return `bo_${randomBytes(32).toString('base64url')}`;
 }
 
 /** Lowercase hex SHA-256 of an API key, as the keys file stores it. */

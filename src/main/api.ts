@@ -5,7 +5,6 @@
  * `npm run api -- new-key <id> <scope…>` prints a new API key (give it to the backend) and the entry for the
  * keys file (which holds only its SHA-256).
  */
-import { randomBytes } from 'node:crypto';
 import { Command } from 'commander';
 import { BadgeOrdersClient } from '../client/badge-orders-client';
 import { ConfigError, loadTracingConfig } from '../config';
@@ -15,7 +14,7 @@ import { PayloadKeysError } from '../codec/key-ring';
 import { buildApiApp } from '../api/app';
 import { documentsPlugin } from '../api/documents-plugin';
 import { documentStoreFromConfig } from '../documents';
-import { createAuthenticator, hashApiKey } from '../api/auth';
+import { createAuthenticator, hashApiKey, newApiKey } from '../api/auth';
 import { API_SCOPES, loadApiConfig, type ApiScope } from '../api/config';
 import { connectClient } from '../temporal/connection';
 
@@ -68,8 +67,7 @@ function newKey(id: string, scopes: readonly string[]): void {
       `scopes must be some of ${API_SCOPES.join(', ')}; got ${scopes.join(' ') || 'none'}`,
     );
   }
-  // 32 random bytes: SHA-256 of a key this long needs no slow hash.
-  const key = `bo_${randomBytes(32).toString('base64url')}`;
+  const key = newApiKey();
   console.log(`API key (give it to the backend; it is not stored anywhere): ${key}`);
   console.log('Entry for the keys file:');
   console.log(JSON.stringify({ id, sha256: hashApiKey(key), scopes }, null, 2));

@@ -4,11 +4,10 @@
  * backend in any language would (`POST /v1/documents`, then `PUT /v1/orders/{orderRef}` naming the document by
  * reference); and the `curl` commands that do the same by hand.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { buildApiApp } from '../../src/api/app';
-import { createAuthenticator, hashApiKey } from '../../src/api/auth';
+import { API_KEY_HEADER, createAuthenticator, hashApiKey, newApiKey } from '../../src/api/auth';
 import { API_SCOPES } from '../../src/api/config';
 import { documentsPlugin } from '../../src/api/documents-plugin';
 import type { BadgeOrdersClient } from '../../src/client/badge-orders-client';
@@ -28,16 +27,15 @@ export interface StartDemoApiOptions {
   readonly orders: BadgeOrdersClient;
   /** The workers' DOCUMENTS_ROOT: the local store lives under it, where the workers look. */
   readonly documentsRoot: string;
-  /** Largest upload. @default 100 MiB */
-  readonly maxDocumentBytes?: number;
-  /** @default 0 (a free port) */
-  readonly port?: number;
 }
 
-/** Starts the API on loopback with a new key holding every scope. */
+/** Largest upload the demo's API takes. */
+const MAX_DOCUMENT_BYTES = 100 * 1024 * 1024;
+
+/** Starts the API on a free loopback port with a new key holding every scope. */
 export async function startDemoApi(options: StartDemoApiOptions): Promise<DemoApi> {
-  const key = `bo_${randomBytes(32).toString('base64url')}`;
-  const maxBytes = options.maxDocumentBytes ?? 100 * 1024 * 1024;
+  const key = newApiKey();
+  const maxBytes = MAX_DOCUMENT_BYTES;
   const store = documentStoreFromConfig(
     { kind: 'local' },
     { documentsRoot: options.documentsRoot, maxBytes },
@@ -50,7 +48,7 @@ export async function startDemoApi(options: StartDemoApiOptions): Promise<DemoAp
     }),
     plugins: [documentsPlugin({ store, maxBytes })],
   });
-  const url = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, key, close: () => app.close() };
 }
 
@@ -84,7 +82,7 @@ export async function placeOrderThroughApi(api: DemoApi, order: DemoApiOrder): P
   );
   const uploaded = await fetch(`${api.url}/v1/documents`, {
     method: 'POST',
-    headers: { 'x-api-key': api.key },
+    headers: { [API_KEY_HEADER]: api.key },
     body: form,
   });
   if (uploaded.status !== 201) {
@@ -94,7 +92,7 @@ export async function placeOrderThroughApi(api: DemoApi, order: DemoApiOrder): P
   const putBody = { ...order.body, documents: [{ ref }] };
   const placed = await fetch(`${api.url}/v1/orders/${encodeURIComponent(order.orderRef)}`, {
     method: 'PUT',
-    headers: { 'x-api-key': api.key, 'content-type': 'application/json' },
+    headers: { [API_KEY_HEADER]: api.key, 'content-type': 'application/json' },
     body: JSON.stringify(putBody),
   });
   if (placed.status !== 201 && placed.status !== 200) {
@@ -121,9 +119,4 @@ export function curlCommands(api: DemoApi, order: DemoApiOrder, placed: PlacedAp
       `-H 'Content-Type: application/json' -d ${shellQuote(JSON.stringify(placed.putBody))}`,
     `curl -sS "$BADGE_API${path}" -H "X-API-Key: $BADGE_API_KEY"`,
   ];
-}
-
-/** Where the demo's document for the API order is (under the demo's documents root). */
-export function demoApiDocument(documentsRoot: string): string {
-  return join(documentsRoot, 'registration.pdf');
 }

@@ -18,7 +18,7 @@ import { DEMO_USER } from '../../src/sandbox';
 import { webUiWorkflowLink } from '../../src/temporal/web-ui';
 import { PROJECT_ROOT } from '../dev/child-process';
 import { startLocalStack, type LocalStack } from '../stack';
-import { curlCommands, demoApiDocument, placeOrderThroughApi, startDemoApi } from './api-order';
+import { curlCommands, placeOrderThroughApi, startDemoApi } from './api-order';
 import { createOrderProgress } from './order-progress';
 
 const DOCUMENTS_ROOT = join(PROJECT_ROOT, '.data', 'demo-documents');
@@ -96,7 +96,7 @@ const API_ORDER_REF = 'demo-api';
 const apiOrder = (documentsRoot: string) => ({
   orderRef: API_ORDER_REF,
   body: { stockId: 1001, vehicle: { ...vehicle, licensePlate: 'B-AP 1717' }, badge },
-  documentPath: demoApiDocument(documentsRoot),
+  documentPath: join(documentsRoot, 'registration.pdf'),
   contentType: 'application/pdf',
 });
 
