@@ -17,12 +17,9 @@ import { startTsProcess, workerProcessEnv, type ChildProcessHandle } from '../to
 import { findFreePort } from '../tools/dev/dev-server';
 import { startLocalS3 } from '../tools/stack/s3';
 import { waitUntilPolling } from '../tools/stack/polling';
-import { readProcMemory } from './metrics';
-import type { TargetResult } from './report';
+import { readProcMemory, resetPeakRss } from './metrics';
+import { RSS_GROWTH_TARGET_BYTES, type TargetResult } from './report';
 import type { BenchStack } from './stack';
-
-/** Peak RSS growth each process may show while the document passes through it. */
-export const API_DOCUMENT_GROWTH_TARGET_BYTES = 64 * 1024 * 1024;
 
 /** Memory of one process across the large document. */
 export interface ProcessGrowth {
@@ -54,16 +51,6 @@ export interface ApiDocumentOptions {
   readonly runId: string;
   readonly workerLogLevel: string;
   readonly log: (message: string) => void;
-}
-
-function resetPeakRss(pid: number): boolean {
-  try {
-    // "5" resets VmHWM to the current RSS (Linux ≥ 4.0), so the peak is the document's, not start-up's.
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function growthOf(pid: number, rssBeforeBytes: number, peakReset: boolean): ProcessGrowth {
@@ -282,14 +269,14 @@ export async function runApiDocumentScenario(
 
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-/** The target rows: each process's peak RSS growth below {@link API_DOCUMENT_GROWTH_TARGET_BYTES}. */
+/** The target rows: each process's peak RSS growth below {@link RSS_GROWTH_TARGET_BYTES}. */
 export function apiDocumentTargets(result: ApiDocumentResult): TargetResult[] {
   const size = mb(result.documentBytes);
   return (['api', 'worker'] as const).map((name) => ({
     name: `${name} RSS growth, ${size} via POST /v1/documents and S3`,
-    target: `< ${mb(API_DOCUMENT_GROWTH_TARGET_BYTES)}`,
+    target: `< ${mb(RSS_GROWTH_TARGET_BYTES)}`,
     measured: `${mb(result[name].rssGrowthBytes)}${result[name].peakReset ? '' : ' (VmHWM not reset)'}`,
-    met: result[name].rssGrowthBytes < API_DOCUMENT_GROWTH_TARGET_BYTES && result.orderStatus === 'Completed',
+    met: result[name].rssGrowthBytes < RSS_GROWTH_TARGET_BYTES && result.orderStatus === 'Completed',
   }));
 }
 

@@ -3,7 +3,7 @@
  * and `/proc/<pid>/status`, and the difference of two sandbox stats snapshots. The readers at the end are the
  * only functions here that touch the file system.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { SandboxStats } from '../src/sandbox';
 
 /** The `p`th percentile (0–100) of `values` by the nearest-rank method; NaN for no values. */
@@ -151,6 +151,19 @@ export function parseLoadAverage(text: string): readonly [number, number, number
 /** Reads a process's CPU ticks from `/proc`. */
 export function readProcCpu(pid: number): ProcCpuTicks {
   return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/**
+ * Resets a process's peak RSS (VmHWM) to its current RSS, so the peak read later is what follows, not
+ * start-up's. "5" to `clear_refs` does it (Linux ≥ 4.0); false when the kernel refuses.
+ */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Reads a process's memory from `/proc`. */

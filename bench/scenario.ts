@@ -4,7 +4,6 @@
  * size). Each returns plain data for the report.
  */
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SandboxStats } from '../src/sandbox';
 import type { DirectOptions, DirectResult } from './direct';
@@ -14,6 +13,7 @@ import {
   readLoadAverage,
   readProcCpu,
   readProcMemory,
+  resetPeakRss,
   statsDelta,
   summariseLatencies,
   perOrder,
@@ -325,16 +325,6 @@ export interface MemoryResult {
   /** Whether the peak was reset before the upload (`/proc/<pid>/clear_refs`), so it is the upload's own. */
   readonly peakReset: boolean;
   readonly requestsByRoute: Readonly<Record<string, number>>;
-}
-
-function resetPeakRss(pid: number): boolean {
-  try {
-    // "5" resets VmHWM to the current RSS (Linux ≥ 4.0), so the peak is the upload's, not start-up's.
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Uploads one document of `document` (relative path, `bytes` long) through a fresh single worker. */
