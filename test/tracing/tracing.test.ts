@@ -95,6 +95,20 @@ function expectConnected(spans: readonly ReceivedSpan[], root: ReceivedSpan): vo
   expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
 }
 
+/**
+ * The order's whole trace, once the workflow's span is in (it ends with the order, so the worker has sent
+ * the rest before it), checked to be one connected tree under `root`.
+ */
+async function connectedOrderTrace(root: ReceivedSpan, what: string): Promise<readonly ReceivedSpan[]> {
+  const spans = await waitFor(
+    () => Promise.resolve(spansOf(root.traceId)),
+    (trace) => named(trace, 'RunWorkflow:badgeOrder').length === 1,
+    { what },
+  );
+  expectConnected(spans, root);
+  return spans;
+}
+
 /** The span's chain of names up to the root, e.g. `POST … < RunActivity:createOrder < StartActivity:… < …`. */
 function ancestry(spans: readonly ReceivedSpan[], span: ReceivedSpan): string[] {
   const byId = new Map(spans.map((each) => [each.spanId, each]));
@@ -133,13 +147,7 @@ it('traces an order from the start call through workflow and activities to each 
     await tracing?.forceFlush();
     const root = await rootOf('traced-1');
     expect(root.service).toBe('badge-orders-test-starter');
-    // The workflow's span ends with the order: once it is here, the worker has sent the rest before it.
-    const spans = await waitFor(
-      () => Promise.resolve(spansOf(root.traceId)),
-      (trace) => named(trace, 'RunWorkflow:badgeOrder').length === 1,
-      { what: 'the workflow span' },
-    );
-    expectConnected(spans, root);
+    const spans = await connectedOrderTrace(root, 'the workflow span');
 
     const [createOrder] = named(spans, 'POST /badge/v2/api/v1/orders');
     expect(createOrder?.service).toBe('badge-orders-worker');
@@ -216,12 +224,7 @@ it('keeps one connected trace when the worker is SIGKILLed in the middle of an u
     // A graceful stop sends the second worker's last spans.
     await second.kill('SIGTERM');
   }
-  const spans = await waitFor(
-    () => Promise.resolve(spansOf(root.traceId)),
-    (trace) => named(trace, 'RunWorkflow:badgeOrder').length === 1,
-    { what: 'the workflow span from the second worker' },
-  );
-  expectConnected(spans, root);
+  const spans = await connectedOrderTrace(root, 'the workflow span from the second worker');
   const uploads = named(spans, 'POST /document/api/v1/documents');
   // The killed attempt sent no span; the retry of the same activity (attempt 2, or later if a loaded
   // machine let an earlier heartbeat lapse on the first worker) runs under the same parent.
@@ -253,12 +256,7 @@ it('starts the trace at the HTTP API when an order is placed through it', async 
     await orders.getHandle('traced-api').result();
     await tracing?.forceFlush();
     const root = await rootOf('traced-api', 'PUT /v1/orders/{orderRef}');
-    const spans = await waitFor(
-      () => Promise.resolve(spansOf(root.traceId)),
-      (trace) => named(trace, 'RunWorkflow:badgeOrder').length === 1,
-      { what: 'the workflow span of the order placed through the API' },
-    );
-    expectConnected(spans, root);
+    const spans = await connectedOrderTrace(root, 'the workflow span of the order placed through the API');
     const [createOrder] = named(spans, 'POST /badge/v2/api/v1/orders');
     expect(ancestry(spans, createOrder!).slice(-3)).toEqual([
       'StartWorkflow:badgeOrder',
