@@ -4,7 +4,15 @@
  * workers, the bench), which group is busiest, and the table beside the dev-server figures. No I/O here.
  */
 import { CLOCK_TICKS_PER_SECOND } from './metrics';
-import { formatLoad, formatTable, round, totalCpuSeconds } from './report';
+import {
+  cpuPerOrderMs,
+  failureLines,
+  formatLoad,
+  formatTable,
+  num,
+  SCENARIO_COLUMNS,
+  scenarioCells,
+} from './report';
 import type { ScenarioResult } from './scenario';
 
 /** The fields of `/proc/<pid>/stat` a process tree's CPU needs. */
@@ -172,10 +180,6 @@ export function coresUsed(result: ClusterScenarioResult): number {
   return total / result.scenario.wallSeconds;
 }
 
-function num(value: number, digits = 1): string {
-  return Number.isFinite(value) ? round(value, digits).toFixed(digits) : '-';
-}
-
 /** The dev-server scenario of the same kind, worker count and concurrency, if the run has one. */
 export function devServerTwin(
   devScenarios: readonly ScenarioResult[],
@@ -199,21 +203,14 @@ export function clusterRows(
     const cpu = clusterCpuPerOrderMs(result);
     const busiest = busiestGroup(result);
     const twin = devServerTwin(devScenarios, result);
-    const done = scenario.latency.count;
     return [
-      scenario.kind,
-      String(scenario.workers),
-      String(scenario.concurrency),
-      scenario.failures > 0 ? `${done}/${scenario.orders}` : String(scenario.orders),
-      num(scenario.ordersPerSecond),
-      num(scenario.latency.p50Ms, 0),
-      num(scenario.latency.p95Ms, 0),
+      ...scenarioCells(scenario),
       ...CLUSTER_CPU_GROUPS.map((group) => num(cpu[group])),
       num(cpu.total),
       num(coresUsed(result), 2),
       `${busiest.group} ${num(busiest.share * 100, 0)}%`,
       twin ? num(twin.ordersPerSecond) : '-',
-      twin ? num((totalCpuSeconds(twin) * 1000) / Math.max(1, twin.latency.count)) : '-',
+      twin ? num(cpuPerOrderMs(twin).total) : '-',
       formatLoad(scenario),
     ];
   });
@@ -234,13 +231,7 @@ export function formatClusterReport(
     'the same scenario on the dev server in this run (orders/s, total CPU ms per order), when it ran.';
   const table = formatTable(
     [
-      'scenario',
-      'workers',
-      'conc',
-      'orders',
-      'orders/s',
-      'p50',
-      'p95',
+      ...SCENARIO_COLUMNS,
       'frontend',
       'history',
       'matching',
@@ -257,12 +248,9 @@ export function formatClusterReport(
     ],
     clusterRows(results, devScenarios),
   );
-  const failed = results.scenarios
-    .filter((result) => result.scenario.failures > 0)
-    .map(
-      ({ scenario }) =>
-        `cluster ${scenario.kind} w${scenario.workers} c${scenario.concurrency}: ${scenario.failures} failed — ` +
-        scenario.failureSamples.join(' | '),
-    );
+  const failed = failureLines(
+    results.scenarios.map((result) => result.scenario),
+    'cluster ',
+  );
   return [intro, table, ...failed].join('\n\n');
 }

@@ -300,8 +300,37 @@ function pct(share: number): string {
   return `${round(share * 100, 2)}%`;
 }
 
-function num(value: number, digits = 1): string {
+/** A figure for a table cell, `-` when there is none. */
+export function num(value: number, digits = 1): string {
   return Number.isFinite(value) ? round(value, digits).toFixed(digits) : '-';
+}
+
+/** The columns every scenario table starts with (dev server and cluster alike). */
+export const SCENARIO_COLUMNS = ['scenario', 'workers', 'conc', 'orders', 'orders/s', 'p50', 'p95'] as const;
+
+/** A scenario's cells under {@link SCENARIO_COLUMNS}. */
+export function scenarioCells(scenario: ScenarioResult, label: string = scenario.kind): string[] {
+  const done = scenario.latency.count;
+  return [
+    label,
+    String(scenario.workers),
+    String(scenario.concurrency),
+    scenario.failures > 0 ? `${done}/${scenario.orders}` : String(scenario.orders),
+    num(scenario.ordersPerSecond),
+    num(scenario.latency.p50Ms, 0),
+    num(scenario.latency.p95Ms, 0),
+  ];
+}
+
+/** One line per scenario with failed orders, with samples of what failed. */
+export function failureLines(scenarios: readonly ScenarioResult[], prefix = ''): string[] {
+  return scenarios
+    .filter((scenario) => scenario.failures > 0)
+    .map(
+      (scenario) =>
+        `${prefix}${scenario.kind} w${scenario.workers} c${scenario.concurrency}: ${scenario.failures} failed — ` +
+        scenario.failureSamples.join(' | '),
+    );
 }
 
 /** Lays out rows as a fixed-width table: text left-aligned, numbers right-aligned (unless `alignNumbers` is false). */
@@ -337,13 +366,10 @@ function scenarioRows(results: BenchResults): string[][] {
     const ratioDirect = scenario.kind === 'direct' ? Number.NaN : directRatio(results.scenarios, scenario);
     const done = scenario.latency.count;
     return [
-      scenario.kind === 'baseline' ? `baseline ${scenario.baseline ?? ''}` : scenario.kind,
-      String(scenario.workers),
-      String(scenario.concurrency),
-      scenario.failures > 0 ? `${done}/${scenario.orders}` : String(scenario.orders),
-      num(scenario.ordersPerSecond),
-      num(scenario.latency.p50Ms, 0),
-      num(scenario.latency.p95Ms, 0),
+      ...scenarioCells(
+        scenario,
+        scenario.kind === 'baseline' ? `baseline ${scenario.baseline ?? ''}` : scenario.kind,
+      ),
       num(scenario.latency.p99Ms, 0),
       num((scenario.cpu.workerSeconds * 1000) / Math.max(1, done), 1),
       num((scenario.cpu.serverSeconds * 1000) / Math.max(1, done), 1),
@@ -385,13 +411,7 @@ export function formatReport(results: BenchResults, targets: readonly TargetResu
   sections.push(
     formatTable(
       [
-        'scenario',
-        'workers',
-        'conc',
-        'orders',
-        'orders/s',
-        'p50',
-        'p95',
+        ...SCENARIO_COLUMNS,
         'p99',
         'worker cpu',
         'server cpu',
@@ -430,12 +450,7 @@ export function formatReport(results: BenchResults, targets: readonly TargetResu
         ),
     );
   }
-  const failed = results.scenarios.filter((scenario) => scenario.failures > 0);
-  for (const scenario of failed) {
-    sections.push(
-      `${scenario.kind} w${scenario.workers} c${scenario.concurrency}: ${scenario.failures} failed — ${scenario.failureSamples.join(' | ')}`,
-    );
-  }
+  sections.push(...failureLines(results.scenarios));
   if (results.memory) {
     const memory = results.memory;
     sections.push(
