@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
+import { killOnParentExit, withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
 
 /** Output kept per process: enough to explain a failed start. */
 const MAX_OUTPUT_CHARS = 64 * 1024;
@@ -59,11 +59,7 @@ export function startProcess(options: StartProcessOptions): ChildProcessHandle {
     child.once('exit', (code, signal) => resolveExit(signal ?? `exit code ${code ?? 'unknown'}`)),
   );
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
-  const killOnExit = (): void => {
-    if (running()) child.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
-  void exited.then(() => process.removeListener('exit', killOnExit));
+  killOnParentExit(child);
   const kill = async (signal: NodeJS.Signals): Promise<void> => {
     if (running()) child.kill(signal);
     await exited;

@@ -23,6 +23,24 @@ export function withParentDeathSignal(command: string, args: readonly string[]):
   return [command, [...args]];
 }
 
+/**
+ * The children still running, killed by one `exit` listener of this process: a listener per child would pass
+ * Node's limit of 10 listeners (a warning) (a cluster, its Web UIs and workers).
+ */
+const runningChildren = new Set<ChildProcess>();
+let killingOnExit = false;
+
+/** Kills `child` when this process exits (normal exits; Linux's parent-death signal covers the rest). */
+export function killOnParentExit(child: ChildProcess): void {
+  runningChildren.add(child);
+  child.once('exit', () => runningChildren.delete(child));
+  if (killingOnExit) return;
+  killingOnExit = true;
+  process.once('exit', () => {
+    for (const running of runningChildren) running.kill('SIGKILL');
+  });
+}
+
 /** A running child process. */
 export interface ChildProcessHandle {
   readonly name: string;
@@ -79,11 +97,7 @@ export function startTsProcess(options: StartTsProcessOptions): ChildProcessHand
     child.once('exit', (code, signal) => resolveExit(signal ?? `exit code ${code ?? 'unknown'}`)),
   );
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
-  const killOnExit = (): void => {
-    if (running()) child.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
-  void exited.then(() => process.removeListener('exit', killOnExit));
+  killOnParentExit(child);
   const kill = async (signal: NodeJS.Signals): Promise<void> => {
     if (running()) child.kill(signal);
     await exited;

@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { BADGE_SEARCH_ATTRIBUTES } from '../../src/contract';
-import { withParentDeathSignal } from './child-process';
+import { killOnParentExit, withParentDeathSignal } from './child-process';
 import { describeTemporalCli, resolveTemporalCli, type ResolvedTemporalCli } from './temporal-cli';
 
 export interface DevServerOptions {
@@ -220,10 +220,7 @@ async function launchDevServer(launch: {
   child.on('error', (error) => {
     spawnError = error;
   });
-  const killOnExit = (): void => {
-    child.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
+  killOnParentExit(child);
 
   const address = `${ip}:${port}`;
   const uiUrl = uiPort === null ? null : `http://${ip}:${uiPort}`;
@@ -240,7 +237,6 @@ async function launchDevServer(launch: {
       },
     });
   } catch (error) {
-    process.removeListener('exit', killOnExit);
     await stopChild(child);
     if (error instanceof DevServerStartError && !error.message.includes(output.trim())) {
       error.message += output.trim() ? `\n--- dev server output ---\n${output.trim()}` : '';
@@ -254,7 +250,6 @@ async function launchDevServer(launch: {
     uiUrl,
     pid: child.pid ?? null,
     async stop() {
-      process.removeListener('exit', killOnExit);
       await stopChild(child);
     },
   };

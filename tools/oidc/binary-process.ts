@@ -3,30 +3,12 @@
  * (Linux kills it when this process dies, even by SIGKILL), its output kept for error messages, and ready
  * only once a probe over HTTP says so.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { get as httpsGet } from 'node:https';
-import { withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
+import { killOnParentExit, withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
 
 /** Output kept per process: enough for a start-up failure. */
 const MAX_OUTPUT_CHARS = 256 * 1024;
-
-/**
- * The children still running, killed by one `exit` listener of this process: a listener per child would pass
- * Node's limit of 10 listeners (a warning) next to a cluster's own processes.
- */
-const runningChildren = new Set<ChildProcess>();
-let killingOnExit = false;
-
-/** Kills `child` when this process exits (normal exits; Linux's parent-death signal covers the rest). */
-function killOnParentExit(child: ChildProcess): void {
-  runningChildren.add(child);
-  child.once('exit', () => runningChildren.delete(child));
-  if (killingOnExit) return;
-  killingOnExit = true;
-  process.once('exit', () => {
-    for (const running of runningChildren) running.kill('SIGKILL');
-  });
-}
 
 /** Options of {@link startBinaryProcess}. */
 export interface BinaryProcessOptions {
