@@ -3,8 +3,9 @@
  * app's authentication (scope `orders:write`, as placing the order that names the document), rate limits and
  * problem details, and its entry in the OpenAPI document.
  */
-import type { DocumentStore } from '../documents';
+import { documentStoreFromConfig, type DocumentStore } from '../documents';
 import { apiPlugin, type ApiPluginRegistration } from './app';
+import type { ApiConfig } from './config';
 import { COMMON_PROBLEMS } from './operations';
 import { jsonSchemaOf, problemResponses } from './openapi';
 import {
@@ -24,6 +25,22 @@ export interface DocumentsPluginOptions {
   readonly store: DocumentStore;
   /** Largest document stored, in bytes (`MAX_DOCUMENT_BYTES`). */
   readonly maxBytes: number;
+}
+
+/**
+ * The documents upload over the store the API's configuration names. The store is checked first: one that
+ * cannot be written is found at start, not at the first upload.
+ */
+export async function documentsPluginFromConfig(
+  documents: ApiConfig['documents'],
+): Promise<ApiPluginRegistration> {
+  const maxBytes = documents.maxDocumentBytes;
+  const store = documentStoreFromConfig(documents.store, {
+    documentsRoot: documents.documentsRoot,
+    maxBytes,
+  });
+  await store.check();
+  return documentsPlugin({ store, maxBytes });
 }
 
 /** The documents upload as a plugin of {@link buildApiApp}'s `plugins`. */

@@ -12,8 +12,7 @@ import { startTracing } from '../tracing';
 import { createLogger } from '../logging';
 import { PayloadKeysError } from '../codec/key-ring';
 import { buildApiApp } from '../api/app';
-import { documentsPlugin } from '../api/documents-plugin';
-import { documentStoreFromConfig } from '../documents';
+import { documentsPluginFromConfig } from '../api/documents-plugin';
 import { createAuthenticator, hashApiKey, newApiKey } from '../api/auth';
 import { API_SCOPES, loadApiConfig, type ApiScope } from '../api/config';
 import { connectClient } from '../temporal/connection';
@@ -24,19 +23,14 @@ async function serve(): Promise<void> {
   const client = await connectClient(config.temporal);
   const tracing = await startTracing(loadTracingConfig(), { serviceName: 'badge-orders-api' });
   const orders = new BadgeOrdersClient({ client, taskQueue: config.temporal.taskQueue, tracing });
-  const store = documentStoreFromConfig(config.documents.store, {
-    documentsRoot: config.documents.documentsRoot,
-    maxBytes: config.documents.maxDocumentBytes,
-  });
-  // A store that cannot be written is found at start, not at the first upload.
-  await store.check();
+  const documents = await documentsPluginFromConfig(config.documents);
   const app = await buildApiApp({
     orders,
     authenticator: createAuthenticator({ apiKeys: config.apiKeys, oidc: config.oidc }),
     limits: config.limits,
     logger,
     webhookAllowHttpLoopback: config.webhookAllowHttpLoopback,
-    plugins: [documentsPlugin({ store, maxBytes: config.documents.maxDocumentBytes })],
+    plugins: [documents],
     tracing,
   });
   const url = await app.listen({ host: config.host, port: config.port });

@@ -10,12 +10,11 @@ import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import pino from 'pino';
 import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
-import { documentsPlugin } from '../../src/api/documents-plugin';
+import { documentsPluginFromConfig } from '../../src/api/documents-plugin';
 import { documentProblemSchema, documentUploadResponseSchema } from '../../src/api/routes/documents';
 import { problemSchema } from '../../src/api/schemas';
 import { documentStoreConfigSchema } from '../../src/config';
 import type { WebhookEvent } from '../../src/contract';
-import { documentStoreFromConfig } from '../../src/documents';
 import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
@@ -79,14 +78,14 @@ describe('the API with the document store and webhooks', () => {
     });
 
     // The store as the API builds it from DOCUMENT_STORE (unset: local, under DOCUMENTS_ROOT, as the worker's).
-    const store = documentStoreFromConfig(documentStoreConfigSchema.parse(undefined), {
+    const documents = await documentsPluginFromConfig({
+      store: documentStoreConfigSchema.parse(undefined),
       documentsRoot: stack.documentsRoot,
-      maxBytes: MAX_BYTES,
+      maxDocumentBytes: MAX_BYTES,
     });
-    await store.check();
     api = await startTestApi({
       orders: stack.orders,
-      plugins: [documentsPlugin({ store, maxBytes: MAX_BYTES })],
+      plugins: [documents],
       webhookAllowHttpLoopback: true,
     });
     strictApi = await startTestApi({ orders: stack.orders, webhookAllowHttpLoopback: false });

@@ -13,9 +13,8 @@ import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
 import { parseBadgeOrderInput } from '../../src/contract';
 import type { ListedOrder } from '../../src/client/order-listing';
 import { useTestStack } from '../helpers/stack';
-import { documentsPlugin } from '../../src/api/documents-plugin';
+import { documentsPluginFromConfig } from '../../src/api/documents-plugin';
 import { documentStoreConfigSchema } from '../../src/config';
-import { documentStoreFromConfig } from '../../src/documents';
 import { startTestApi, TEST_KEYS, type TestApi } from './api-server';
 
 /** The schemathesis version `.ci/run` installs. */
@@ -109,15 +108,15 @@ describe('schemathesis against /openapi.json', () => {
   beforeAll(async () => {
     // The limit is per key and schemathesis uses one key: keep it out of the way of the fuzzing.
     // With the documents upload, as `npm run api` serves it (a local store under the stack's DOCUMENTS_ROOT).
-    const store = documentStoreFromConfig(documentStoreConfigSchema.parse(undefined), {
+    const documents = await documentsPluginFromConfig({
+      store: documentStoreConfigSchema.parse(undefined),
       documentsRoot: stack.documentsRoot,
-      maxBytes: 1024 * 1024,
+      maxDocumentBytes: 1024 * 1024,
     });
-    await store.check();
     api = await startTestApi({
       orders: stack.orders,
       limits: { rateLimitMax: 100_000 },
-      plugins: [documentsPlugin({ store, maxBytes: 1024 * 1024 })],
+      plugins: [documents],
     });
     scratch = mkdtempSync(join(tmpdir(), 'schemathesis-'));
   });

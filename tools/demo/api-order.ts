@@ -9,9 +9,8 @@ import { basename } from 'node:path';
 import { buildApiApp } from '../../src/api/app';
 import { API_KEY_HEADER, createAuthenticator, hashApiKey, newApiKey } from '../../src/api/auth';
 import { API_SCOPES } from '../../src/api/config';
-import { documentsPlugin } from '../../src/api/documents-plugin';
+import { documentsPluginFromConfig } from '../../src/api/documents-plugin';
 import type { BadgeOrdersClient } from '../../src/client/badge-orders-client';
-import { documentStoreFromConfig } from '../../src/documents';
 
 /** The API as the demo runs it. */
 export interface DemoApi {
@@ -35,18 +34,17 @@ const MAX_DOCUMENT_BYTES = 100 * 1024 * 1024;
 /** Starts the API on a free loopback port with a new key holding every scope. */
 export async function startDemoApi(options: StartDemoApiOptions): Promise<DemoApi> {
   const key = newApiKey();
-  const maxBytes = MAX_DOCUMENT_BYTES;
-  const store = documentStoreFromConfig(
-    { kind: 'local' },
-    { documentsRoot: options.documentsRoot, maxBytes },
-  );
-  await store.check();
+  const documents = await documentsPluginFromConfig({
+    store: { kind: 'local' },
+    documentsRoot: options.documentsRoot,
+    maxDocumentBytes: MAX_DOCUMENT_BYTES,
+  });
   const app = await buildApiApp({
     orders: options.orders,
     authenticator: createAuthenticator({
       apiKeys: [{ id: 'demo', sha256: hashApiKey(key), scopes: [...API_SCOPES] }],
     }),
-    plugins: [documentsPlugin({ store, maxBytes })],
+    plugins: [documents],
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, key, close: () => app.close() };
