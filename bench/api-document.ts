@@ -13,8 +13,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_KEY_HEADER, hashApiKey, newApiKey } from '../src/api/auth';
 import { generatePayloadKeyEntry } from '../src/codec/key-ring';
-import { startTsProcess, workerProcessEnv, type ChildProcessHandle } from '../tools/dev/child-process';
+import { startTsProcess, workerProcessEnv } from '../tools/dev/child-process';
 import { findFreePort } from '../tools/dev/dev-server';
+import { waitUntilServing } from '../tools/oidc/binary-process';
+import { CleanupList } from '../tools/stack/cleanup';
 import { startLocalS3 } from '../tools/stack/s3';
 import { waitUntilPolling } from '../tools/stack/polling';
 import { readProcMemory, resetPeakRss } from './metrics';
@@ -110,33 +112,16 @@ function uploadGenerated(
   });
 }
 
-async function waitForHealth(url: string, child: ChildProcessHandle, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (!child.running()) throw new Error(`the API exited while starting:\n${child.output()}`);
-    const healthy = await fetch(`${url}/healthz`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (healthy) return;
-    if (Date.now() > deadline) throw new Error(`the API did not answer /healthz:\n${child.output()}`);
-    await new Promise((resolveWait) => setTimeout(resolveWait, 250));
-  }
-}
-
 /** Runs the scenario on the bench stack's Temporal server and sandbox; stops what it started. */
 export async function runApiDocumentScenario(
   stack: BenchStack,
   options: ApiDocumentOptions,
 ): Promise<ApiDocumentResult> {
-  const stops: { name: string; stop: () => Promise<void> | void }[] = [];
+  const cleanups = new CleanupList();
   const scratch = mkdtempSync(join(tmpdir(), 'bench-api-document-'));
-  stops.push({ name: 'scratch', stop: () => rmSync(scratch, { recursive: true, force: true }) });
+  cleanups.add('scratch', () => rmSync(scratch, { recursive: true, force: true }));
   try {
-    const s3 = await startLocalS3({
-      cleanups: { add: (name, stop) => stops.push({ name, stop }) },
-      log: options.log,
-    });
+    const s3 = await startLocalS3({ cleanups, log: options.log });
     const apiKey = newApiKey();
     const keysFile = join(scratch, 'api-keys.json');
     writeFileSync(
@@ -178,7 +163,7 @@ export async function runApiDocumentScenario(
         ...storeEnv,
       },
     });
-    stops.push({ name: 'api', stop: () => api.stop() });
+    cleanups.add('api', () => api.stop());
     const [bundle] = stack.bundles;
     if (!bundle) throw new Error('the bench stack has no workflow bundle');
     const worker = startTsProcess({
@@ -197,8 +182,11 @@ export async function runApiDocumentScenario(
         storeEnv,
       ),
     });
-    stops.push({ name: 'api-document worker', stop: () => worker.stop() });
-    await Promise.all([waitForHealth(apiUrl, api), waitUntilPolling(stack.client, taskQueue, [worker])]);
+    cleanups.add('api-document worker', () => worker.stop());
+    await Promise.all([
+      waitUntilServing(api, `${apiUrl}/healthz`, { timeoutMs: 120_000 }),
+      waitUntilPolling(stack.client, taskQueue, [worker]),
+    ]);
 
     const headers = { [API_KEY_HEADER]: apiKey, 'content-type': 'application/json' };
     const placeOrder = async (
@@ -264,7 +252,7 @@ export async function runApiDocumentScenario(
       worker: growthOf(worker.pid, workerBefore, workerReset),
     };
   } finally {
-    for (const { stop } of stops.reverse()) await Promise.resolve(stop()).catch(() => undefined);
+    await cleanups.run().catch(() => undefined);
   }
 }
 
