@@ -8,6 +8,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { Option, type Command } from 'commander';
+import { intList } from './cli';
 import { GO_TOOLS } from '../tools/go-tools/go-tools';
 import { startCluster, TEMPORAL_CONFIG_FILE, type Cluster } from '../tools/cluster';
 import {
@@ -36,7 +37,7 @@ export interface ClusterCliOptions {
 }
 
 /** Adds `--cluster` and `--cluster-workers <list>` to the bench's command line. */
-export function addClusterOptions(program: Command, intList: (value: string) => number[]): Command {
+export function addClusterOptions(program: Command): Command {
   return program
     .addOption(
       new Option(

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
+import { intList, positiveInt } from './cli';
 import { DEFAULT_RULES } from '../src/sandbox';
 import { PROJECT_ROOT } from '../tools/dev/child-process';
 import { apiDocumentTargets, formatApiDocument, runApiDocumentScenario } from './api-document';
@@ -64,20 +65,6 @@ interface CliOptions extends ClusterCliOptions {
   readonly baseline?: string[];
 }
 
-function positiveInt(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('must be a whole number >= 0');
-  return parsed;
-}
-
-function intList(value: string): number[] {
-  return value.split(',').map((part) => {
-    const parsed = positiveInt(part.trim());
-    if (parsed === 0) throw new InvalidArgumentError('must be whole numbers >= 1');
-    return parsed;
-  });
-}
-
 const SKIPPABLE = ['floor', 'naive', 'direct', 'memory', 'many', 'api-document'] as const;
 
 function parseCli(argv: readonly string[]): CliOptions {
@@ -129,7 +116,7 @@ function parseCli(argv: readonly string[]): CliOptions {
       false,
     )
     .option('--out <dir>', 'where results are written', join(PROJECT_ROOT, 'bench', 'results'));
-  addClusterOptions(program, intList);
+  addClusterOptions(program);
   program.parse([...argv], { from: 'user' });
   const options = program.opts<CliOptions>();
   const unknown = options.skip.filter((part) => !(SKIPPABLE as readonly string[]).includes(part));

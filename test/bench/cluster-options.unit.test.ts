@@ -1,16 +1,8 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { addClusterOptions, DEFAULT_CLUSTER_WORKERS, type ClusterCliOptions } from '../../bench/cluster';
 
-function intList(value: string): number[] {
-  return value.split(',').map((part) => {
-    const parsed = Number(part);
-    if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError('whole numbers >= 1');
-    return parsed;
-  });
-}
-
 function parse(argv: string[]): ClusterCliOptions {
-  const program = addClusterOptions(new Command('bench').exitOverride(), intList);
+  const program = addClusterOptions(new Command('bench').exitOverride());
   program.parse(argv, { from: 'user' });
   return program.opts<ClusterCliOptions>();
 }
