@@ -245,6 +245,35 @@ const MIN_WEBHOOK_SECRET_LENGTH = 16;
 /** `WEBHOOK_ALLOW_HTTP_LOOPBACK`, read the same way by the worker and the HTTP API. */
 export const allowHttpLoopbackSchema = booleanFromEnv.default(false);
 
+/** One entry of `WEBHOOK_ALLOWED_HOSTS`: a host name, `*.` and a domain, an IPv4 or an IPv6 address. */
+const CALLBACK_HOST_PATTERN = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$|^[0-9a-f:.]*:[0-9a-f:.]*$/;
+
+/**
+ * `WEBHOOK_ALLOWED_HOSTS`, read the same way by the worker and the HTTP API: the comma-separated hosts that
+ * callback URLs may name (`hooks.example.com`, `*.partner.example`, `10.0.0.7`). Empty: any host.
+ */
+export const allowedCallbackHostsSchema = z
+  .string()
+  .transform((list, ctx) => {
+    const entries = list
+      .split(',')
+      .map((entry) =>
+        entry
+          .trim()
+          .toLowerCase()
+          .replace(/^\[|\]$/g, ''),
+      )
+      .filter((entry) => entry !== '');
+    for (const entry of entries.filter((candidate) => !CALLBACK_HOST_PATTERN.test(candidate))) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${entry}" is not a host name, *.domain or IP address (hosts are separated by commas)`,
+      });
+    }
+    return entries;
+  })
+  .default([]);
+
 export const webhookConfigSchema = z.object({
   /** Secret by client id. @default none: orders with a `callbackUrl` get a failed delivery in their status */
   secrets: z
@@ -258,6 +287,8 @@ export const webhookConfigSchema = z.object({
     .default({}),
   /** `WEBHOOK_ALLOW_HTTP_LOOPBACK`: deliver to `http://` URLs on this machine (tests, local receivers). @default false */
   allowHttpLoopback: allowHttpLoopbackSchema,
+  /** `WEBHOOK_ALLOWED_HOSTS`: deliver only to these hosts. @default any host */
+  allowedHosts: allowedCallbackHostsSchema,
 });
 /** Parsed webhook settings. */
 export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
@@ -486,7 +517,7 @@ export const workerConfigSchema = z.object({
   }),
 
   /** Webhook signing and delivery. */
-  webhooks: webhookConfigSchema.default({ secrets: {}, allowHttpLoopback: false }),
+  webhooks: webhookConfigSchema.default({ secrets: {}, allowHttpLoopback: false, allowedHosts: [] }),
 });
 /** Parsed worker configuration. */
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
@@ -542,6 +573,7 @@ const ENV_NAMES: Record<string, string> = {
 
   'webhooks.secrets': 'WEBHOOK_SECRETS_FILE',
   'webhooks.allowHttpLoopback': 'WEBHOOK_ALLOW_HTTP_LOOPBACK',
+  'webhooks.allowedHosts': 'WEBHOOK_ALLOWED_HOSTS',
 };
 
 /** Our variable names of earlier releases, and the standard names that replace them. */
@@ -714,6 +746,7 @@ export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig>
     webhooks: {
       secrets: webhookSecretsFromEnv(env),
       allowHttpLoopback: env.WEBHOOK_ALLOW_HTTP_LOOPBACK || undefined,
+      allowedHosts: env.WEBHOOK_ALLOWED_HOSTS || undefined,
     },
   };
   return Object.freeze(parse(workerConfigSchema, raw, ENV_NAMES));

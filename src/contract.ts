@@ -257,16 +257,33 @@ function isLoopbackHostname(hostname: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
+/** Where the workers deliver webhooks: their `WEBHOOK_ALLOW_HTTP_LOOPBACK` and `WEBHOOK_ALLOWED_HOSTS`. */
+export interface CallbackUrlPolicy {
+  /** `http://` to this machine (tests, local receivers). */
+  readonly allowHttpLoopback: boolean;
+  /**
+   * Host names (`hooks.example.com`), IP addresses, or `*.example.com` (any name below it). Empty or left
+   * out: any host.
+   */
+  readonly allowedHosts?: readonly string[];
+}
+
+/** Whether `hostname` (as `URL.hostname` gives it) matches one of `patterns` (see `CallbackUrlPolicy`). */
+export function isAllowedCallbackHost(hostname: string, patterns: readonly string[]): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return patterns.some((pattern) =>
+    pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern,
+  );
+}
+
 /**
  * Why `url` cannot receive an order's webhooks, or null when it can: an absolute `https://` URL without
  * credentials or fragment; `http://` only to this machine (127.0.0.0/8, `::1`, `localhost`) and only where
- * `allowHttpLoopback` (the worker's `WEBHOOK_ALLOW_HTTP_LOOPBACK`). The input schema checks the shape with
- * loopback allowed; an intake that knows the worker's setting checks again with it.
+ * `allowHttpLoopback`; and, where the workers list `allowedHosts`, only to one of those. The input schema
+ * checks the shape with loopback allowed and any host; an intake that knows the workers' policy checks again
+ * with it.
  */
-export function callbackUrlProblem(
-  url: string,
-  options: { readonly allowHttpLoopback: boolean },
-): string | null {
+export function callbackUrlProblem(url: string, policy: CallbackUrlPolicy): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -276,12 +293,17 @@ export function callbackUrlProblem(
   if (parsed.username !== '' || parsed.password !== '')
     return 'must not contain credentials (user:password@)';
   if (parsed.hash !== '') return 'must not contain a fragment (#…)';
-  if (parsed.protocol === 'https:') return null;
-  if (parsed.protocol !== 'http:') return 'must be an https:// URL';
-  if (!isLoopbackHostname(parsed.hostname)) return 'must be an https:// URL (http:// only to this machine)';
-  return options.allowHttpLoopback
-    ? null
-    : 'must be an https:// URL (http:// to this machine is switched off)';
+  if (parsed.protocol === 'http:') {
+    if (!isLoopbackHostname(parsed.hostname)) return 'must be an https:// URL (http:// only to this machine)';
+    if (!policy.allowHttpLoopback) return 'must be an https:// URL (http:// to this machine is switched off)';
+  } else if (parsed.protocol !== 'https:') {
+    return 'must be an https:// URL';
+  }
+  const allowedHosts = policy.allowedHosts ?? [];
+  if (allowedHosts.length > 0 && !isAllowedCallbackHost(parsed.hostname, allowedHosts)) {
+    return `must be on a host this service delivers webhooks to (${parsed.hostname} is not one; ask its operators)`;
+  }
+  return null;
 }
 
 /** An order's `clientId`: the API key id (or `oidc:…`) of the caller that placed it. */

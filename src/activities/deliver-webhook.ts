@@ -59,9 +59,9 @@ export interface WebhookDependencies {
 export function deliverWebhookActivity(
   deps: WebhookDependencies,
 ): (input: DeliverWebhookInput) => Promise<DeliverWebhookResult> {
-  const settings = deps.webhooks ?? { secrets: {}, allowHttpLoopback: false };
+  const settings = deps.webhooks ?? { secrets: {}, allowHttpLoopback: false, allowedHosts: [] };
   return async function deliverWebhook({ callbackUrl, clientId, event }) {
-    const problem = callbackUrlProblem(callbackUrl, { allowHttpLoopback: settings.allowHttpLoopback });
+    const problem = callbackUrlProblem(callbackUrl, settings);
     if (problem !== null) {
       throw ApplicationFailure.create({
         type: WEBHOOK_FAILURE_TYPES.notConfigured,

@@ -14,6 +14,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { BadgeOrdersClient } from '../client/badge-orders-client';
+import type { CallbackUrlPolicy } from '../contract';
 import type { Tracing } from '../tracing';
 import type { Authenticator, Principal } from './auth';
 import { forbidden } from './auth';
@@ -63,8 +64,11 @@ export interface BuildApiAppOptions {
   readonly logger?: Logger;
   /** More routes (the documents upload), each registered with {@link apiPlugin}. */
   readonly plugins?: readonly ApiPluginRegistration[];
-  /** The workers' `WEBHOOK_ALLOW_HTTP_LOOPBACK`: `http://` callback URLs to this machine. @default false */
-  readonly webhookAllowHttpLoopback?: boolean;
+  /**
+   * Where the workers deliver webhooks (`WEBHOOK_ALLOW_HTTP_LOOPBACK`, `WEBHOOK_ALLOWED_HOSTS`): a `callbackUrl`
+   * they would refuse is refused at once. @default https:// to any host
+   */
+  readonly webhooks?: CallbackUrlPolicy;
   /** A span per orders request when tracing is on; give `orders` the same tracing. */
   readonly tracing?: Tracing;
 }
@@ -206,7 +210,7 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
   await app.register(ordersRoutes, {
     orders: options.orders,
     limits,
-    webhookAllowHttpLoopback: options.webhookAllowHttpLoopback ?? false,
+    webhooks: options.webhooks ?? { allowHttpLoopback: false },
     tracing: options.tracing,
   });
   for (const plugin of plugins) plugin.register(app);

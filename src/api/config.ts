@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
   allowHttpLoopbackSchema,
+  allowedCallbackHostsSchema,
   ConfigError,
   DOCUMENT_STORE_ENV_NAMES,
   documentStoreConfigSchema,
@@ -122,6 +123,8 @@ const apiConfigSchema = z
      * here already (400), not discovered at the first delivery.
      */
     webhookAllowHttpLoopback: allowHttpLoopbackSchema,
+    /** `WEBHOOK_ALLOWED_HOSTS`, as the worker has it: a `callbackUrl` on another host is refused here (400). */
+    webhookAllowedHosts: allowedCallbackHostsSchema,
     /** @default info */
     logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   })
@@ -163,6 +166,7 @@ const API_ENV_NAMES: Readonly<Record<string, string>> = {
     ]),
   ),
   webhookAllowHttpLoopback: 'WEBHOOK_ALLOW_HTTP_LOOPBACK',
+  webhookAllowedHosts: 'WEBHOOK_ALLOWED_HOSTS',
   logLevel: 'LOG_LEVEL',
 };
 
@@ -215,6 +219,7 @@ export function loadApiConfig(env: Env = process.env): Readonly<ApiConfig> {
       store: documentStoreFromEnv(env),
     },
     webhookAllowHttpLoopback: env.WEBHOOK_ALLOW_HTTP_LOOPBACK || undefined,
+    webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS || undefined,
     logLevel: env.LOG_LEVEL || undefined,
   };
   const parsed = apiConfigSchema.safeParse(raw);

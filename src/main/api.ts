@@ -29,7 +29,10 @@ async function serve(): Promise<void> {
     authenticator: createAuthenticator({ apiKeys: config.apiKeys, oidc: config.oidc }),
     limits: config.limits,
     logger,
-    webhookAllowHttpLoopback: config.webhookAllowHttpLoopback,
+    webhooks: {
+      allowHttpLoopback: config.webhookAllowHttpLoopback,
+      allowedHosts: config.webhookAllowedHosts,
+    },
     plugins: [documents],
     tracing,
   });

@@ -64,7 +64,7 @@ describe('the API with the document store and webhooks', () => {
     );
 
     const { worker, connection, client } = await createBadgeOrderWorker(
-      { ...stack.workerConfig, webhooks: { secrets: SECRETS, allowHttpLoopback: true } },
+      { ...stack.workerConfig, webhooks: { secrets: SECRETS, allowHttpLoopback: true, allowedHosts: [] } },
       pino({ level: 'silent' }),
       { workflowBundle: stack.local.workflowBundle.bundle },
     );
@@ -86,9 +86,13 @@ describe('the API with the document store and webhooks', () => {
     api = await startTestApi({
       orders: stack.orders,
       plugins: [documents],
-      webhookAllowHttpLoopback: true,
+      webhooks: { allowHttpLoopback: true },
     });
-    strictApi = await startTestApi({ orders: stack.orders, webhookAllowHttpLoopback: false });
+    // As `WEBHOOK_ALLOW_HTTP_LOOPBACK=false` and `WEBHOOK_ALLOWED_HOSTS=hooks.example.com,*.partner.example`.
+    strictApi = await startTestApi({
+      orders: stack.orders,
+      webhooks: { allowHttpLoopback: false, allowedHosts: ['hooks.example.com', '*.partner.example'] },
+    });
   });
   afterAll(async () => {
     await api?.close();
@@ -165,7 +169,7 @@ describe('the API with the document store and webhooks', () => {
     expect(completed.map(({ signer }) => signer)).toEqual(completed.map(() => 'writer'));
   });
 
-  it('refuses a clientId in the body, and a callback URL the workers would refuse, naming the field', async () => {
+  it('refuses a clientId in the body, and callback URLs the workers would refuse, naming the field', async () => {
     const withClient = await putOrder(api, 'api-client-given', {
       documents: [{ path: 'x.pdf' }],
       clientId: 'someone-else',
@@ -186,12 +190,21 @@ describe('the API with the document store and webhooks', () => {
         message: 'must be an https:// URL (http:// to this machine is switched off)',
       },
     ]);
-    // Nothing was started for either.
-    await expect(stack.orders.getHandle('api-client-given').describe()).rejects.toThrow(
-      WorkflowNotFoundError,
-    );
-    await expect(stack.orders.getHandle('api-loopback-hook').describe()).rejects.toThrow(
-      WorkflowNotFoundError,
-    );
+    const internal = await putOrder(strictApi, 'api-internal-hook', {
+      documents: [{ path: 'x.pdf' }],
+      callbackUrl: 'https://billing.internal.example/hooks',
+    });
+    expect(internal.status).toBe(400);
+    expect(problemSchema.parse(await internal.json()).errors).toEqual([
+      {
+        field: 'body.callbackUrl',
+        message:
+          'must be on a host this service delivers webhooks to (billing.internal.example is not one; ask its operators)',
+      },
+    ]);
+    // Nothing was started for any of them.
+    for (const orderRef of ['api-client-given', 'api-loopback-hook', 'api-internal-hook']) {
+      await expect(stack.orders.getHandle(orderRef).describe()).rejects.toThrow(WorkflowNotFoundError);
+    }
   });
 });

@@ -82,7 +82,7 @@ export async function startTestApi(options: {
   readonly jwksUrl?: string;
   readonly limits?: Partial<ApiLimits>;
   readonly plugins?: BuildApiAppOptions['plugins'];
-  readonly webhookAllowHttpLoopback?: boolean;
+  readonly webhooks?: BuildApiAppOptions['webhooks'];
   readonly tracing?: BuildApiAppOptions['tracing'];
 }): Promise<TestApi> {
   const app = await buildApiApp({
@@ -102,7 +102,7 @@ export async function startTestApi(options: {
     }),
     limits: options.limits,
     plugins: options.plugins,
-    webhookAllowHttpLoopback: options.webhookAllowHttpLoopback,
+    webhooks: options.webhooks,
     tracing: options.tracing,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });

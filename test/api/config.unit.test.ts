@@ -24,12 +24,13 @@ function refusal(env: Record<string, string>): string {
 }
 
 describe('loadApiConfig', () => {
-  it('reads the document store, the document limit and the loopback webhook setting as the workers do', () => {
+  it('reads the document store, the document limit and the webhook settings as the workers do', () => {
     const config = loadApiConfig({
       ...OIDC,
       DOCUMENTS_ROOT: '/srv/documents',
       MAX_DOCUMENT_BYTES: '1048576',
       WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
+      WEBHOOK_ALLOWED_HOSTS: 'hooks.example.com, *.partner.example',
       DOCUMENT_STORE: 's3',
       DOCUMENT_STORE_S3_BUCKET: 'badge-documents',
     });
@@ -41,8 +42,10 @@ describe('loadApiConfig', () => {
       allowInsecureHttp: false,
     });
     expect(config.webhookAllowHttpLoopback).toBe(true);
+    expect(config.webhookAllowedHosts).toEqual(['hooks.example.com', '*.partner.example']);
     expect(loadApiConfig(OIDC).documents.store).toEqual({ kind: 'local' });
     expect(loadApiConfig(OIDC).webhookAllowHttpLoopback).toBe(false);
+    expect(loadApiConfig(OIDC).webhookAllowedHosts).toEqual([]);
   });
 
   it('names the variable of each invalid shared setting', () => {
@@ -52,5 +55,6 @@ describe('loadApiConfig', () => {
     expect(refusal({ ...OIDC, WEBHOOK_ALLOW_HTTP_LOOPBACK: 'maybe' })).toContain(
       'WEBHOOK_ALLOW_HTTP_LOOPBACK:',
     );
+    expect(refusal({ ...OIDC, WEBHOOK_ALLOWED_HOSTS: 'hooks example' })).toContain('WEBHOOK_ALLOWED_HOSTS:');
   });
 });

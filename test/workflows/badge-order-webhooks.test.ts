@@ -74,7 +74,11 @@ describe('badgeOrder webhooks', () => {
     baseUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
     const { worker, connection, client } = await createBadgeOrderWorker(
-      { ...stack.workerConfig, webhooks: { secrets: SECRETS, allowHttpLoopback: true } },
+      // Only 127.0.0.1 is listed: the receiver's address, not `localhost`.
+      {
+        ...stack.workerConfig,
+        webhooks: { secrets: SECRETS, allowHttpLoopback: true, allowedHosts: ['127.0.0.1'] },
+      },
       pino({ level: 'silent' }),
       { workflowBundle: stack.local.workflowBundle.bundle },
     );
@@ -226,5 +230,27 @@ describe('badgeOrder webhooks', () => {
       },
     ]);
     expect(status.webhooks?.failed[0]?.error).not.toContain('/refuse');
+  });
+
+  it('delivers nothing to a host outside WEBHOOK_ALLOWED_HOSTS, completes the order and shows why', async () => {
+    const unlisted = baseUrl.replace('127.0.0.1', 'localhost');
+    const started = await stack.orders.startOrder(
+      order('hook-unlisted', ['form.pdf'], {
+        callbackUrl: `${unlisted}/hooks/unlisted`,
+        clientId: 'client-a',
+      }),
+    );
+    await started.handle.result();
+    const status = await stack.orders.status('hook-unlisted');
+    expect(status.searchStatus).toBe('Completed');
+    expect(status.webhooks?.delivered).toBe(0);
+    expect(status.webhooks?.failed).toEqual([
+      {
+        id: expect.stringMatching(/^evt_/) as string,
+        type: 'order.completed',
+        error: expect.stringMatching(/^WEBHOOK_NOT_CONFIGURED: .*localhost is not one/) as string,
+      },
+    ]);
+    expect(deliveries.filter(({ path }) => path.includes('unlisted'))).toEqual([]);
   });
 });

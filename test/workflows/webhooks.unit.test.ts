@@ -3,7 +3,12 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { webhookSignature } from '../../src/activities/deliver-webhook';
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  deliverWebhookActivity,
+  WEBHOOK_FAILURE_TYPES,
+  webhookSignature,
+} from '../../src/activities/deliver-webhook';
 import { ConfigError, loadWorkerConfig, webhookConfigSchema } from '../../src/config';
 import { badgeOrderInputSchema, callbackUrlProblem, formatIssues } from '../../src/contract';
 
@@ -29,6 +34,33 @@ describe('callbackUrl', () => {
     expect(callbackUrlProblem(url, { allowHttpLoopback })).toBe(problem);
   });
 
+  const allowedHosts = ['hooks.example.com', '*.partner.example', '127.0.0.1', '2001:db8::7'];
+  const notListed = (host: string): string =>
+    `must be on a host this service delivers webhooks to (${host} is not one; ask its operators)`;
+  it.each([
+    ['https://hooks.example.com/orders', null],
+    ['https://HOOKS.example.com:8443/orders', null],
+    ['https://eu.orders.partner.example/hooks', null],
+    ['https://partner.example/hooks', notListed('partner.example')],
+    ['https://evilpartner.example/hooks', notListed('evilpartner.example')],
+    ['https://hooks.example.com.evil.example/', notListed('hooks.example.com.evil.example')],
+    ['https://10.0.0.7/hooks', notListed('10.0.0.7')],
+    ['https://[2001:db8::7]/hooks', null],
+    ['http://127.0.0.1:8080/hooks', null],
+    ['http://localhost/hooks', notListed('localhost')],
+  ])('%s with WEBHOOK_ALLOWED_HOSTS → %s', (url, problem) => {
+    expect(callbackUrlProblem(url, { allowHttpLoopback: true, allowedHosts })).toBe(problem);
+  });
+
+  it('checks the scheme before the host list', () => {
+    expect(callbackUrlProblem('http://localhost/hooks', { allowHttpLoopback: false, allowedHosts })).toBe(
+      'must be an https:// URL (http:// to this machine is switched off)',
+    );
+    expect(callbackUrlProblem('https://any.example/', { allowHttpLoopback: false, allowedHosts: [] })).toBe(
+      null,
+    );
+  });
+
   it('names the field in the input errors', () => {
     expect(issues({ callbackUrl: 'http://hooks.example/' })).toEqual([
       'callbackUrl: must be an https:// URL (http:// only to this machine)',
@@ -46,7 +78,31 @@ describe('callbackUrl', () => {
 
 describe('webhook settings', () => {
   it('defaults to no secrets and no http', () => {
-    expect(webhookConfigSchema.parse({})).toEqual({ secrets: {}, allowHttpLoopback: false });
+    expect(webhookConfigSchema.parse({})).toEqual({
+      secrets: {},
+      allowHttpLoopback: false,
+      allowedHosts: [],
+    });
+  });
+
+  it('never delivers to a host outside WEBHOOK_ALLOWED_HOSTS: a final failure, before any request', async () => {
+    const deliver = deliverWebhookActivity({
+      webhooks: {
+        secrets: { default: 'd'.repeat(32) },
+        allowHttpLoopback: false,
+        allowedHosts: ['hooks.example.com'],
+      },
+    });
+    const refusal = deliver({
+      callbackUrl: 'https://metadata.internal.example/latest',
+      event: {} as Parameters<typeof deliver>[0]['event'],
+    });
+    await expect(refusal).rejects.toBeInstanceOf(ApplicationFailure);
+    await expect(refusal).rejects.toMatchObject({
+      type: WEBHOOK_FAILURE_TYPES.notConfigured,
+      nonRetryable: true,
+      message: `callbackUrl ${'must be on a host this service delivers webhooks to'} (metadata.internal.example is not one; ask its operators)`,
+    });
   });
 
   it('refuses a short secret without showing it', () => {
@@ -82,8 +138,27 @@ describe('WEBHOOK_SECRETS_FILE', () => {
     expect(config.webhooks).toEqual({
       secrets: { 'api-key-7': 'x'.repeat(32), default: 'y'.repeat(32) },
       allowHttpLoopback: true,
+      allowedHosts: [],
     });
-    expect(loadWorkerConfig(env).webhooks).toEqual({ secrets: {}, allowHttpLoopback: false });
+    expect(loadWorkerConfig(env).webhooks).toEqual({
+      secrets: {},
+      allowHttpLoopback: false,
+      allowedHosts: [],
+    });
+  });
+
+  it('reads WEBHOOK_ALLOWED_HOSTS as a comma-separated list, and names the variable for a bad entry', () => {
+    expect(
+      loadWorkerConfig({
+        ...env,
+        WEBHOOK_ALLOWED_HOSTS: ' Hooks.Example.com, *.partner.example,,[2001:db8::7] ',
+      }).webhooks.allowedHosts,
+    ).toEqual(['hooks.example.com', '*.partner.example', '2001:db8::7']);
+    expect(() =>
+      loadWorkerConfig({ ...env, WEBHOOK_ALLOWED_HOSTS: 'hooks.example.com,https://hooks.example.com/x' }),
+    ).toThrow(
+      'WEBHOOK_ALLOWED_HOSTS: "https://hooks.example.com/x" is not a host name, *.domain or IP address (hosts are separated by commas)',
+    );
   });
 
   it('refuses a file that is not JSON, or a short secret, naming the variable but never a secret', () => {

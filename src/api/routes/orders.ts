@@ -23,6 +23,7 @@ import {
   statusQuery,
   type BadgeOrderResult,
   type BadgeOrderStatusView,
+  type CallbackUrlPolicy,
 } from '../../contract';
 import type { Principal } from '../auth';
 import type { ApiLimits } from '../config';
@@ -38,8 +39,8 @@ import { isInvalidArgument, withinTime } from '../temporal-errors';
 export interface OrdersRoutesOptions {
   readonly orders: BadgeOrdersClient;
   readonly limits: Pick<ApiLimits, 'operationTimeoutMs' | 'queryTimeoutMs'>;
-  /** The workers' `WEBHOOK_ALLOW_HTTP_LOOPBACK`: a `callbackUrl` they would refuse is refused at once. */
-  readonly webhookAllowHttpLoopback: boolean;
+  /** Where the workers deliver webhooks: a `callbackUrl` they would refuse is refused at once. */
+  readonly webhooks: CallbackUrlPolicy;
   /** Spans for each request when tracing is on (the orders client should carry the same tracing). */
   readonly tracing?: Tracing;
 }
@@ -147,11 +148,9 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       isPlainObject(body) ? { ...body, orderRef, ...(clientId !== undefined && { clientId }) } : body,
       'body',
     );
-    // The schema allowed http:// to this machine; the workers may not (WEBHOOK_ALLOW_HTTP_LOOPBACK).
+    // The schema allowed http:// to this machine and any host; the workers' policy may not.
     const callbackProblem =
-      input.callbackUrl === undefined
-        ? null
-        : callbackUrlProblem(input.callbackUrl, { allowHttpLoopback: options.webhookAllowHttpLoopback });
+      input.callbackUrl === undefined ? null : callbackUrlProblem(input.callbackUrl, options.webhooks);
     if (callbackProblem !== null) {
       throw invalidInput([{ field: 'body.callbackUrl', message: callbackProblem }], 'body');
     }
