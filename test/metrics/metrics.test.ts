@@ -44,9 +44,27 @@ describe('metrics endpoint', () => {
 
   beforeAll(async () => {
     stack = await startTestStack();
-    port = await freePort();
-    // The stack's prebuilt bundle comes from serviceBundleOptions(), so it carries the metrics interceptors.
-    worker = stack.startWorkerProcess({ METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' });
+    // The SDK binds the port it is given (it cannot report one it picked), so the test picks a free one. Another
+    // process may take it before the worker binds it; the worker then exits at start and gets another port.
+    for (let attempt = 1; ; attempt += 1) {
+      port = await freePort();
+      // The stack's prebuilt bundle comes from serviceBundleOptions(), so it carries the metrics interceptors.
+      worker = stack.startWorkerProcess({ METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' });
+      const started = worker;
+      const state = await waitFor(
+        async () =>
+          started.running()
+            ? await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5_000) }).then(
+                (response) => (response.ok ? 'serving' : 'starting'),
+                () => 'starting',
+              )
+            : 'exited',
+        (current) => current !== 'starting',
+        { what: 'the worker to serve /metrics or exit' },
+      );
+      if (state === 'serving') break;
+      if (attempt === 3) throw new Error(`the worker exited three times:\n${worker.output().slice(-3000)}`);
+    }
   });
 
   afterAll(async () => {
