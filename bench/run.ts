@@ -53,7 +53,7 @@ interface CliOptions extends ClusterCliOptions {
   readonly workers?: number[];
   readonly stock: number | false;
   readonly bigDocumentMb?: number;
-  readonly apiDocumentMb: number;
+  readonly apiDocumentMb?: number;
   readonly manyDocuments: number;
   readonly maxActivities: number;
   readonly workerLogLevel: string;
@@ -70,7 +70,7 @@ const SKIPPABLE = ['floor', 'naive', 'direct', 'memory', 'many', 'api-document']
 function parseCli(argv: readonly string[]): CliOptions {
   const program = new Command('bench')
     .description('Benchmark badgeOrder against the Temporal floor and direct platform calls')
-    .option('--quick', 'one worker, concurrency 10, a 100 MB document: about a minute', false)
+    .option('--quick', 'one worker, concurrency 10, 100 MB documents: about a minute', false)
     .option('--json', 'print the results as JSON instead of the table', false)
     .option(
       '--orders <n>',
@@ -95,7 +95,11 @@ function parseCli(argv: readonly string[]): CliOptions {
     .option('--stock <id>', 'stock id of every order (the demo user has 1001)', positiveInt, 1001)
     .option('--no-stock', 'order without a stock (no stock lookup)')
     .option('--big-document-mb <mb>', 'size of the large document (default 500; quick 100)', positiveInt)
-    .option('--api-document-mb <mb>', 'size of the document sent through the API and S3', positiveInt, 1024)
+    .option(
+      '--api-document-mb <mb>',
+      'size of the document sent through the API and S3 (default 1024; quick 100)',
+      positiveInt,
+    )
     .option('--many-documents <n>', 'documents of the many-documents order', positiveInt, 100)
     .option('--max-activities <n>', 'WORKER_MAX_CONCURRENT_ACTIVITIES of every worker', positiveInt, 200)
     .option(
@@ -135,6 +139,7 @@ async function main(): Promise<number> {
   const warmupOrders = cli.warmup ?? (cli.quick ? 3 : 5);
   const repeat = Math.max(1, cli.repeat ?? (cli.quick ? 1 : 2));
   const bigDocumentBytes = (cli.bigDocumentMb ?? (cli.quick ? 100 : 500)) * 1024 * 1024;
+  const apiDocumentBytes = (cli.apiDocumentMb ?? (cli.quick ? 100 : 1024)) * 1024 * 1024;
   const ordersFor = (concurrency: number): number =>
     cli.orders ?? (cli.quick ? 30 : Math.max(30, 5 * concurrency));
   const skip = new Set(cli.skip);
@@ -152,8 +157,7 @@ async function main(): Promise<number> {
     stack = await startBenchStack({
       maxConcurrentActivities: cli.maxActivities,
       maxDocumentBytes: Math.max(
-        Math.max(bigDocumentBytes, skip.has('api-document') ? 0 : cli.apiDocumentMb * 1024 * 1024) +
-          1024 * 1024,
+        Math.max(bigDocumentBytes, skip.has('api-document') ? 0 : apiDocumentBytes) + 1024 * 1024,
         DEFAULT_RULES.maxUploadBytes,
       ),
       workerLogLevel: cli.workerLogLevel,
@@ -305,7 +309,7 @@ async function main(): Promise<number> {
     const apiDocument = skip.has('api-document')
       ? null
       : await runApiDocumentScenario(stack, {
-          bytes: cli.apiDocumentMb * 1024 * 1024,
+          bytes: apiDocumentBytes,
           runId,
           workerLogLevel: cli.workerLogLevel,
           log,
