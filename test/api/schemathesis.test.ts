@@ -13,6 +13,7 @@ import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
 import { parseBadgeOrderInput } from '../../src/contract';
 import type { ListedOrder } from '../../src/client/order-listing';
 import { useTestStack } from '../helpers/stack';
+import { waitFor } from '../helpers/wait';
 import { documentsPluginFromConfig } from '../../src/api/documents-plugin';
 import { documentStoreConfigSchema } from '../../src/config';
 import { startTestApi, TEST_KEYS, type TestApi } from './api-server';
@@ -38,6 +39,16 @@ interface RunCounts {
   readonly statuses: Readonly<Record<string, number>>;
   /** Requests by operation (`METHOD /path`). */
   readonly byOperation: Readonly<Record<string, number>>;
+  /** The order refs of the PUTs answered 201: orders the fuzzing created. */
+  readonly createdOrderRefs: readonly string[];
+}
+
+/** The order ref of a `PUT …/v1/orders/<ref>` request's URL, or null for any other request. */
+function putOrderRef(request: Record<string, unknown>): string | null {
+  if (request.method !== 'PUT') return null;
+  const url = [request.uri, request.url].find((value) => typeof value === 'string') ?? '';
+  const match = /\/v1\/orders\/([^/?#]+)$/.exec(url.split('?')[0] ?? '');
+  return match?.[1] === undefined ? null : decodeURIComponent(match[1]);
 }
 
 const recordOf = (value: unknown): Record<string, unknown> =>
@@ -52,6 +63,7 @@ function countRun(jsonReport: string, ndjsonReport: string): RunCounts {
   const checks: Record<string, { ran: number; failed: number }> = {};
   const statuses: Record<string, number> = {};
   const byOperation: Record<string, number> = {};
+  const createdOrderRefs = new Set<string>();
   let requests = 0;
   for (const line of ndjsonReport.split('\n')) {
     if (!line.startsWith('{"ScenarioFinished"')) continue;
@@ -72,6 +84,8 @@ function countRun(jsonReport: string, ndjsonReport: string): RunCounts {
       statuses[status] = (statuses[status] ?? 0) + 1;
       const label = String(recorder.label ?? recordOf(request).method);
       byOperation[label] = (byOperation[label] ?? 0) + 1;
+      const created = code === 201 ? putOrderRef(recordOf(request)) : null;
+      if (created !== null) createdOrderRefs.add(created);
     }
   }
   return {
@@ -81,6 +95,7 @@ function countRun(jsonReport: string, ndjsonReport: string): RunCounts {
     checks,
     statuses,
     byOperation,
+    createdOrderRefs: [...createdOrderRefs],
   };
 }
 
@@ -178,14 +193,27 @@ describe('schemathesis against /openapi.json', () => {
     expect(Object.keys(counts.statuses).filter((status) => status.startsWith('5'))).toEqual([]);
     expect(Object.values(counts.checks).every((check) => check.ran > 0 && check.failed === 0)).toBe(true);
 
-    // Every order there is was placed through a complete, valid PUT.
-    const orders: ListedOrder[] = [];
-    let nextPageToken: Uint8Array | null = null;
-    do {
-      const page = await stack.orders.listOrders({ pageSize: 100, nextPageToken });
-      orders.push(...page.orders);
-      nextPageToken = page.nextPageToken;
-    } while (nextPageToken !== null);
+    // Every order there is was placed through a complete, valid PUT. Visibility shows new orders a moment
+    // later: wait until it lists every order a PUT answered 201 for.
+    const listAll = async (): Promise<ListedOrder[]> => {
+      const listed: ListedOrder[] = [];
+      let nextPageToken: Uint8Array | null = null;
+      do {
+        const page = await stack.orders.listOrders({ pageSize: 100, nextPageToken });
+        listed.push(...page.orders);
+        nextPageToken = page.nextPageToken;
+      } while (nextPageToken !== null);
+      return listed;
+    };
+    expect(counts.createdOrderRefs.length).toBeGreaterThan(0);
+    const orders = await waitFor(
+      listAll,
+      (listed) => {
+        const refs = new Set(listed.map((order) => order.orderRef));
+        return counts.createdOrderRefs.every((ref) => refs.has(ref));
+      },
+      { what: `visibility to list the ${counts.createdOrderRefs.length} orders the fuzzing created` },
+    );
     for (const order of orders) {
       const handle = stack.orders.getHandle(order.orderRef);
       const description = await handle.describe();
@@ -197,6 +225,8 @@ describe('schemathesis against /openapi.json', () => {
       );
       expect(description.memo?.[INPUT_HASH_MEMO_KEY]).toBe(orderInputHash(parseBadgeOrderInput(input)));
     }
-    process.stdout.write(`orders placed by the fuzzing: ${orders.length}\n`);
+    process.stdout.write(
+      `orders placed by the fuzzing: ${orders.length} (PUTs answered 201: ${counts.createdOrderRefs.length})\n`,
+    );
   });
 });
