@@ -4,12 +4,8 @@
  * them when this process dies, even by SIGKILL; the end of their output kept for error messages. The handle
  * has the shape of `startTsProcess`'s, so the same readiness and cleanup code serves both.
  */
-import { spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
-import { killOnParentExit, withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
-
-/** Output kept per process: enough to explain a failed start. */
-const MAX_OUTPUT_CHARS = 64 * 1024;
+import { startChildProcess, withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
 
 /** Options of {@link startProcess}. */
 export interface StartProcessOptions {
@@ -42,43 +38,16 @@ export function startProcess(options: StartProcessOptions): ChildProcessHandle {
         ],
       ]
     : withParentDeathSignal(options.command, options.args);
-  const child = spawn(command, args, {
-    cwd: options.cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', ...options.env },
-  });
-  if (child.pid === undefined) throw new Error(`could not start ${options.name} (${options.command})`);
-  let output = '';
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT_CHARS);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  child.on('error', (error) => keep(Buffer.from(`\n${String(error)}\n`)));
-  const exited = new Promise<string>((resolveExit) =>
-    child.once('exit', (code, signal) => resolveExit(signal ?? `exit code ${code ?? 'unknown'}`)),
-  );
-  const running = (): boolean => child.exitCode === null && child.signalCode === null;
-  killOnParentExit(child);
-  const kill = async (signal: NodeJS.Signals): Promise<void> => {
-    if (running()) child.kill(signal);
-    await exited;
-  };
-  return {
+  // Enough output to explain a failed start; PostgreSQL and the services get longer to stop.
+  return startChildProcess({
     name: options.name,
-    pid: child.pid,
-    child,
-    exited,
-    running,
-    output: () => output,
-    kill,
-    async stop(graceMs = 15_000) {
-      if (!running()) return;
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      await kill('SIGTERM');
-      clearTimeout(timer);
-    },
-  };
+    command,
+    args,
+    env: options.env,
+    cwd: options.cwd,
+    maxOutputChars: 64 * 1024,
+    stopGraceMs: 15_000,
+  });
 }
 
 /** Runs a program to completion; rejects with its output when it fails. */

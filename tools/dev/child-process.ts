@@ -1,7 +1,8 @@
 /**
- * Child processes of the dev tooling — worker processes of tests, the chaos run and the benchmarks: a
- * TypeScript entry run with `node --import tsx`, tied to this process (Linux kills it when this process dies,
- * even by SIGKILL), with its output kept for assertions and error messages.
+ * Child processes of the dev tooling — worker processes of tests, the chaos run and the benchmarks (a
+ * TypeScript entry run with `node --import tsx`), and the programs other tools start through
+ * `startChildProcess`: tied to this process (Linux kills it when this process dies, even by SIGKILL), with
+ * their output kept for assertions and error messages.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -74,25 +75,43 @@ export interface StartTsProcessOptions {
   readonly wrapper?: readonly string[];
 }
 
-/** Starts `node [nodeFlags] --import tsx <script>` from the project root with exactly `env` (plus PATH). */
-export function startTsProcess(options: StartTsProcessOptions): ChildProcessHandle {
-  const nodeArgs = [...(options.nodeFlags ?? []), '--import', 'tsx', resolve(PROJECT_ROOT, options.script)];
-  const [wrapperCommand, ...wrapperArgs] = options.wrapper ?? [];
-  const [command, commandArgs] = wrapperCommand
-    ? withParentDeathSignal(wrapperCommand, [...wrapperArgs, process.execPath, ...nodeArgs])
-    : withParentDeathSignal(process.execPath, nodeArgs);
-  const child = spawn(command, commandArgs, {
-    cwd: PROJECT_ROOT,
+/** Options of {@link startChildProcess}. */
+export interface StartChildProcessOptions {
+  /** For messages, e.g. `worker 2`. */
+  readonly name: string;
+  /** The program as it is run: already wrapped (`withParentDeathSignal`, `setpriv`, a network namespace). */
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The whole environment of the child (PATH is added): none of this process's variables leak in. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The working folder. @default this process's */
+  readonly cwd?: string;
+  /** The end of the output kept. @default 4 MiB: a worker's warnings over a long chaos run */
+  readonly maxOutputChars?: number;
+  /** How long `stop()` waits after SIGTERM before SIGKILL. @default 10 s */
+  readonly stopGraceMs?: number;
+}
+
+/**
+ * Spawns a child of the dev tooling: the end of its output kept, killed when this process exits, and a handle
+ * to wait for, signal and stop it. Every kind of child (TypeScript entries, servers, cluster services) starts
+ * here.
+ */
+export function startChildProcess(options: StartChildProcessOptions): ChildProcessHandle {
+  const maxOutputChars = options.maxOutputChars ?? MAX_OUTPUT_CHARS;
+  const child = spawn(options.command, [...options.args], {
+    cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '', ...options.env },
   });
-  if (child.pid === undefined) throw new Error(`could not start ${options.name}`);
+  if (child.pid === undefined) throw new Error(`could not start ${options.name} (${options.command})`);
   let output = '';
   const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT_CHARS);
+    output = (output + chunk.toString('utf8')).slice(-maxOutputChars);
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  child.on('error', (error) => keep(Buffer.from(`\n${String(error)}\n`)));
   const exited = new Promise<string>((resolveExit) =>
     child.once('exit', (code, signal) => resolveExit(signal ?? `exit code ${code ?? 'unknown'}`)),
   );
@@ -110,13 +129,23 @@ export function startTsProcess(options: StartTsProcessOptions): ChildProcessHand
     running,
     output: () => output,
     kill,
-    async stop(graceMs = 10_000) {
+    async stop(graceMs = options.stopGraceMs ?? 10_000) {
       if (!running()) return;
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       await kill('SIGTERM');
       clearTimeout(timer);
     },
   };
+}
+
+/** Starts `node [nodeFlags] --import tsx <script>` from the project root with exactly `env` (plus PATH). */
+export function startTsProcess(options: StartTsProcessOptions): ChildProcessHandle {
+  const nodeArgs = [...(options.nodeFlags ?? []), '--import', 'tsx', resolve(PROJECT_ROOT, options.script)];
+  const [wrapperCommand, ...wrapperArgs] = options.wrapper ?? [];
+  const [command, args] = wrapperCommand
+    ? withParentDeathSignal(wrapperCommand, [...wrapperArgs, process.execPath, ...nodeArgs])
+    : withParentDeathSignal(process.execPath, nodeArgs);
+  return startChildProcess({ name: options.name, command, args, env: options.env, cwd: PROJECT_ROOT });
 }
 
 /** What a badge worker process needs to know; becomes its environment (see `src/config.ts`). */

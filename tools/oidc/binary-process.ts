@@ -3,12 +3,8 @@
  * (Linux kills it when this process dies, even by SIGKILL), its output kept for error messages, and ready
  * only once a probe over HTTP says so.
  */
-import { spawn } from 'node:child_process';
 import { get as httpsGet } from 'node:https';
-import { killOnParentExit, withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
-
-/** Output kept per process: enough for a start-up failure. */
-const MAX_OUTPUT_CHARS = 256 * 1024;
+import { startChildProcess, withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
 
 /** Options of {@link startBinaryProcess}. */
 export interface BinaryProcessOptions {
@@ -25,42 +21,8 @@ export interface BinaryProcessOptions {
 /** Starts `command args` with exactly `env` (plus PATH); see the module comment. */
 export function startBinaryProcess(options: BinaryProcessOptions): ChildProcessHandle {
   const [command, args] = withParentDeathSignal(options.command, options.args);
-  const child = spawn(command, args, {
-    cwd: options.cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', ...options.env },
-  });
-  if (child.pid === undefined) throw new Error(`could not start ${options.name}`);
-  let output = '';
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT_CHARS);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<string>((resolveExit) =>
-    child.once('exit', (code, signal) => resolveExit(signal ?? `exit code ${code ?? 'unknown'}`)),
-  );
-  const running = (): boolean => child.exitCode === null && child.signalCode === null;
-  killOnParentExit(child);
-  const kill = async (signal: NodeJS.Signals): Promise<void> => {
-    if (running()) child.kill(signal);
-    await exited;
-  };
-  return {
-    name: options.name,
-    pid: child.pid,
-    child,
-    exited,
-    running,
-    output: () => output,
-    kill,
-    async stop(graceMs = 10_000) {
-      if (!running()) return;
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      await kill('SIGTERM');
-      clearTimeout(timer);
-    },
-  };
+  // Enough output for a start-up failure.
+  return startChildProcess({ ...options, command, args, maxOutputChars: 256 * 1024 });
 }
 
 /** Options of {@link waitUntilServing}. */
