@@ -8,7 +8,7 @@ import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/e
 import { z } from 'zod';
 import { PayloadKeyRing, parsePayloadKeys } from './codec/key-ring';
 import { responseMapSchema, type ResponseMap } from './platform/extract';
-import { DEFAULT_TASK_QUEUE, formatIssues } from './contract';
+import { bareHostname, DEFAULT_TASK_QUEUE, formatIssues } from './contract';
 
 /** Thrown when the environment is invalid; the message names every variable concerned. */
 export class ConfigError extends Error {
@@ -237,32 +237,22 @@ export type TracingConfig = z.infer<typeof tracingConfigSchema>;
 /** Shortest webhook secret accepted: an HMAC key guessable by brute force signs nothing. */
 const MIN_WEBHOOK_SECRET_LENGTH = 16;
 
-/**
- * Webhook signing (docs/webhooks.md): one secret per API client (`clientId`) and a `default` one, from the JSON
- * file `WEBHOOK_SECRETS_FILE` (`{ "<clientId>": "<secret>", "default": "<secret>" }`). Secrets stay in the
- * worker: they never enter workflow history, logs or errors (messages name client ids only).
- */
-/** `WEBHOOK_ALLOW_HTTP_LOOPBACK`, read the same way by the worker and the HTTP API. */
-export const allowHttpLoopbackSchema = booleanFromEnv.default(false);
+/** `WEBHOOK_ALLOW_HTTP_LOOPBACK`: deliver to `http://` URLs on this machine (tests, local receivers). */
+const allowHttpLoopbackSchema = booleanFromEnv.default(false);
 
 /** One entry of `WEBHOOK_ALLOWED_HOSTS`: a host name, `*.` and a domain, an IPv4 or an IPv6 address. */
 const CALLBACK_HOST_PATTERN = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$|^[0-9a-f:.]*:[0-9a-f:.]*$/;
 
 /**
- * `WEBHOOK_ALLOWED_HOSTS`, read the same way by the worker and the HTTP API: the comma-separated hosts that
- * callback URLs may name (`hooks.example.com`, `*.partner.example`, `10.0.0.7`). Empty: any host.
+ * `WEBHOOK_ALLOWED_HOSTS`: the comma-separated hosts that callback URLs may name (`hooks.example.com`,
+ * `*.partner.example`, `10.0.0.7`). Empty: any host.
  */
-export const allowedCallbackHostsSchema = z
+const allowedCallbackHostsSchema = z
   .string()
   .transform((list, ctx) => {
     const entries = list
       .split(',')
-      .map((entry) =>
-        entry
-          .trim()
-          .toLowerCase()
-          .replace(/^\[|\]$/g, ''),
-      )
+      .map((entry) => bareHostname(entry.trim()))
       .filter((entry) => entry !== '');
     for (const entry of entries.filter((candidate) => !CALLBACK_HOST_PATTERN.test(candidate))) {
       ctx.addIssue({
@@ -274,7 +264,38 @@ export const allowedCallbackHostsSchema = z
   })
   .default([]);
 
-export const webhookConfigSchema = z.object({
+/**
+ * Where webhooks may go (`CallbackUrlPolicy`), read the same way by the worker and the HTTP API: the API refuses
+ * at once a `callbackUrl` the workers would refuse.
+ */
+export const callbackUrlPolicySchema = z.object({
+  /** `WEBHOOK_ALLOW_HTTP_LOOPBACK`. @default false */
+  allowHttpLoopback: allowHttpLoopbackSchema,
+  /** `WEBHOOK_ALLOWED_HOSTS`: deliver only to these hosts. @default any host */
+  allowedHosts: allowedCallbackHostsSchema,
+});
+
+/** The policy's variables, by field of a configuration's `webhooks` (worker and API alike). */
+export const WEBHOOK_POLICY_ENV_NAMES: Readonly<Record<string, string>> = {
+  'webhooks.allowHttpLoopback': 'WEBHOOK_ALLOW_HTTP_LOOPBACK',
+  'webhooks.allowedHosts': 'WEBHOOK_ALLOWED_HOSTS',
+};
+
+/** The policy's raw values from the environment (unset and empty alike take the defaults). */
+export function callbackUrlPolicyFromEnv(env: Env): Readonly<Record<string, string | undefined>> {
+  return {
+    allowHttpLoopback: env.WEBHOOK_ALLOW_HTTP_LOOPBACK || undefined,
+    allowedHosts: env.WEBHOOK_ALLOWED_HOSTS || undefined,
+  };
+}
+
+/**
+ * Webhook signing (docs/webhooks.md): one secret per API client (`clientId`) and a `default` one, from the JSON
+ * file `WEBHOOK_SECRETS_FILE` (`{ "<clientId>": "<secret>", "default": "<secret>" }`), with the delivery
+ * policy. Secrets stay in the worker: they never enter workflow history, logs or errors (messages name client
+ * ids only).
+ */
+export const webhookConfigSchema = callbackUrlPolicySchema.extend({
   /** Secret by client id. @default none: orders with a `callbackUrl` get a failed delivery in their status */
   secrets: z
     .record(
@@ -285,10 +306,6 @@ export const webhookConfigSchema = z.object({
       { error: 'must be a JSON object of client id to secret' },
     )
     .default({}),
-  /** `WEBHOOK_ALLOW_HTTP_LOOPBACK`: deliver to `http://` URLs on this machine (tests, local receivers). @default false */
-  allowHttpLoopback: allowHttpLoopbackSchema,
-  /** `WEBHOOK_ALLOWED_HOSTS`: deliver only to these hosts. @default any host */
-  allowedHosts: allowedCallbackHostsSchema,
 });
 /** Parsed webhook settings. */
 export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
@@ -517,7 +534,7 @@ export const workerConfigSchema = z.object({
   }),
 
   /** Webhook signing and delivery. */
-  webhooks: webhookConfigSchema.default({ secrets: {}, allowHttpLoopback: false, allowedHosts: [] }),
+  webhooks: webhookConfigSchema.prefault({}),
 });
 /** Parsed worker configuration. */
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
@@ -572,8 +589,7 @@ const ENV_NAMES: Record<string, string> = {
   'tracing.scheduleDelayMs': 'OTEL_BSP_SCHEDULE_DELAY',
 
   'webhooks.secrets': 'WEBHOOK_SECRETS_FILE',
-  'webhooks.allowHttpLoopback': 'WEBHOOK_ALLOW_HTTP_LOOPBACK',
-  'webhooks.allowedHosts': 'WEBHOOK_ALLOWED_HOSTS',
+  ...WEBHOOK_POLICY_ENV_NAMES,
 };
 
 /** Our variable names of earlier releases, and the standard names that replace them. */
@@ -743,11 +759,7 @@ export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig>
     },
     tracing: tracingFromEnv(env),
 
-    webhooks: {
-      secrets: webhookSecretsFromEnv(env),
-      allowHttpLoopback: env.WEBHOOK_ALLOW_HTTP_LOOPBACK || undefined,
-      allowedHosts: env.WEBHOOK_ALLOWED_HOSTS || undefined,
-    },
+    webhooks: { secrets: webhookSecretsFromEnv(env), ...callbackUrlPolicyFromEnv(env) },
   };
   return Object.freeze(parse(workerConfigSchema, raw, ENV_NAMES));
 }

@@ -251,9 +251,14 @@ function durationMsSchema(max: { readonly ms: number; readonly text: string }): 
     .max(max.ms, `must be at most ${max.ms} ms (${max.text})`);
 }
 
+/** A host as written in a URL or a host list, compared bare: lowercase, an IPv6 address without `[ ]`. */
+export function bareHostname(hostname: string): string {
+  return hostname.toLowerCase().replace(/^\[|\]$/g, '');
+}
+
 /** Whether `hostname` (as `URL.hostname` gives it) is this machine: `localhost`, 127.0.0.0/8 or `::1`. */
 function isLoopbackHostname(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  const host = bareHostname(hostname);
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
@@ -269,8 +274,8 @@ export interface CallbackUrlPolicy {
 }
 
 /** Whether `hostname` (as `URL.hostname` gives it) matches one of `patterns` (see `CallbackUrlPolicy`). */
-export function isAllowedCallbackHost(hostname: string, patterns: readonly string[]): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+function isAllowedCallbackHost(hostname: string, patterns: readonly string[]): boolean {
+  const host = bareHostname(hostname);
   return patterns.some((pattern) =>
     pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern,
   );

@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { callbackUrlProblem, type WebhookEvent } from '../contract';
-import { urlOrigin, type WebhookConfig } from '../config';
+import { urlOrigin, webhookConfigSchema, type WebhookConfig } from '../config';
 
 /** Header names of a delivery. */
 export const WEBHOOK_HEADERS = {
@@ -59,7 +59,7 @@ export interface WebhookDependencies {
 export function deliverWebhookActivity(
   deps: WebhookDependencies,
 ): (input: DeliverWebhookInput) => Promise<DeliverWebhookResult> {
-  const settings = deps.webhooks ?? { secrets: {}, allowHttpLoopback: false, allowedHosts: [] };
+  const settings = deps.webhooks ?? webhookConfigSchema.parse({});
   return async function deliverWebhook({ callbackUrl, clientId, event }) {
     const problem = callbackUrlProblem(callbackUrl, settings);
     if (problem !== null) {

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
-  allowHttpLoopbackSchema,
-  allowedCallbackHostsSchema,
+  callbackUrlPolicyFromEnv,
+  callbackUrlPolicySchema,
   ConfigError,
   DOCUMENT_STORE_ENV_NAMES,
   documentStoreConfigSchema,
@@ -15,6 +15,7 @@ import {
   documentsRootSchema,
   loadTemporalConfig,
   maxDocumentBytesSchema,
+  WEBHOOK_POLICY_ENV_NAMES,
   type TemporalConfig,
 } from '../config';
 import { formatIssues } from '../contract';
@@ -119,12 +120,10 @@ const apiConfigSchema = z
       store: documentStoreConfigSchema,
     }),
     /**
-     * `WEBHOOK_ALLOW_HTTP_LOOPBACK`, as the worker has it: a `callbackUrl` the worker would refuse is refused
-     * here already (400), not discovered at the first delivery.
+     * `WEBHOOK_ALLOW_HTTP_LOOPBACK` and `WEBHOOK_ALLOWED_HOSTS`, as the workers have them: a `callbackUrl` they
+     * would refuse is refused here already (400), not discovered at the first delivery.
      */
-    webhookAllowHttpLoopback: allowHttpLoopbackSchema,
-    /** `WEBHOOK_ALLOWED_HOSTS`, as the worker has it: a `callbackUrl` on another host is refused here (400). */
-    webhookAllowedHosts: allowedCallbackHostsSchema,
+    webhooks: callbackUrlPolicySchema.prefault({}),
     /** @default info */
     logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   })
@@ -165,8 +164,7 @@ const API_ENV_NAMES: Readonly<Record<string, string>> = {
       name,
     ]),
   ),
-  webhookAllowHttpLoopback: 'WEBHOOK_ALLOW_HTTP_LOOPBACK',
-  webhookAllowedHosts: 'WEBHOOK_ALLOWED_HOSTS',
+  ...WEBHOOK_POLICY_ENV_NAMES,
   logLevel: 'LOG_LEVEL',
 };
 
@@ -218,8 +216,7 @@ export function loadApiConfig(env: Env = process.env): Readonly<ApiConfig> {
       maxDocumentBytes: env.MAX_DOCUMENT_BYTES || undefined,
       store: documentStoreFromEnv(env),
     },
-    webhookAllowHttpLoopback: env.WEBHOOK_ALLOW_HTTP_LOOPBACK || undefined,
-    webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS || undefined,
+    webhooks: callbackUrlPolicyFromEnv(env),
     logLevel: env.LOG_LEVEL || undefined,
   };
   const parsed = apiConfigSchema.safeParse(raw);

@@ -29,10 +29,7 @@ async function serve(): Promise<void> {
     authenticator: createAuthenticator({ apiKeys: config.apiKeys, oidc: config.oidc }),
     limits: config.limits,
     logger,
-    webhooks: {
-      allowHttpLoopback: config.webhookAllowHttpLoopback,
-      allowedHosts: config.webhookAllowedHosts,
-    },
+    webhooks: config.webhooks,
     plugins: [documents],
     tracing,
   });

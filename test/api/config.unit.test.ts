@@ -41,11 +41,11 @@ describe('loadApiConfig', () => {
       bucket: 'badge-documents',
       allowInsecureHttp: false,
     });
-    expect(config.webhookAllowHttpLoopback).toBe(true);
-    expect(config.webhookAllowedHosts).toEqual(['hooks.example.com', '*.partner.example']);
+    expect(config.webhooks.allowHttpLoopback).toBe(true);
+    expect(config.webhooks.allowedHosts).toEqual(['hooks.example.com', '*.partner.example']);
     expect(loadApiConfig(OIDC).documents.store).toEqual({ kind: 'local' });
-    expect(loadApiConfig(OIDC).webhookAllowHttpLoopback).toBe(false);
-    expect(loadApiConfig(OIDC).webhookAllowedHosts).toEqual([]);
+    expect(loadApiConfig(OIDC).webhooks.allowHttpLoopback).toBe(false);
+    expect(loadApiConfig(OIDC).webhooks.allowedHosts).toEqual([]);
   });
 
   it('names the variable of each invalid shared setting', () => {
