@@ -4,7 +4,6 @@
  * them when this process dies, even by SIGKILL; the end of their output kept for error messages. The handle
  * has the shape of `startTsProcess`'s, so the same readiness and cleanup code serves both.
  */
-import { createConnection } from 'node:net';
 import { startChildProcess, withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
 
 /** Options of {@link startProcess}. */
@@ -85,19 +84,4 @@ export async function waitUntil(
     // Interval of a readiness probe, not synchronisation on a guess.
     await pause(250);
   }
-}
-
-/** Whether something accepts TCP connections at host:port. */
-export function acceptsConnections(host: string, port: number): Promise<boolean> {
-  return new Promise((resolveProbe) => {
-    const socket = createConnection({ host, port });
-    socket.setTimeout(1_000);
-    const done = (result: boolean): void => {
-      socket.destroy();
-      resolveProbe(result);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-    socket.once('timeout', () => done(false));
-  });
 }

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import type { ChildProcessHandle } from '../dev/child-process';
 import { findFreePort } from '../dev/dev-server';
 import { PROJECT_ROOT } from '../dev/temporal-cli';
-import { acceptsConnections, startProcess, waitUntil } from './process';
+import { acceptsConnections } from '../dev/dev-server';
+import { startProcess, waitUntil } from './process';
 
 /** The four services, in the order they start (the frontend first: the others find it through it). */
 export const TEMPORAL_SERVICES = ['frontend', 'history', 'matching', 'worker'] as const;

@@ -32,7 +32,7 @@ const runningChildren = new Set<ChildProcess>();
 let killingOnExit = false;
 
 /** Kills `child` when this process exits (normal exits; Linux's parent-death signal covers the rest). */
-export function killOnParentExit(child: ChildProcess): void {
+function killOnParentExit(child: ChildProcess): void {
   runningChildren.add(child);
   child.once('exit', () => runningChildren.delete(child));
   if (killingOnExit) return;

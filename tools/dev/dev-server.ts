@@ -5,12 +5,11 @@
  * cold start on a 2-core machine — and then poll until the server answers. The process is always stopped:
  * by `stop()`, when this process exits, and (on Linux) by the kernel if this process dies.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { BADGE_SEARCH_ATTRIBUTES } from '../../src/contract';
-import { killOnParentExit, withParentDeathSignal } from './child-process';
+import { startChildProcess, withParentDeathSignal } from './child-process';
 import { describeTemporalCli, resolveTemporalCli, type ResolvedTemporalCli } from './temporal-cli';
 
 export interface DevServerOptions {
@@ -70,6 +69,21 @@ export async function findFreePort(host = '127.0.0.1'): Promise<number> {
   });
 }
 
+/** Whether something accepts TCP connections at host:port. */
+export function acceptsConnections(host: string, port: number): Promise<boolean> {
+  return new Promise((resolveProbe) => {
+    const socket = createConnection({ host, port });
+    socket.setTimeout(1_000);
+    const done = (result: boolean): void => {
+      socket.destroy();
+      resolveProbe(result);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => done(false));
+  });
+}
+
 function cliSearchAttributeArgs(): string[] {
   const cliTypeNames: Record<string, string> = { KEYWORD: 'Keyword', TEXT: 'Text', INT: 'Int', BOOL: 'Bool' };
   return BADGE_SEARCH_ATTRIBUTES.flatMap((key) => [
@@ -113,15 +127,6 @@ async function waitUntilServing(options: {
     await delay(200);
   }
   throw new DevServerStartError(`the dev server did not answer in time (last error: ${lastError})`);
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 async function startWithSdk(options: DevServerOptions, namespace: string, ip: string): Promise<DevServer> {
@@ -209,18 +214,15 @@ async function launchDevServer(launch: {
     ...(options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
   ];
   const [command, commandArgs] = withParentDeathSignal(launch.cli, args);
-  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keepTail = (chunk: Buffer): void => {
-    output = (output + chunk.toString('utf8')).slice(-4_000);
-  };
-  child.stdout?.on('data', keepTail);
-  child.stderr?.on('data', keepTail);
-  let spawnError: Error | null = null;
-  child.on('error', (error) => {
-    spawnError = error;
+  // With this process's environment: the CLI reads its own settings there.
+  const server = startChildProcess({
+    name: 'the dev server',
+    command,
+    args: commandArgs,
+    env: process.env,
+    maxOutputChars: 4_000,
   });
-  killOnParentExit(child);
+  const output = (): string => server.output().trim();
 
   const address = `${ip}:${port}`;
   const uiUrl = uiPort === null ? null : `http://${ip}:${uiPort}`;
@@ -230,16 +232,15 @@ async function launchDevServer(launch: {
       namespace,
       uiUrl,
       deadline: Date.now() + (options.startTimeoutMs ?? 90_000),
-      exited: () => {
-        if (spawnError) return `could not start ${launch.cli}: ${String(spawnError)}`;
-        if (child.exitCode === null && child.signalCode === null) return null;
-        return `the dev server exited (${child.exitCode ?? child.signalCode}): ${output.trim()}`;
-      },
+      exited: () =>
+        server.running()
+          ? null
+          : `the dev server exited (${server.child.exitCode ?? server.child.signalCode}): ${output()}`,
     });
   } catch (error) {
-    await stopChild(child);
-    if (error instanceof DevServerStartError && !error.message.includes(output.trim())) {
-      error.message += output.trim() ? `\n--- dev server output ---\n${output.trim()}` : '';
+    await server.stop();
+    if (error instanceof DevServerStartError && !error.message.includes(output())) {
+      error.message += output() ? `\n--- dev server output ---\n${output()}` : '';
     }
     throw error;
   }
@@ -248,9 +249,7 @@ async function launchDevServer(launch: {
     address,
     namespace,
     uiUrl,
-    pid: child.pid ?? null,
-    async stop() {
-      await stopChild(child);
-    },
+    pid: server.pid,
+    stop: () => server.stop(),
   };
 }

@@ -3,16 +3,14 @@
  * tools/go-tools) with its posix backend in a scratch folder, on a free port, with a random root access key.
  * Its stop is registered in the caller's {@link CleanupList} (or the stack's `onStop`), so it always stops.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { ensureGoTool, GO_TOOLS } from '../go-tools/go-tools';
-import { withParentDeathSignal } from '../dev/child-process';
-import { findFreePort } from '../dev/dev-server';
+import { startChildProcess, withParentDeathSignal } from '../dev/child-process';
+import { acceptsConnections, findFreePort } from '../dev/dev-server';
 
 /** Where to register the server's stop: a `CleanupList`, or a stack's `onStop`. */
 export interface StopRegistry {
@@ -47,26 +45,6 @@ export interface LocalS3 {
   stop(): Promise<void>;
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolveAnswer) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolveAnswer(true);
-    });
-    socket.once('error', () => resolveAnswer(false));
-  });
-}
-
 /** Starts versitygw (building it once if needed) and creates the buckets. */
 export async function startLocalS3(options: LocalS3Options): Promise<LocalS3> {
   const binary = await ensureGoTool(GO_TOOLS.versitygw, { log: options.log });
@@ -89,13 +67,12 @@ export async function startLocalS3(options: LocalS3Options): Promise<LocalS3> {
     dataDir,
   ]);
   // The root key goes through the environment, not the command line that `ps` shows.
-  const child = spawn(command, args, {
+  const server = startChildProcess({
+    name: 'versitygw',
+    command,
+    args,
     env: { ...process.env, ROOT_ACCESS_KEY_ID: accessKeyId, ROOT_SECRET_ACCESS_KEY: secretAccessKey },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let errors = '';
-  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
-    errors = (errors + text).slice(-4_000);
+    maxOutputChars: 4_000,
   });
   let stopping: Promise<void> | undefined;
   const endpoint = `http://127.0.0.1:${port}`;
@@ -108,18 +85,20 @@ export async function startLocalS3(options: LocalS3Options): Promise<LocalS3> {
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       client.destroy();
-      await stopChild(child);
+      await server.stop();
     })();
     return stopping;
   };
-  options.cleanups.add(`versitygw ${child.pid ?? ''}`, stop);
+  options.cleanups.add(`versitygw ${server.pid}`, stop);
 
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
-  while (!(await accepts(port))) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`versitygw exited at start (${child.exitCode ?? child.signalCode}): ${errors}`);
+  while (!(await acceptsConnections('127.0.0.1', port))) {
+    if (!server.running()) {
+      throw new Error(`versitygw exited at start (${await server.exited}): ${server.output()}`);
     }
-    if (Date.now() > deadline) throw new Error(`versitygw did not listen on ${endpoint} in time: ${errors}`);
+    if (Date.now() > deadline) {
+      throw new Error(`versitygw did not listen on ${endpoint} in time: ${server.output()}`);
+    }
     // Polling interval between readiness probes, not synchronisation on a guess.
     await new Promise((resolveDelay) => setTimeout(resolveDelay, 100));
   }
