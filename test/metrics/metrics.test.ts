@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { METRIC_NAMES } from '../../src/metrics';
 import { startTestStack, type TestStack, type WorkerProcess } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
+import { waitUntilServing } from '../../tools/oidc/binary-process';
 
 const vehicle = { licensePlate: 'B-ME 1' };
 const badge = { type: 'green' };
@@ -50,20 +51,13 @@ describe('metrics endpoint', () => {
       port = await freePort();
       // The stack's prebuilt bundle comes from serviceBundleOptions(), so it carries the metrics interceptors.
       worker = stack.startWorkerProcess({ METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' });
-      const started = worker;
-      const state = await waitFor(
-        async () =>
-          started.running()
-            ? await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5_000) }).then(
-                (response) => (response.ok ? 'serving' : 'starting'),
-                () => 'starting',
-              )
-            : 'exited',
-        (current) => current !== 'starting',
-        { what: 'the worker to serve /metrics or exit' },
-      );
-      if (state === 'serving') break;
-      if (attempt === 3) throw new Error(`the worker exited three times:\n${worker.output().slice(-3000)}`);
+      try {
+        await waitUntilServing(worker, `http://127.0.0.1:${port}/metrics`);
+        break;
+      } catch (error) {
+        // Rejected with its output: a worker still running did not serve in time; the third exit is no race.
+        if (worker.running() || attempt === 3) throw error;
+      }
     }
   });
 

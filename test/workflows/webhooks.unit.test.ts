@@ -101,7 +101,8 @@ describe('webhook settings', () => {
     await expect(refusal).rejects.toMatchObject({
       type: WEBHOOK_FAILURE_TYPES.notConfigured,
       nonRetryable: true,
-      message: `callbackUrl ${'must be on a host this service delivers webhooks to'} (metadata.internal.example is not one; ask its operators)`,
+      message:
+        'callbackUrl must be on a host this service delivers webhooks to (metadata.internal.example is not one; ask its operators)',
     });
   });
 
