@@ -1,5 +1,8 @@
-/** Reading workflow histories as text, with every payload decoded, to search them for secrets. */
-import type { Client } from '@temporalio/client';
+/** Reading workflow histories: as text, with every payload decoded (to search them for secrets), and by step. */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { EncryptionCodec } from '../../src/codec/encryption-codec';
+import type { PayloadKeyRing } from '../../src/codec/key-ring';
 import { textOf } from '../../tools/chaos/secrets';
 
 /** Every string and decoded payload of a history, one per line. */
@@ -13,4 +16,22 @@ export async function historiesOf(client: Client, query: string): Promise<Map<st
     histories.set(`${execution.workflowId}/${execution.runId}`, historyText(history));
   }
   return histories;
+}
+
+/**
+ * The Web UI timeline's summary of each step, in order: of activities, and of local activities (on their
+ * markers). Summaries are encrypted like any payload, so they are decoded with the stack's keys.
+ */
+export async function stepSummaries(handle: WorkflowHandle, keys: PayloadKeyRing): Promise<unknown[]> {
+  const history = await handle.fetchHistory();
+  const codec = new EncryptionCodec(keys);
+  const summaries: unknown[] = [];
+  for (const event of history.events ?? []) {
+    const step = event.activityTaskScheduledEventAttributes ?? event.markerRecordedEventAttributes;
+    const summary = step ? event.userMetadata?.summary : undefined;
+    if (!summary) continue;
+    const [decoded] = await codec.decode([summary]);
+    summaries.push(defaultPayloadConverter.fromPayload(decoded as Payload));
+  }
+  return summaries;
 }

@@ -94,6 +94,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
 export type StackFixture = TestStack & {
   /** Stops the in-process worker early (e.g. before a test that runs worker processes only). */
   stopWorker(): Promise<void>;
+  /** Starts the in-process worker again after `stopWorker()`; it stops with the stack, or at `stopWorker()`. */
+  resumeWorker(): Promise<void>;
 };
 
 /**
@@ -123,10 +125,15 @@ export function useTestStack(
     await worker?.stop();
     worker = undefined;
   };
+  const resumeWorker = async (): Promise<void> => {
+    if (stack === undefined) throw new Error('the test stack starts in beforeAll');
+    worker ??= await stack.startWorker();
+  };
   // Tests hold this object from the start; its properties are the stack's once beforeAll has started it.
   return new Proxy({} as StackFixture, {
     get(_target, property) {
       if (property === 'stopWorker') return stopWorker;
+      if (property === 'resumeWorker') return resumeWorker;
       if (stack === undefined) throw new Error('the test stack starts in beforeAll');
       const value: unknown = Reflect.get(stack, property, stack);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(stack) : value;

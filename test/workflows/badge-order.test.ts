@@ -4,12 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  defaultPayloadConverter,
-  type Payload,
-} from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { EncryptionCodec, payloadKeyId } from '../../src/codec/encryption-codec';
 import {
   BadgeOrderId,
@@ -20,7 +15,7 @@ import {
 } from '../../src/contract';
 import { DEMO_USER, DOCUMENT_ONLY_USER } from '../../src/sandbox';
 import { startTestStack, useTestStack } from '../helpers/stack';
-import { historiesOf, historyText } from '../helpers/history';
+import { historiesOf, historyText, stepSummaries } from '../helpers/history';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'B-XY 1234', vin: 'WVWZZZ1JZXW000001', fuel: 'diesel' };
@@ -68,16 +63,7 @@ describe('badgeOrder', () => {
 
     // Every step has a summary in the Web UI's timeline (encrypted like any payload); the platform reads are
     // local activities, whose summaries are on their markers.
-    const history = await started.handle.fetchHistory();
-    const codec = new EncryptionCodec(stack.payloadKeys);
-    const summaries: unknown[] = [];
-    for (const event of history.events ?? []) {
-      const step = event.activityTaskScheduledEventAttributes ?? event.markerRecordedEventAttributes;
-      const summary = step ? event.userMetadata?.summary : undefined;
-      if (!summary) continue;
-      const [decoded] = await codec.decode([summary]);
-      summaries.push(defaultPayloadConverter.fromPayload(decoded as Payload));
-    }
+    const summaries = await stepSummaries(started.handle, stack.payloadKeys);
     expect(summaries).toEqual([
       'Validate the order input and resolve its options',
       'Authenticate against the platform',
