@@ -2,9 +2,10 @@
  * The Temporal floors: workflows whose activities do nothing, so what they cost is Temporal's own cost of
  * running the steps.
  *
- * - `floorOrder`, the **own-shape floor**: the same shape as `badgeOrder` — authenticate and look up the stock
- *   (when one is given) as local activities, create the order as an activity, then one `uploadDocument` per
- *   document with the same activity options and the same bounded parallelism.
+ * - `floorOrder`, the **own-shape floor**: the same shape as `badgeOrder` — authenticate (in `badgeOrder` the
+ *   same local activity also resolves the input) and look up the stock (when one is given) as local
+ *   activities, create the order as an activity, then one `uploadDocument` per document with the same
+ *   activity options and the same bounded parallelism.
  * - `naiveFloorOrder`, the **naive-shape floor**: one regular activity per step (authenticate, stock lookup,
  *   create, each upload) — what a first design on Temporal does, and what the bench measured before.
  *

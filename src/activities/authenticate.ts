@@ -6,15 +6,18 @@ import type { AuthenticateResult } from './types';
 
 /** Creates the `authenticate` activity. */
 export function authenticateActivity(deps: ActivityDependencies): () => Promise<AuthenticateResult> {
-  const behaviour = deps.behaviour ?? DEFAULT_PLATFORM_BEHAVIOUR;
   return async function authenticate() {
-    return atBoundary(async () => {
-      const session = await deps.platform.authenticate({ signal: Context.current().cancellationSignal });
-      return {
-        userId: session.userId,
-        expiresAt: session.expiresAt?.toISOString() ?? null,
-        idempotencyKeys: behaviour.idempotencyKeys,
-      };
-    });
+    return atBoundary(() => signIn(deps, Context.current().cancellationSignal));
+  };
+}
+
+/** Signs in, answered from the token cache while its token lasts; `signal` ends the wait. */
+export async function signIn(deps: ActivityDependencies, signal: AbortSignal): Promise<AuthenticateResult> {
+  const behaviour = deps.behaviour ?? DEFAULT_PLATFORM_BEHAVIOUR;
+  const session = await deps.platform.authenticate({ signal });
+  return {
+    userId: session.userId,
+    expiresAt: session.expiresAt?.toISOString() ?? null,
+    idempotencyKeys: behaviour.idempotencyKeys,
   };
 }

@@ -8,11 +8,13 @@ import type { ActivityDependencies } from './dependencies';
 import { deliverWebhookActivity, type WebhookDependencies } from './deliver-webhook';
 import { inspectDocumentActivity } from './inspect-document';
 import { lookUpStockActivity } from './look-up-stock';
+import { resolveInputAndSignInActivity } from './resolve-input-and-sign-in';
 import { resolveOrderInputActivity } from './resolve-order-input';
 import { uploadDocumentActivity } from './upload-document';
 
 export type * from './types';
 export type { ActivityDependencies, PlatformBehaviour } from './dependencies';
+export type { ResolveInputAndSignInResult } from './resolve-input-and-sign-in';
 export type { DeliverWebhookInput, DeliverWebhookResult, WebhookDependencies } from './deliver-webhook';
 
 /** Creates the activity functions the worker registers. */
@@ -24,6 +26,7 @@ export function createActivities(deps: ActivityDependencies & WebhookDependencie
     inspectDocument: inspectDocumentActivity(deps),
     uploadDocument: uploadDocumentActivity(deps),
     resolveOrderInput: resolveOrderInputActivity(),
+    resolveInputAndSignIn: resolveInputAndSignInActivity(deps),
     deliverWebhook: deliverWebhookActivity(deps),
   };
 }

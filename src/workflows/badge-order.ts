@@ -25,6 +25,7 @@ import type {
   BadgeOrderStatusValue,
   ValidBadgeOrderInput,
 } from '../contract';
+import type { AuthenticateResult } from '../activities/types';
 import { BadgeOrderId, BadgeOrderRef, BadgeOrderStatus, statusQuery } from '../workflow-contract';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
 import { describeFailure, failureType } from './failures';
@@ -39,7 +40,7 @@ import { contractSchemas } from './contract-schemas';
 import { OrderState, type OrderContinuation } from './order-state';
 import { PATCHES } from './patches';
 import { placeOrder } from './place-order';
-import { inputResolver, orderSteps, type OrderSteps } from './steps';
+import { inputResolver, inputResolverWithSignIn, orderSteps, type OrderSteps } from './steps';
 import { awaitRepair, uploadPendingDocuments } from './upload-documents';
 import { OrderWebhooks } from './webhooks';
 
@@ -49,12 +50,18 @@ type OrderOptions = ResolvedOrderOptions;
 interface RunPatches {
   readonly resolvedInputRecorded: boolean;
   readonly localPlatformReads: boolean;
+  readonly inputWithSignIn: boolean;
 }
 
 function askPatches(): RunPatches {
+  // The newest patch implies the earlier ones: a new order records one patch marker, not three.
+  if (patched(PATCHES.inputWithSignIn)) {
+    return { resolvedInputRecorded: true, localPlatformReads: true, inputWithSignIn: true };
+  }
   return {
     resolvedInputRecorded: patched(PATCHES.resolvedInputRecorded),
     localPlatformReads: patched(PATCHES.localPlatformReads),
+    inputWithSignIn: false,
   };
 }
 
@@ -75,7 +82,7 @@ export async function badgeOrder(
 ): Promise<BadgeOrderResult> {
   // Before the first await, always: a patch asked later may fall into another workflow task on replay.
   const runPatches = askPatches();
-  const input = await resolvedInput(rawInput, continued, runPatches);
+  const { input, firstSession } = await resolvedInput(rawInput, continued, runPatches);
   const options: OrderOptions = input.options;
   const steps = orderSteps(options);
   const webhooks = new OrderWebhooks(input, continued?.webhooks);
@@ -100,7 +107,7 @@ export async function badgeOrder(
   );
   try {
     const platformRead = platformReads(steps, runPatches);
-    const session = continued ?? (await signIn(state, platformRead));
+    const session = continued ?? (await signIn(state, platformRead, firstSession));
     const orderId = continued?.orderId ?? (await orderOnce(state, steps, session, options, platformRead));
     await uploadUntilAllStored(state, {
       steps,
@@ -135,26 +142,38 @@ export async function badgeOrder(
   }
 }
 
+/** The resolved input, and the session of a first sign-in made with it (null: the order signs in itself). */
+interface StartingInput {
+  readonly input: ResolvedBadgeOrderInput;
+  readonly firstSession: AuthenticateResult | null;
+}
+
 /**
  * The order's input, validated (a caller may start the workflow without our starter) and with its options
- * resolved — once: a new order asks the `resolveOrderInput` local activity, whose answer history records, so
- * replay on a later release neither parses the input with that release's schema nor takes its defaults. A run
- * continued by such a run gets the resolved input as its own input.
+ * resolved — once: a new order asks a local activity, whose answer history records, so replay on a later
+ * release neither parses the input with that release's schema nor takes its defaults. Since 0.3.0 the same
+ * activity makes a first sign-in. A run continued by such a run gets the resolved input as its own input.
  */
 async function resolvedInput(
   rawInput: BadgeOrderInput,
   continued: OrderContinuation | undefined,
   runPatches: RunPatches,
-): Promise<ResolvedBadgeOrderInput> {
-  if (continued?.inputResolved === true) return rawInput as ResolvedBadgeOrderInput;
+): Promise<StartingInput> {
+  if (continued?.inputResolved === true) {
+    return { input: rawInput as ResolvedBadgeOrderInput, firstSession: null };
+  }
   if (runPatches.resolvedInputRecorded) {
     // The status query answers from the first moment; the order's handlers replace this one.
     setHandler(statusQuery, () => startingView(rawInput));
     try {
       // Not cancellable (it takes a moment): a cancellation takes effect at the first step, which records it.
-      return await CancellationScope.nonCancellable(() =>
-        inputResolver.resolveOrderInput({ input: rawInput }),
-      );
+      return await CancellationScope.nonCancellable(async () => {
+        if (runPatches.inputWithSignIn) {
+          const started = await inputResolverWithSignIn.resolveInputAndSignIn({ input: rawInput });
+          return { input: started.input, firstSession: started.session };
+        }
+        return { input: await inputResolver.resolveOrderInput({ input: rawInput }), firstSession: null };
+      });
     } catch (error) {
       if (failureType(error) !== SERVICE_FAILURE_TYPES.invalidInput) throw error;
       throw invalidInput(describeInvalidInput(error));
@@ -162,7 +181,7 @@ async function resolvedInput(
   }
   // Orders started before 0.2.0 (and runs they continued): as they ran then, parsed in workflow code.
   const valid = validateInput(rawInput);
-  return { ...valid, options: withDefaultOptions(valid.options) };
+  return { input: { ...valid, options: withDefaultOptions(valid.options) }, firstSession: null };
 }
 
 /** The message of the activity's INVALID_INPUT failure (it names every field). */
@@ -213,13 +232,17 @@ function publishStatus(status: BadgeOrderStatusValue): void {
   upsertSearchAttributes([{ key: BadgeOrderStatus, value: status }]);
 }
 
-/** Signs in (warming the worker's token cache) and settles who owns the documents. */
+/**
+ * Signs in (warming the worker's token cache), unless the order's start did already, and settles who owns the
+ * documents.
+ */
 async function signIn(
   state: OrderState,
   platformRead: PlatformRead,
+  firstSession: AuthenticateResult | null,
 ): Promise<{ documentOwner: string | number; keysHonoured: boolean }> {
   state.phase = 'authenticating';
-  const session = await platformRead('Authenticate against the platform').authenticate();
+  const session = firstSession ?? (await platformRead('Authenticate against the platform').authenticate());
   const documentOwner = state.input.documentOwner ?? session.userId;
   if (documentOwner === null && state.input.documents.length > 0) {
     throw ApplicationFailure.create({

@@ -22,4 +22,10 @@ export const PATCHES = {
    * before keep regular activities.
    */
   localPlatformReads: 'local-platform-reads',
+  /**
+   * 0.3.0: one local activity resolves the input and signs in (`resolveInputAndSignIn`), one activation and one
+   * marker fewer per order. It implies both 0.2.0 changes, so a new order asks only this patch: one patch
+   * marker (and one `TemporalChangeVersion` upsert) instead of two. Orders started before keep their path.
+   */
+  inputWithSignIn: 'input-with-sign-in',
 } as const;

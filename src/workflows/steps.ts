@@ -47,6 +47,16 @@ export const inputResolver = proxyLocalActivities<BadgeOrderActivities>({
   summary: 'Validate the order input and resolve its options',
 });
 
+/**
+ * The same, and a first sign-in, in one local activity (orders since 0.3.0). The sign-in inside is bounded
+ * (`FIRST_SIGN_IN_TIMEOUT_MS`, 10 s) and never fails the activity, so the timeout only catches the unexpected.
+ */
+export const inputResolverWithSignIn = proxyLocalActivities<BadgeOrderActivities>({
+  startToCloseTimeout: '35 seconds',
+  retry: { maximumAttempts: 3 },
+  summary: 'Validate the order input, resolve its options and sign in',
+});
+
 /** Builds the activity proxies of one order. */
 export function orderSteps(settings: StepSettings): OrderSteps {
   const platform = platformCallOptions(settings.platformRetryWindowMs);

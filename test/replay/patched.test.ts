@@ -1,25 +1,40 @@
 /**
- * The tested `patched()` example of CONTRIBUTING.md. Release 0.2.0 changed what a new order does first: it
- * resolves its input through the `resolveOrderInput` local activity (a marker in history) instead of parsing it
- * in workflow code. Orders started on 0.1.0 never took that step, so the change is guarded by
- * `patched(PATCHES.resolvedInputRecorded)`. Here the 0.1.0 histories replay on the guarded code, and fail with a
- * determinism error on the same code with the guard taken away (every `patched` answering true).
+ * The tested `patched()` examples of CONTRIBUTING.md, one per change of what a new order does first:
+ * - 0.2.0 resolves the input through the `resolveOrderInput` local activity (a marker in history) instead of
+ *   parsing it in workflow code (`resolved-input-recorded`);
+ * - 0.3.0 resolves the input and signs in through one local activity, `resolveInputAndSignIn`, asking only its
+ *   own patch (`input-with-sign-in`).
+ * Orders started before a change never took its path, so it is guarded by `patched()`. Here the histories
+ * recorded before each change replay on the guarded code, and fail on the same code with the guards taken away
+ * (every `patched` answering true): the first change with a determinism error; the second with one, or with a
+ * failed workflow task, because core matches a local activity's marker by its place, not its type, so the new
+ * code may get `resolveOrderInput`'s recorded answer where it expects `resolveInputAndSignIn`'s, and fail on
+ * it. A running order would be stuck either way.
  */
+import { ReplayError } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { WORKFLOW_TYPES } from '../../src/contract';
+import { PATCHES } from '../../src/workflows/patches';
 import { recordedHistories, workflowTypeOf } from './recorded-histories';
 import { replayVariant } from './variants/replay-variant';
 
-/** The badge orders recorded on 0.1.0, before the change. */
-const beforeTheChange = recordedHistories(['0.1.0']).filter(
-  (recorded) => workflowTypeOf(recorded.history) === WORKFLOW_TYPES.badgeOrder,
-);
+describe.each([
+  { patch: PATCHES.resolvedInputRecorded, recordedBefore: '0.1.0', failsWith: [DeterminismViolationError] },
+  {
+    patch: PATCHES.inputWithSignIn,
+    recordedBefore: '0.2.0',
+    failsWith: [DeterminismViolationError, ReplayError],
+  },
+])('patched($patch)', ({ patch, recordedBefore, failsWith }) => {
+  /** The badge orders recorded on the release before the change. */
+  const beforeTheChange = recordedHistories([recordedBefore]).filter(
+    (recorded) => workflowTypeOf(recorded.history) === WORKFLOW_TYPES.badgeOrder,
+  );
 
-describe('patched(): recording the resolved input', () => {
-  it('has orders recorded before the change, none of which holds the patch marker', () => {
+  it(`has orders recorded on ${recordedBefore}, none of which holds the patch marker`, () => {
     expect(beforeTheChange.length).toBeGreaterThanOrEqual(6);
     for (const recorded of beforeTheChange) {
-      expect(JSON.stringify(recorded.history)).not.toContain('resolved-input-recorded');
+      expect(JSON.stringify(recorded.history)).not.toContain(patch);
     }
   });
 
@@ -29,7 +44,7 @@ describe('patched(): recording the resolved input', () => {
     expect(results).toHaveLength(beforeTheChange.length);
   });
 
-  it('fails those replays with a determinism error when the change is made without patched()', async () => {
+  it(`fails those replays (${failsWith.map((type) => type.name).join(' or ')}) when the change is made without patched()`, async () => {
     const results = await replayVariant(beforeTheChange, [
       {
         request: '@temporalio/workflow',
@@ -38,7 +53,7 @@ describe('patched(): recording the resolved input', () => {
     ]);
     expect(results).toHaveLength(beforeTheChange.length);
     for (const result of results) {
-      expect(result.error).toBeInstanceOf(DeterminismViolationError);
+      expect(failsWith.some((type) => result.error instanceof type)).toBe(true);
     }
   });
 });

@@ -9,6 +9,7 @@ import { BadgeOrderId, BadgeOrderStatus, type BadgeOrderInput } from '../../src/
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
 import type { BadgeOrderHandle } from '../../src/client';
 import { useTestStack, type TestStack } from '../helpers/stack';
+import { stepSummaries } from '../helpers/history';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'L-ONG 1' };
@@ -107,12 +108,10 @@ describe('badgeOrder over a long life', () => {
     const orderRef = `life-cancel-${phase}`;
     if (phase === 'authenticating') {
       // Sign-in is answered from the worker's token cache (one per process) once a token is held: a worker
-      // process of its own has none, so this order's sign-in reaches the platform, where it is held. It is a
-      // local activity, whose workflow task stays open while it runs (a status query waits for it), so the
-      // platform says when it is there.
-      await stack.stopWorker();
-      const ownWorker = stack.startWorkerProcess();
-      try {
+      // process of its own has none, so this order's sign-in reaches the platform, where it is held. It runs
+      // in a local activity, whose workflow task stays open while it runs (a status query waits for it), so
+      // the platform says when it is there.
+      await withOwnWorkerProcess(async () => {
         const heldBefore = (await stack.sandbox.control.stats()).faults.latency ?? 0;
         await stack.sandbox.control.setFaults({ latencyMs: 5_000, routes: [route] });
         const started = await stack.orders.startOrder(order(stack, orderRef, ['a.pdf']));
@@ -124,12 +123,7 @@ describe('badgeOrder over a long life', () => {
         // The request reaches the code when the sign-in's workflow task ends, which may already have sent the
         // order's creation: then the order ends Cancelled knowing the id the platform gave it.
         await cancelAndCheck(orderRef, started.handle);
-      } finally {
-        await ownWorker.stop();
-        // An in-process worker again for the rest of the file; the stack stops it before its servers.
-        const worker = await stack.startWorker();
-        stack.local.onStop('the in-process worker', () => worker.stop());
-      }
+      });
       return;
     }
     await stack.sandbox.control.setFaults({ latencyMs: 1_000, routes: [route] });
@@ -141,6 +135,43 @@ describe('badgeOrder over a long life', () => {
     );
     await cancelAndCheck(orderRef, started.handle);
     expect((await stack.orders.status(orderRef)).orderId).not.toBeNull();
+  });
+
+  /**
+   * Runs `work` with a worker process of its own instead of the in-process worker: a new process holds no
+   * token, so an order's sign-in reaches the platform.
+   */
+  async function withOwnWorkerProcess(work: () => Promise<void>): Promise<void> {
+    await stack.stopWorker();
+    const ownWorker = stack.startWorkerProcess();
+    try {
+      await work();
+    } finally {
+      await ownWorker.stop();
+      // The in-process worker again for the rest of the file.
+      await stack.resumeWorker();
+    }
+  }
+
+  it('signs in through the authenticate step when the first sign-in fails', async () => {
+    const orderRef = 'life-first-sign-in-fails';
+    await withOwnWorkerProcess(async () => {
+      const before = await stack.sandbox.control.stats();
+      await stack.sandbox.control.setFaults({ failNext: [{ route: 'auth', kind: 'error-503' }] });
+      const started = await stack.orders.startOrder(order(stack, orderRef, ['a.pdf']));
+      const result = await started.handle.result();
+      const after = await stack.sandbox.control.stats();
+      // The first sign-in met the 503; the authenticate step signed in once more, and the order went on.
+      expect((after.faults['error-503'] ?? 0) - (before.faults['error-503'] ?? 0)).toBe(1);
+      expect(after.authCalls.issued - before.authCalls.issued).toBe(1);
+      expect(await stack.sandbox.control.listDocuments({ orderId: result.orderId })).toHaveLength(1);
+      expect(await stepSummaries(started.handle, stack.payloadKeys)).toEqual([
+        'Validate the order input, resolve its options and sign in',
+        'Authenticate against the platform',
+        'Create order without stock',
+        `Upload document 1/1 to order ${result.orderId}`,
+      ]);
+    });
   });
 
   /** Cancels the order and checks it ended Cancelled, knowing whatever the platform created for it. */

@@ -65,8 +65,7 @@ describe('badgeOrder', () => {
     // local activities, whose summaries are on their markers.
     const summaries = await stepSummaries(started.handle, stack.payloadKeys);
     expect(summaries).toEqual([
-      'Validate the order input and resolve its options',
-      'Authenticate against the platform',
+      'Validate the order input, resolve its options and sign in',
       'Look up stock 1001',
       'Create order with stock 1001',
       `Upload document 1/2 to order ${result.orderId}`,
