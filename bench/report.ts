@@ -21,6 +21,8 @@ export interface BenchResults {
   readonly loadAverage: { readonly start: readonly number[]; readonly end: readonly number[] };
   readonly settings: Readonly<Record<string, unknown>>;
   readonly tokenTtlSeconds: number;
+  /** False for a `--no-encryption` run, which only says what encryption costs. */
+  readonly encryption?: boolean;
   readonly scenarios: readonly ScenarioResult[];
   readonly memory: MemoryResult | null;
   readonly manyDocuments: readonly ManyDocumentsResult[];
@@ -399,6 +401,12 @@ export function formatReport(results: BenchResults, targets: readonly TargetResu
       `node ${results.machine.node}, load ${results.loadAverage.start.join(' ')} → ${results.loadAverage.end.join(' ')}, ` +
       `${num(results.totalSeconds, 0)} s`,
   );
+  if (results.encryption === false) {
+    sections.push(
+      'PAYLOAD ENCRYPTION OFF (--no-encryption): this run says what encryption costs; it is not the ' +
+        'production configuration, and its target rows do not count.',
+    );
+  }
   const first = results.scenarios[0];
   if (first) {
     sections.push(

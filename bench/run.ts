@@ -61,6 +61,7 @@ interface CliOptions extends ClusterCliOptions {
   readonly out: string;
   readonly profile: boolean;
   readonly tokenTtl: number;
+  readonly encryption: boolean;
   readonly repeat?: number;
   readonly baseline?: string[];
 }
@@ -109,6 +110,10 @@ function parseCli(argv: readonly string[]): CliOptions {
       DEFAULT_RULES.tokenTtlSeconds,
     )
     .option('--worker-log-level <level>', 'LOG_LEVEL of the badge workers', 'warn')
+    .option(
+      '--no-encryption',
+      'badge workers and client without payload encryption: says what encryption costs (not the production configuration)',
+    )
     .addOption(
       new Option('--skip <parts>', `parts to leave out, comma-separated (${SKIPPABLE.join(', ')})`)
         .argParser((value) => value.split(',').map((part) => part.trim()))
@@ -162,6 +167,7 @@ async function main(): Promise<number> {
       ),
       workerLogLevel: cli.workerLogLevel,
       tokenTtlSeconds: cli.tokenTtl,
+      encryption: cli.encryption,
       ...(profileDir ? { profileDir } : {}),
       ...(cli.baseline ? { baselineRefs: cli.baseline } : {}),
       log,
@@ -357,11 +363,14 @@ async function main(): Promise<number> {
         manyDocuments: cli.manyDocuments,
         maxConcurrentActivities: cli.maxActivities,
         workerLogLevel: cli.workerLogLevel,
-        payloadEncryption: 'badgeOrder and baseline workers and client: on (as in production); floors: off',
+        payloadEncryption: cli.encryption
+          ? 'badgeOrder and baseline workers and client: on (as in production); floors: off'
+          : 'off everywhere (--no-encryption: not the production configuration)',
         skip: [...skip],
         baselines: stack.baselines.map(({ ref, commit }) => ({ ref, commit })),
       },
       tokenTtlSeconds: cli.tokenTtl,
+      encryption: cli.encryption,
       scenarios,
       memory,
       manyDocuments,

@@ -30,6 +30,8 @@ export interface BenchStackOptions {
   readonly tokenTtlSeconds: number;
   /** Worker log level (`LOG_LEVEL`). */
   readonly workerLogLevel: string;
+  /** Payload encryption of the badge workers and client; off only to measure what it costs. @default true */
+  readonly encryption?: boolean;
   /** When set, workers write V8 CPU profiles there (`--cpu-prof`), named by pid. */
   readonly profileDir?: string;
   /** Git refs whose workers and workflow bundles run as baselines (see bench/baseline.ts). */
@@ -89,6 +91,7 @@ export function benchLocalStackOptions(options: BenchStackOptions) {
       ensureSearchAttributes: false,
       logLevel: options.workerLogLevel,
     },
+    ...(options.encryption === false && { payloadKeys: null }),
     // Graceful, so workers write their CPU profiles.
     workerProcessStop: 'graceful',
   } as const satisfies LocalStackOptions;

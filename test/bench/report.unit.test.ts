@@ -208,6 +208,13 @@ describe('formatting', () => {
     expect(text).toMatch(/worker RSS growth for one 500 MB document\s+< 64 MB\s+30 MB\s+yes/);
   });
 
+  it('says at the top when a run had payload encryption off, and only then', () => {
+    const warning = 'PAYLOAD ENCRYPTION OFF (--no-encryption)';
+    const off = results({ encryption: false });
+    expect(formatReport(off, evaluateTargets(off))).toContain(warning);
+    expect(formatReport(results(), evaluateTargets(results()))).not.toContain(warning);
+  });
+
   it('compares this tree with the baseline, interleaved, with the load of each', () => {
     const withBaseline = results({
       settings: {},
