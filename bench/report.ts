@@ -23,6 +23,8 @@ export interface BenchResults {
   readonly tokenTtlSeconds: number;
   /** False for a `--no-encryption` run, which only says what encryption costs. */
   readonly encryption?: boolean;
+  /** True for a `--floor-search-attributes` run, whose floors make badgeOrder's visibility writes. */
+  readonly floorSearchAttributes?: boolean;
   readonly scenarios: readonly ScenarioResult[];
   readonly memory: MemoryResult | null;
   readonly manyDocuments: readonly ManyDocumentsResult[];
@@ -405,6 +407,12 @@ export function formatReport(results: BenchResults, targets: readonly TargetResu
     sections.push(
       'PAYLOAD ENCRYPTION OFF (--no-encryption): this run says what encryption costs; it is not the ' +
         'production configuration, and its target rows do not count.',
+    );
+  }
+  if (results.floorSearchAttributes === true) {
+    sections.push(
+      "FLOORS WITH BADGEORDER'S SEARCH ATTRIBUTES (--floor-search-attributes): this run says what those " +
+        'visibility writes cost; its floors are not those of the targets, and its target rows do not count.',
     );
   }
   const first = results.scenarios[0];

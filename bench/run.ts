@@ -62,6 +62,7 @@ interface CliOptions extends ClusterCliOptions {
   readonly profile: boolean;
   readonly tokenTtl: number;
   readonly encryption: boolean;
+  readonly floorSearchAttributes: boolean;
   readonly repeat?: number;
   readonly baseline?: string[];
 }
@@ -110,6 +111,11 @@ function parseCli(argv: readonly string[]): CliOptions {
       DEFAULT_RULES.tokenTtlSeconds,
     )
     .option('--worker-log-level <level>', 'LOG_LEVEL of the badge workers', 'warn')
+    .option(
+      '--floor-search-attributes',
+      "the floors make badgeOrder's visibility writes too: says what they cost (not the floor of the targets)",
+      false,
+    )
     .option(
       '--no-encryption',
       'badge workers and client without payload encryption: says what encryption costs (not the production configuration)',
@@ -176,6 +182,7 @@ async function main(): Promise<number> {
       documents: stack.writeDocuments('doc', cli.documents, cli.documentKb * 1024),
       documentBytes: cli.documentKb * 1024,
       stockId: cli.stock === false ? undefined : cli.stock,
+      floorSearchAttributes: cli.floorSearchAttributes,
     };
     const manyShape: OrderShape = {
       documents: stack.writeDocuments('many', cli.manyDocuments, 1024),
@@ -371,6 +378,7 @@ async function main(): Promise<number> {
       },
       tokenTtlSeconds: cli.tokenTtl,
       encryption: cli.encryption,
+      floorSearchAttributes: cli.floorSearchAttributes,
       scenarios,
       memory,
       manyDocuments,

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { SandboxStats } from '../src/sandbox';
+import { BadgeOrderRef, BadgeOrderStatus } from '../src/workflow-contract';
 import type { DirectOptions, DirectResult } from './direct';
 import type { FloorOrderInput } from './floor/workflows';
 import {
@@ -49,6 +50,8 @@ export interface OrderShape {
   readonly documents: readonly string[];
   readonly documentBytes: number;
   readonly stockId: number | undefined;
+  /** Floor orders make badgeOrder's visibility writes too (`--floor-search-attributes`). */
+  readonly floorSearchAttributes?: boolean;
 }
 
 /** What one throughput scenario measured. */
@@ -152,6 +155,7 @@ function floorInput(orderRef: string, shape: OrderShape): FloorOrderInput {
     vehicle: VEHICLE,
     badge: BADGE,
     documents: shape.documents,
+    ...(shape.floorSearchAttributes === true && { searchAttributes: true }),
   };
 }
 
@@ -180,6 +184,12 @@ function orderRunner(stack: BenchStack, kind: TemporalKind, workers: WorkerSet, 
       taskQueue: workers.taskQueue,
       workflowId: floorWorkflowId(kind, orderRef),
       args: [floorInput(orderRef, shape)],
+      ...(shape.floorSearchAttributes === true && {
+        typedSearchAttributes: [
+          { key: BadgeOrderRef, value: orderRef },
+          { key: BadgeOrderStatus, value: 'Running' },
+        ],
+      }),
     });
     await handle.result();
   };

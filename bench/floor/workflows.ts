@@ -11,7 +11,8 @@
  *
  * Deterministic workflow code, like src/workflows.
  */
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { BadgeOrderId, BadgeOrderStatus } from '../../src/workflow-contract';
 import {
   DEFAULT_ORDER_OPTIONS,
   platformCallOptions,
@@ -30,6 +31,12 @@ export interface FloorOrderInput {
   /** Document paths (never read). */
   readonly documents: readonly string[];
   readonly maxParallelUploads?: number;
+  /**
+   * Also make badgeOrder's visibility writes (`--floor-search-attributes`, to say what they cost): the start
+   * carries `BadgeOrderRef` and `BadgeOrderStatus`, one patch (a marker and a `TemporalChangeVersion` upsert),
+   * `BadgeOrderId` upserted after creation, `BadgeOrderStatus` upserted at the end.
+   */
+  readonly searchAttributes?: boolean;
 }
 
 /** Result of {@link floorOrder}. */
@@ -64,6 +71,7 @@ async function placeAndUpload(input: FloorOrderInput, reads: FloorActivities): P
       heartbeatTimeoutMs: DEFAULT_ORDER_OPTIONS.uploadHeartbeatTimeoutMs,
     }),
   );
+  if (input.searchAttributes === true) patched('bench-floor-search-attributes');
   const session = await reads.authenticate();
   if (input.stockId !== undefined) await reads.lookUpStock({ stockId: input.stockId });
   const { orderId } = await platform.createOrder({
@@ -72,6 +80,8 @@ async function placeAndUpload(input: FloorOrderInput, reads: FloorActivities): P
     badge: input.badge,
     ...(input.stockId === undefined ? {} : { stockId: input.stockId }),
   });
+  if (input.searchAttributes === true)
+    upsertSearchAttributes([{ key: BadgeOrderId, value: String(orderId) }]);
   const indexed = input.documents.map((path, index) => ({ path, index }));
   await runWithConcurrency(
     indexed,
@@ -85,5 +95,7 @@ async function placeAndUpload(input: FloorOrderInput, reads: FloorActivities): P
       });
     },
   );
+  if (input.searchAttributes === true)
+    upsertSearchAttributes([{ key: BadgeOrderStatus, value: 'Completed' }]);
   return { orderId, documents: input.documents.length };
 }

@@ -215,6 +215,13 @@ describe('formatting', () => {
     expect(formatReport(results(), evaluateTargets(results()))).not.toContain(warning);
   });
 
+  it('says at the top when its floors made badgeOrder’s search attribute writes, and only then', () => {
+    const warning = "FLOORS WITH BADGEORDER'S SEARCH ATTRIBUTES";
+    const withWrites = results({ floorSearchAttributes: true });
+    expect(formatReport(withWrites, evaluateTargets(withWrites))).toContain(warning);
+    expect(formatReport(results(), evaluateTargets(results()))).not.toContain(warning);
+  });
+
   it('compares this tree with the baseline, interleaved, with the load of each', () => {
     const withBaseline = results({
       settings: {},
