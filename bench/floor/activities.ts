@@ -3,7 +3,6 @@
  * with results of the same kind, so what the floor measures is Temporal's own cost of running the steps.
  */
 
-import { resolveOrderInputActivity } from '../../src/activities/resolve-order-input';
 
 /** Input of the floor's `createOrder`: the order data travels as the badge order's does. */
 export interface FloorCreateOrderInput {
@@ -25,8 +24,6 @@ export interface FloorUploadInput {
 export function createFloorActivities() {
   let nextOrderId = 1;
   return {
-    /** The real one: it touches nothing outside the worker, and the workflow needs its answer. */
-    resolveOrderInput: resolveOrderInputActivity(),
     /** Does nothing; answers like `authenticate`. */
     authenticate(): Promise<{ userId: string | null; expiresAt: string | null }> {
       return Promise.resolve({ userId: '4711', expiresAt: null });
