@@ -3,7 +3,13 @@
  * against, and the table for people. Pure functions only.
  */
 import type { ProfileBucket } from './profile';
-import { isBadgeKind, type ManyDocumentsResult, type MemoryResult, type ScenarioResult } from './scenario';
+import {
+  isBadgeKind,
+  isFloorKind,
+  type ManyDocumentsResult,
+  type MemoryResult,
+  type ScenarioResult,
+} from './scenario';
 
 /** The token calls of one set of badge worker processes over its life. */
 export interface WorkerSetAuth {
@@ -23,8 +29,6 @@ export interface BenchResults {
   readonly tokenTtlSeconds: number;
   /** False for a `--no-encryption` run, which only says what encryption costs. */
   readonly encryption?: boolean;
-  /** True for a `--floor-search-attributes` run, whose floors make badgeOrder's visibility writes. */
-  readonly floorSearchAttributes?: boolean;
   readonly scenarios: readonly ScenarioResult[];
   readonly memory: MemoryResult | null;
   readonly manyDocuments: readonly ManyDocumentsResult[];
@@ -388,9 +392,7 @@ function scenarioRows(results: BenchResults): string[][] {
       Number.isFinite(ratioNaive) ? `${num(ratioNaive, 2)}x` : '-',
       Number.isFinite(ratioDirect) ? `${num(ratioDirect, 2)}x` : '-',
       formatLoad(scenario),
-      scenario.kind === 'floor' || scenario.kind === 'naiveFloor'
-        ? '-'
-        : formatPerOrder(scenario.requestsPerOrder),
+      isFloorKind(scenario.kind) ? '-' : formatPerOrder(scenario.requestsPerOrder),
     ];
   });
 }
@@ -407,12 +409,6 @@ export function formatReport(results: BenchResults, targets: readonly TargetResu
     sections.push(
       'PAYLOAD ENCRYPTION OFF (--no-encryption): this run says what encryption costs; it is not the ' +
         'production configuration, and its target rows do not count.',
-    );
-  }
-  if (results.floorSearchAttributes === true) {
-    sections.push(
-      "FLOORS WITH BADGEORDER'S SEARCH ATTRIBUTES (--floor-search-attributes): this run says what those " +
-        'visibility writes cost; its floors are not those of the targets, and its target rows do not count.',
     );
   }
   const first = results.scenarios[0];

@@ -113,7 +113,7 @@ function parseCli(argv: readonly string[]): CliOptions {
     .option('--worker-log-level <level>', 'LOG_LEVEL of the badge workers', 'warn')
     .option(
       '--floor-search-attributes',
-      "the floors make badgeOrder's visibility writes too: says what they cost (not the floor of the targets)",
+      "also run the own-shape floor making badgeOrder's visibility writes (floorSearchAttributes), interleaved: what they cost",
       false,
     )
     .option(
@@ -182,7 +182,6 @@ async function main(): Promise<number> {
       documents: stack.writeDocuments('doc', cli.documents, cli.documentKb * 1024),
       documentBytes: cli.documentKb * 1024,
       stockId: cli.stock === false ? undefined : cli.stock,
-      floorSearchAttributes: cli.floorSearchAttributes,
     };
     const manyShape: OrderShape = {
       documents: stack.writeDocuments('many', cli.manyDocuments, 1024),
@@ -196,7 +195,7 @@ async function main(): Promise<number> {
     const workerSets: WorkerSetAuth[] = [];
     for (const [setIndex, workers] of workerCounts.entries()) {
       // One worker set per implementation; the floors share theirs (one bundle holds both floor workflows).
-      const withFloors = !skip.has('floor') || !skip.has('naive');
+      const withFloors = !skip.has('floor') || !skip.has('naive') || cli.floorSearchAttributes;
       log(
         `starting ${workers} badge worker(s)${withFloors ? `, ${workers} floor worker(s)` : ''}` +
           `${stack.baselines.map((baseline) => `, ${workers} worker(s) of ${baseline.label}`).join('')}`,
@@ -213,6 +212,9 @@ async function main(): Promise<number> {
         ...(floorSet && !skip.has('floor') ? [{ kind: 'floor' as const, set: floorSet, name: 'floor' }] : []),
         ...(floorSet && !skip.has('naive')
           ? [{ kind: 'naiveFloor' as const, set: floorSet, name: 'naiveFloor' }]
+          : []),
+        ...(floorSet && cli.floorSearchAttributes
+          ? [{ kind: 'floorSearchAttributes' as const, set: floorSet, name: 'floorSearchAttributes' }]
           : []),
         ...baselineSets.map((set) => ({
           kind: 'baseline' as const,
@@ -378,7 +380,6 @@ async function main(): Promise<number> {
       },
       tokenTtlSeconds: cli.tokenTtl,
       encryption: cli.encryption,
-      floorSearchAttributes: cli.floorSearchAttributes,
       scenarios,
       memory,
       manyDocuments,

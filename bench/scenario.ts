@@ -27,9 +27,14 @@ import type { BenchStack, WorkerSet } from './stack';
 
 /**
  * Which implementation a scenario ran: `badgeOrder` (this tree's worker and bundle), `baseline` (the worker and
- * bundle of another git ref, `--baseline`), the own-shape `floor`, the `naiveFloor`, or `direct` calls.
+ * bundle of another git ref, `--baseline`), the own-shape `floor`, the `naiveFloor`, the own-shape floor making
+ * badgeOrder's visibility writes (`floorSearchAttributes`, `--floor-search-attributes`), or `direct` calls.
  */
-export type ScenarioKind = 'badgeOrder' | 'baseline' | 'floor' | 'naiveFloor' | 'direct';
+export type ScenarioKind =
+  'badgeOrder' | 'baseline' | 'floor' | 'naiveFloor' | 'floorSearchAttributes' | 'direct';
+
+/** The no-op floors. */
+export type FloorKind = 'floor' | 'naiveFloor' | 'floorSearchAttributes';
 
 /** Kinds that run as Temporal workflows on a worker set. */
 export type TemporalKind = Exclude<ScenarioKind, 'direct'>;
@@ -40,8 +45,8 @@ export function isBadgeKind(kind: ScenarioKind): kind is 'badgeOrder' | 'baselin
 }
 
 /** Whether a kind is one of the no-op floors. */
-export function isFloorKind(kind: ScenarioKind): kind is 'floor' | 'naiveFloor' {
-  return kind === 'floor' || kind === 'naiveFloor';
+export function isFloorKind(kind: ScenarioKind): kind is FloorKind {
+  return kind === 'floor' || kind === 'naiveFloor' || kind === 'floorSearchAttributes';
 }
 
 /** The shape of the orders of a scenario. */
@@ -50,8 +55,6 @@ export interface OrderShape {
   readonly documents: readonly string[];
   readonly documentBytes: number;
   readonly stockId: number | undefined;
-  /** Floor orders make badgeOrder's visibility writes too (`--floor-search-attributes`). */
-  readonly floorSearchAttributes?: boolean;
 }
 
 /** What one throughput scenario measured. */
@@ -148,22 +151,26 @@ function badgeInput(orderRef: string, shape: OrderShape): Record<string, unknown
   };
 }
 
-function floorInput(orderRef: string, shape: OrderShape): FloorOrderInput {
+function floorInput(kind: FloorKind, orderRef: string, shape: OrderShape): FloorOrderInput {
   return {
     orderRef,
     ...(shape.stockId === undefined ? {} : { stockId: shape.stockId }),
     vehicle: VEHICLE,
     badge: BADGE,
     documents: shape.documents,
-    ...(shape.floorSearchAttributes === true && { searchAttributes: true }),
+    ...(kind === 'floorSearchAttributes' && { searchAttributes: true }),
   };
 }
 
 /** The floor workflow of a floor kind (bench/floor/workflows.ts). */
-const FLOOR_WORKFLOWS = { floor: 'floorOrder', naiveFloor: 'naiveFloorOrder' } as const;
+const FLOOR_WORKFLOWS = {
+  floor: 'floorOrder',
+  naiveFloor: 'naiveFloorOrder',
+  floorSearchAttributes: 'floorOrder',
+} as const;
 
 /** The workflow id a floor order of `orderRef` runs under. */
-function floorWorkflowId(kind: 'floor' | 'naiveFloor', orderRef: string): string {
+function floorWorkflowId(kind: FloorKind, orderRef: string): string {
   return `${kind}-${orderRef}`;
 }
 
@@ -183,8 +190,8 @@ function orderRunner(stack: BenchStack, kind: TemporalKind, workers: WorkerSet, 
     const handle = await stack.plainClient.workflow.start(FLOOR_WORKFLOWS[kind], {
       taskQueue: workers.taskQueue,
       workflowId: floorWorkflowId(kind, orderRef),
-      args: [floorInput(orderRef, shape)],
-      ...(shape.floorSearchAttributes === true && {
+      args: [floorInput(kind, orderRef, shape)],
+      ...(kind === 'floorSearchAttributes' && {
         typedSearchAttributes: [
           { key: BadgeOrderRef, value: orderRef },
           { key: BadgeOrderStatus, value: 'Running' },

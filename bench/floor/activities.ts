@@ -3,7 +3,6 @@
  * with results of the same kind, so what the floor measures is Temporal's own cost of running the steps.
  */
 
-
 /** Input of the floor's `createOrder`: the order data travels as the badge order's does. */
 export interface FloorCreateOrderInput {
   readonly idempotencyKey: string;
