@@ -63,6 +63,7 @@ interface CliOptions extends ClusterCliOptions {
   readonly tokenTtl: number;
   readonly encryption: boolean;
   readonly floorSearchAttributes: boolean;
+  readonly featuredFloor: boolean;
   readonly repeat?: number;
   readonly baseline?: string[];
 }
@@ -114,6 +115,11 @@ function parseCli(argv: readonly string[]): CliOptions {
     .option(
       '--floor-search-attributes',
       "also run the own-shape floor making badgeOrder's visibility writes (floorSearchAttributes), interleaved: what they cost",
+      false,
+    )
+    .option(
+      '--featured-floor',
+      "also run the own-shape floor with badgeOrder's production features (visibility writes, summaries, encryption), interleaved",
       false,
     )
     .option(
@@ -202,9 +208,12 @@ async function main(): Promise<number> {
       );
       const badgeStarted = performance.now();
       const running: BenchStack = stack;
-      const [badgeSet, floorSet, ...baselineSets] = await Promise.all([
+      const [badgeSet, floorSet, featuredFloorSet, ...baselineSets] = await Promise.all([
         stack.startBadgeWorkers(workers),
         withFloors ? stack.startFloorWorkers(workers) : Promise.resolve(undefined),
+        cli.featuredFloor
+          ? stack.startFloorWorkers(workers, { encrypted: true })
+          : Promise.resolve(undefined),
         ...running.baselines.map((baseline) => running.startBaselineWorkers(baseline, workers)),
       ]);
       // The order of each round: the floors first, then the baselines and this tree's badgeOrder back to back.
@@ -215,6 +224,9 @@ async function main(): Promise<number> {
           : []),
         ...(floorSet && cli.floorSearchAttributes
           ? [{ kind: 'floorSearchAttributes' as const, set: floorSet, name: 'floorSearchAttributes' }]
+          : []),
+        ...(featuredFloorSet
+          ? [{ kind: 'featuredFloor' as const, set: featuredFloorSet, name: 'featuredFloor' }]
           : []),
         ...baselineSets.map((set) => ({
           kind: 'baseline' as const,
@@ -276,7 +288,12 @@ async function main(): Promise<number> {
         if (floorSet && !skip.has('naive'))
           manyDocuments.push(await runManyDocumentsScenario(stack, 'naiveFloor', floorSet, manyShape, runId));
       }
-      await Promise.all([badgeSet.stop(), floorSet?.stop(), ...baselineSets.map((set) => set.stop())]);
+      await Promise.all([
+        badgeSet.stop(),
+        floorSet?.stop(),
+        featuredFloorSet?.stop(),
+        ...baselineSets.map((set) => set.stop()),
+      ]);
       workerSets.push({ workers, lifetimeSeconds: (performance.now() - badgeStarted) / 1000, authCalls });
     }
 

@@ -28,13 +28,14 @@ import type { BenchStack, WorkerSet } from './stack';
 /**
  * Which implementation a scenario ran: `badgeOrder` (this tree's worker and bundle), `baseline` (the worker and
  * bundle of another git ref, `--baseline`), the own-shape `floor`, the `naiveFloor`, the own-shape floor making
- * badgeOrder's visibility writes (`floorSearchAttributes`, `--floor-search-attributes`), or `direct` calls.
+ * badgeOrder's visibility writes (`floorSearchAttributes`, `--floor-search-attributes`), the own-shape floor with
+ * badgeOrder's production features (`featuredFloor`, `--featured-floor`: those writes, the Web UI summaries and
+ * payload encryption), or `direct` calls.
  */
-export type ScenarioKind =
-  'badgeOrder' | 'baseline' | 'floor' | 'naiveFloor' | 'floorSearchAttributes' | 'direct';
+export type ScenarioKind = 'badgeOrder' | 'baseline' | FloorKind | 'direct';
 
 /** The no-op floors. */
-export type FloorKind = 'floor' | 'naiveFloor' | 'floorSearchAttributes';
+export type FloorKind = 'floor' | 'naiveFloor' | 'floorSearchAttributes' | 'featuredFloor';
 
 /** Kinds that run as Temporal workflows on a worker set. */
 export type TemporalKind = Exclude<ScenarioKind, 'direct'>;
@@ -46,7 +47,9 @@ export function isBadgeKind(kind: ScenarioKind): kind is 'badgeOrder' | 'baselin
 
 /** Whether a kind is one of the no-op floors. */
 export function isFloorKind(kind: ScenarioKind): kind is FloorKind {
-  return kind === 'floor' || kind === 'naiveFloor' || kind === 'floorSearchAttributes';
+  return (
+    kind === 'floor' || kind === 'naiveFloor' || kind === 'floorSearchAttributes' || kind === 'featuredFloor'
+  );
 }
 
 /** The shape of the orders of a scenario. */
@@ -158,7 +161,8 @@ function floorInput(kind: FloorKind, orderRef: string, shape: OrderShape): Floor
     vehicle: VEHICLE,
     badge: BADGE,
     documents: shape.documents,
-    ...(kind === 'floorSearchAttributes' && { searchAttributes: true }),
+    ...((kind === 'floorSearchAttributes' || kind === 'featuredFloor') && { searchAttributes: true }),
+    ...(kind === 'featuredFloor' && { summaries: true }),
   };
 }
 
@@ -167,6 +171,7 @@ const FLOOR_WORKFLOWS = {
   floor: 'floorOrder',
   naiveFloor: 'naiveFloorOrder',
   floorSearchAttributes: 'floorOrder',
+  featuredFloor: 'floorOrder',
 } as const;
 
 /** The workflow id a floor order of `orderRef` runs under. */
@@ -187,16 +192,19 @@ function orderRunner(stack: BenchStack, kind: TemporalKind, workers: WorkerSet, 
       await handle.result();
       return;
     }
-    const handle = await stack.plainClient.workflow.start(FLOOR_WORKFLOWS[kind], {
+    // The featured floor's payloads are encrypted, as badge orders' are: it starts with the codec's client.
+    const client = kind === 'featuredFloor' ? stack.client : stack.plainClient;
+    const handle = await client.workflow.start(FLOOR_WORKFLOWS[kind], {
       taskQueue: workers.taskQueue,
       workflowId: floorWorkflowId(kind, orderRef),
       args: [floorInput(kind, orderRef, shape)],
-      ...(kind === 'floorSearchAttributes' && {
+      ...((kind === 'floorSearchAttributes' || kind === 'featuredFloor') && {
         typedSearchAttributes: [
           { key: BadgeOrderRef, value: orderRef },
           { key: BadgeOrderStatus, value: 'Running' },
         ],
       }),
+      ...(kind === 'featuredFloor' && { staticSummary: `Badge order ${orderRef}` }),
     });
     await handle.result();
   };

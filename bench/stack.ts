@@ -65,8 +65,11 @@ export interface BenchStack {
   writeSparseDocument(name: string, bytes: number): string;
   /** Starts `count` `src/main/worker.ts` processes on a new task queue and waits until they poll. */
   startBadgeWorkers(count: number): Promise<WorkerSet>;
-  /** Starts `count` floor worker processes on a new task queue and waits until they poll. */
-  startFloorWorkers(count: number): Promise<WorkerSet>;
+  /**
+   * Starts `count` floor worker processes on a new task queue and waits until they poll; `encrypted` gives them
+   * the badge workers' payload encryption (the featured floor).
+   */
+  startFloorWorkers(count: number, options?: { readonly encrypted?: boolean }): Promise<WorkerSet>;
   /** The baselines, one per ref of `baselineRefs`. */
   readonly baselines: readonly Baseline[];
   /** Starts `count` worker processes of `baseline` on a new task queue. */
@@ -137,11 +140,15 @@ export async function benchStackOn(
     }
 
     const scriptOf = (
-      kind: 'badge' | 'floor' | 'baseline',
+      kind: 'badge' | 'floor' | 'featuredFloor' | 'baseline',
       baseline: Baseline | undefined,
     ): { script?: string; env?: Record<string, string> } => {
-      if (kind === 'floor') {
-        return { script: 'bench/floor/worker.ts', env: { WORKFLOW_BUNDLE_PATH: floorBundlePath } };
+      if (kind === 'floor' || kind === 'featuredFloor') {
+        const encryption = kind === 'featuredFloor' ? 'on' : 'off';
+        return {
+          script: 'bench/floor/worker.ts',
+          env: { WORKFLOW_BUNDLE_PATH: floorBundlePath, FLOOR_ENCRYPTION: encryption },
+        };
       }
       if (baseline) {
         return { script: baseline.workerScript, env: { WORKFLOW_BUNDLE_PATH: baseline.bundlePath } };
@@ -150,7 +157,7 @@ export async function benchStackOn(
     };
 
     const startWorkers = async (
-      kind: 'badge' | 'floor' | 'baseline',
+      kind: 'badge' | 'floor' | 'featuredFloor' | 'baseline',
       count: number,
       baseline?: Baseline,
     ): Promise<WorkerSet> => {
@@ -201,7 +208,8 @@ export async function benchStackOn(
         return name;
       },
       startBadgeWorkers: (count) => startWorkers('badge', count),
-      startFloorWorkers: (count) => startWorkers('floor', count),
+      startFloorWorkers: (count, { encrypted = false } = {}) =>
+        startWorkers(encrypted ? 'featuredFloor' : 'floor', count),
       baselines,
       startBaselineWorkers: (baseline, count) => startWorkers('baseline', count, baseline),
       bundles: [

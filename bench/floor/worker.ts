@@ -4,6 +4,8 @@
  */
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { z } from 'zod';
+import { EncryptionCodec } from '../../src/codec/encryption-codec';
+import { parsePayloadKeys } from '../../src/codec/key-ring';
 import { createFloorActivities } from './activities';
 
 const envSchema = z.object({
@@ -12,6 +14,9 @@ const envSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1),
   WORKFLOW_BUNDLE_PATH: z.string().min(1),
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(50),
+  /** `on`: payloads encrypted with `PAYLOAD_KEYS`, as the badge workers' (the featured floor). */
+  FLOOR_ENCRYPTION: z.enum(['on', 'off']).default('off'),
+  PAYLOAD_KEYS: z.string().optional(),
 });
 
 async function main(): Promise<void> {
@@ -26,6 +31,9 @@ async function main(): Promise<void> {
       activities: createFloorActivities(),
       workflowBundle: { codePath: env.WORKFLOW_BUNDLE_PATH },
       maxConcurrentActivityTaskExecutions: env.WORKER_MAX_CONCURRENT_ACTIVITIES,
+      ...(env.FLOOR_ENCRYPTION === 'on' && {
+        dataConverter: { payloadCodecs: [new EncryptionCodec(parsePayloadKeys(env.PAYLOAD_KEYS ?? ''))] },
+      }),
     });
     await worker.run();
   } finally {

@@ -215,25 +215,28 @@ describe('formatting', () => {
     expect(formatReport(results(), evaluateTargets(results()))).not.toContain(warning);
   });
 
-  it('prints the floor with badgeOrder’s visibility writes as a floor of its own, and targets only the plain floors', () => {
-    const base = results();
-    const withWrites = results({
-      scenarios: [
-        ...base.scenarios,
-        scenario({
-          kind: 'floorSearchAttributes',
-          ordersPerSecond: 10,
-          requestsPerOrder: {},
-          requests: { byRoute: {}, total: 0, authIssued: 0, authRejected: 0 },
-        }),
-      ],
-    });
-    const row = formatReport(withWrites, evaluateTargets(withWrites))
-      .split('\n')
-      .find((line) => line.startsWith('floorSearchAttributes '));
-    expect(row).toMatch(/\s10\.0\s.*\s-\s*$/);
-    expect(evaluateTargets(withWrites)).toEqual(evaluateTargets(base));
-  });
+  it.each(['floorSearchAttributes', 'featuredFloor'] as const)(
+    'prints %s as a floor of its own, and targets only the plain floors',
+    (kind) => {
+      const base = results();
+      const withWrites = results({
+        scenarios: [
+          ...base.scenarios,
+          scenario({
+            kind,
+            ordersPerSecond: 10,
+            requestsPerOrder: {},
+            requests: { byRoute: {}, total: 0, authIssued: 0, authRejected: 0 },
+          }),
+        ],
+      });
+      const row = formatReport(withWrites, evaluateTargets(withWrites))
+        .split('\n')
+        .find((line) => line.startsWith(`${kind} `));
+      expect(row).toMatch(/\s10\.0\s.*\s-\s*$/);
+      expect(evaluateTargets(withWrites)).toEqual(evaluateTargets(base));
+    },
+  );
 
   it('compares this tree with the baseline, interleaved, with the load of each', () => {
     const withBaseline = results({
