@@ -1,0 +1,126 @@
+/**
+ * The bench's floors do what the report says they do: the plain own-shape floor makes no visibility write and
+ * stores plain payloads; `floorSearchAttributes` makes badgeOrder's visibility writes; `featuredFloor` also gives
+ * every step a summary and encrypts its payloads. The cost the bench puts on those features rests on this.
+ * A real dev server, the floor worker processes and a few orders of each.
+ */
+import type { temporal } from '@temporalio/proto';
+import { ENCRYPTED_ENCODING } from '../../src/codec/encryption-codec';
+import { runTemporalScenario, type FloorKind } from '../../bench/scenario';
+import { startBenchStack, type BenchStack, type WorkerSet } from '../../bench/stack';
+import { waitFor } from '../helpers/wait';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** What a floor order's history shows of the features. */
+interface FeaturesSeen {
+  readonly startSearchAttributes: string[];
+  readonly upserted: string[];
+  readonly patchMarkers: number;
+  readonly summaries: number;
+  readonly inputEncoding: string;
+}
+
+function featuresOf(events: readonly HistoryEvent[]): FeaturesSeen {
+  const started = events[0]?.workflowExecutionStartedEventAttributes;
+  const encoding = started?.input?.payloads?.[0]?.metadata?.encoding;
+  return {
+    startSearchAttributes: Object.keys(started?.searchAttributes?.indexedFields ?? {}).sort(),
+    upserted: events.flatMap((event) =>
+      Object.keys(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}),
+    ),
+    patchMarkers: events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')
+      .length,
+    summaries: events.filter((event) => event.userMetadata?.summary).length,
+    inputEncoding: encoding ? Buffer.from(encoding).toString() : '',
+  };
+}
+
+describe('bench floors', () => {
+  let stack: BenchStack | undefined;
+  const sets: WorkerSet[] = [];
+
+  beforeAll(async () => {
+    stack = await startBenchStack({
+      maxConcurrentActivities: 20,
+      maxDocumentBytes: 1024 * 1024,
+      tokenTtlSeconds: 900,
+      workerLogLevel: 'warn',
+      log: () => undefined,
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await Promise.all(sets.map((set) => set.stop()));
+    await stack?.teardown();
+  });
+
+  /** Runs 3 orders of `kind` and returns the features each one's history shows. */
+  async function ordersOf(kind: FloorKind, encrypted: boolean): Promise<FeaturesSeen[]> {
+    if (!stack) throw new Error('the bench stack starts in beforeAll');
+    const workers = await stack.startFloorWorkers(1, { encrypted });
+    sets.push(workers);
+    const shape = { documents: stack.writeDocuments(kind, 2, 1024), documentBytes: 1024, stockId: 1001 };
+    const result = await runTemporalScenario(stack, kind, workers, {
+      orders: 3,
+      warmupOrders: 0,
+      concurrency: 3,
+      shape,
+      runId: `floors-${kind}`,
+    });
+    expect(result.latency.count).toBe(3);
+    // Visibility lists an order a moment after it completed: wait until it lists all three.
+    const client = stack.plainClient;
+    const executions = await waitFor(
+      async () => {
+        const listed: { workflowId: string; runId: string }[] = [];
+        for await (const execution of client.workflow.list({ query: `TaskQueue = '${workers.taskQueue}'` })) {
+          listed.push(execution);
+        }
+        return listed;
+      },
+      (listed) => listed.length === 3,
+      { what: `visibility to list the 3 ${kind} orders` },
+    );
+    const seen: FeaturesSeen[] = [];
+    for (const { workflowId, runId } of executions) {
+      const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+      seen.push(featuresOf(history.events ?? []));
+    }
+    return seen;
+  }
+
+  it('the plain floor makes no visibility write and stores plain payloads', async () => {
+    const seen = await ordersOf('floor', false);
+    expect(seen).toHaveLength(3);
+    for (const features of seen) {
+      expect(features).toEqual({
+        startSearchAttributes: [],
+        upserted: [],
+        patchMarkers: 0,
+        summaries: 0,
+        inputEncoding: 'json/plain',
+      });
+    }
+  });
+
+  it.each([
+    ['floorSearchAttributes', false, 0, 'json/plain'],
+    ['featuredFloor', true, 1 + 2 + 1 + 2, ENCRYPTED_ENCODING],
+  ] as const)(
+    '%s makes badgeOrder’s visibility writes',
+    async (kind, encrypted, summaries, inputEncoding) => {
+      const seen = await ordersOf(kind, encrypted);
+      expect(seen).toHaveLength(3);
+      for (const features of seen) {
+        expect(features).toEqual({
+          startSearchAttributes: ['BadgeOrderRef', 'BadgeOrderStatus'],
+          upserted: ['TemporalChangeVersion', 'BadgeOrderId', 'BadgeOrderStatus'],
+          patchMarkers: 1,
+          summaries,
+          inputEncoding,
+        });
+      }
+    },
+  );
+});
