@@ -47,9 +47,7 @@ export function isBadgeKind(kind: ScenarioKind): kind is 'badgeOrder' | 'baselin
 
 /** Whether a kind is one of the no-op floors. */
 export function isFloorKind(kind: ScenarioKind): kind is FloorKind {
-  return (
-    kind === 'floor' || kind === 'naiveFloor' || kind === 'floorSearchAttributes' || kind === 'featuredFloor'
-  );
+  return Object.hasOwn(FLOORS, kind);
 }
 
 /** The shape of the orders of a scenario. */
@@ -154,25 +152,44 @@ function badgeInput(orderRef: string, shape: OrderShape): Record<string, unknown
   };
 }
 
+/** What each floor kind runs (bench/floor/workflows.ts) and which of badgeOrder's features it carries. */
+const FLOORS: Readonly<
+  Record<
+    FloorKind,
+    {
+      readonly workflow: 'floorOrder' | 'naiveFloorOrder';
+      /** badgeOrder's visibility writes: search attributes at the start, a patch, two upserts. */
+      readonly searchAttributes: boolean;
+      /** A Web UI summary on the start and on every step. */
+      readonly summaries: boolean;
+      /** Payloads encrypted by the client and the worker (the worker set is started with `encrypted`). */
+      readonly encrypted: boolean;
+    }
+  >
+> = {
+  floor: { workflow: 'floorOrder', searchAttributes: false, summaries: false, encrypted: false },
+  naiveFloor: { workflow: 'naiveFloorOrder', searchAttributes: false, summaries: false, encrypted: false },
+  floorSearchAttributes: {
+    workflow: 'floorOrder',
+    searchAttributes: true,
+    summaries: false,
+    encrypted: false,
+  },
+  featuredFloor: { workflow: 'floorOrder', searchAttributes: true, summaries: true, encrypted: true },
+};
+
 function floorInput(kind: FloorKind, orderRef: string, shape: OrderShape): FloorOrderInput {
+  const { searchAttributes, summaries } = FLOORS[kind];
   return {
     orderRef,
     ...(shape.stockId === undefined ? {} : { stockId: shape.stockId }),
     vehicle: VEHICLE,
     badge: BADGE,
     documents: shape.documents,
-    ...((kind === 'floorSearchAttributes' || kind === 'featuredFloor') && { searchAttributes: true }),
-    ...(kind === 'featuredFloor' && { summaries: true }),
+    ...(searchAttributes && { searchAttributes }),
+    ...(summaries && { summaries }),
   };
 }
-
-/** The floor workflow of a floor kind (bench/floor/workflows.ts). */
-const FLOOR_WORKFLOWS = {
-  floor: 'floorOrder',
-  naiveFloor: 'naiveFloorOrder',
-  floorSearchAttributes: 'floorOrder',
-  featuredFloor: 'floorOrder',
-} as const;
 
 /** The workflow id a floor order of `orderRef` runs under. */
 function floorWorkflowId(kind: FloorKind, orderRef: string): string {
@@ -192,19 +209,20 @@ function orderRunner(stack: BenchStack, kind: TemporalKind, workers: WorkerSet, 
       await handle.result();
       return;
     }
-    // The featured floor's payloads are encrypted, as badge orders' are: it starts with the codec's client.
-    const client = kind === 'featuredFloor' ? stack.client : stack.plainClient;
-    const handle = await client.workflow.start(FLOOR_WORKFLOWS[kind], {
+    const floor = FLOORS[kind];
+    // An encrypted floor starts its orders with the codec's client, as badge orders are started.
+    const client = floor.encrypted ? stack.client : stack.plainClient;
+    const handle = await client.workflow.start(floor.workflow, {
       taskQueue: workers.taskQueue,
       workflowId: floorWorkflowId(kind, orderRef),
       args: [floorInput(kind, orderRef, shape)],
-      ...((kind === 'floorSearchAttributes' || kind === 'featuredFloor') && {
+      ...(floor.searchAttributes && {
         typedSearchAttributes: [
           { key: BadgeOrderRef, value: orderRef },
           { key: BadgeOrderStatus, value: 'Running' },
         ],
       }),
-      ...(kind === 'featuredFloor' && { staticSummary: `Badge order ${orderRef}` }),
+      ...(floor.summaries && { staticSummary: `Badge order ${orderRef}` }),
     });
     await handle.result();
   };
