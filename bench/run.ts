@@ -390,7 +390,7 @@ async function main(): Promise<number> {
         maxConcurrentActivities: cli.maxActivities,
         workerLogLevel: cli.workerLogLevel,
         payloadEncryption: cli.encryption
-          ? 'badgeOrder and baseline workers and client: on (as in production); floors: off'
+          ? 'badgeOrder, baseline and featuredFloor workers and clients: on (as in production); other floors: off'
           : 'off everywhere (--no-encryption: not the production configuration)',
         skip: [...skip],
         baselines: stack.baselines.map(({ ref, commit }) => ({ ref, commit })),

@@ -144,7 +144,8 @@ export async function benchStackOn(
       baseline: Baseline | undefined,
     ): { script?: string; env?: Record<string, string> } => {
       if (kind === 'floor' || kind === 'featuredFloor') {
-        const encryption = kind === 'featuredFloor' ? 'on' : 'off';
+        // Encrypted as the badge workers are: not at all in a --no-encryption run.
+        const encryption = kind === 'featuredFloor' && options.encryption !== false ? 'on' : 'off';
         return {
           script: 'bench/floor/worker.ts',
           env: { WORKFLOW_BUNDLE_PATH: floorBundlePath, FLOOR_ENCRYPTION: encryption },

@@ -8,16 +8,21 @@ import { EncryptionCodec } from '../../src/codec/encryption-codec';
 import { parsePayloadKeys } from '../../src/codec/key-ring';
 import { createFloorActivities } from './activities';
 
-const envSchema = z.object({
-  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1),
-  WORKFLOW_BUNDLE_PATH: z.string().min(1),
-  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(50),
-  /** `on`: payloads encrypted with `PAYLOAD_KEYS`, as the badge workers' (the featured floor). */
-  FLOOR_ENCRYPTION: z.enum(['on', 'off']).default('off'),
-  PAYLOAD_KEYS: z.string().optional(),
-});
+const envSchema = z
+  .object({
+    TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    TEMPORAL_TASK_QUEUE: z.string().min(1),
+    WORKFLOW_BUNDLE_PATH: z.string().min(1),
+    WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().default(50),
+    /** `on`: payloads encrypted with `PAYLOAD_KEYS`, as the badge workers' (the featured floor). */
+    FLOOR_ENCRYPTION: z.enum(['on', 'off']).default('off'),
+    PAYLOAD_KEYS: z.string().optional(),
+  })
+  .refine((env) => env.FLOOR_ENCRYPTION === 'off' || Boolean(env.PAYLOAD_KEYS), {
+    message: 'FLOOR_ENCRYPTION=on needs PAYLOAD_KEYS',
+    path: ['PAYLOAD_KEYS'],
+  });
 
 async function main(): Promise<void> {
   const env = envSchema.parse(process.env);
