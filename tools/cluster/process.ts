@@ -4,49 +4,43 @@
  * them when this process dies, even by SIGKILL; the end of their output kept for error messages. The handle
  * has the shape of `startTsProcess`'s, so the same readiness and cleanup code serves both.
  */
-import { startChildProcess, withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
+import {
+  startChildProcess,
+  withParentDeathSignal,
+  type ChildProcessHandle,
+  type StartChildProcessOptions,
+} from '../dev/child-process';
 
-/** Options of {@link startProcess}. */
-export interface StartProcessOptions {
-  /** For messages, e.g. `temporal history`. */
-  readonly name: string;
-  readonly command: string;
-  readonly args: readonly string[];
-  /** The whole environment of the child (PATH is added). */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  readonly cwd?: string;
+/** Options of {@link startProcess}: those of `startChildProcess` that a cluster child sets, and a user. */
+export interface StartProcessOptions extends Pick<
+  StartChildProcessOptions,
+  'name' | 'command' | 'args' | 'env' | 'cwd'
+> {
   /** Runs it as this unprivileged user id (and its group id): PostgreSQL refuses to run as root. */
   readonly runAs?: { readonly uid: number; readonly gid: number };
 }
 
 /** Starts a program; see the module comment. */
 export function startProcess(options: StartProcessOptions): ChildProcessHandle {
+  const { runAs, ...child } = options;
   // One setpriv for both: a change of user ID clears the parent-death signal, so it must be set after it.
-  const [command, args] = options.runAs
+  const [command, args] = runAs
     ? [
         '/usr/bin/setpriv',
         [
-          `--reuid=${options.runAs.uid}`,
-          `--regid=${options.runAs.gid}`,
+          `--reuid=${runAs.uid}`,
+          `--regid=${runAs.gid}`,
           '--clear-groups',
           '--pdeathsig',
           'SIGKILL',
           '--',
-          options.command,
-          ...options.args,
+          child.command,
+          ...child.args,
         ],
       ]
-    : withParentDeathSignal(options.command, options.args);
+    : withParentDeathSignal(child.command, child.args);
   // Enough output to explain a failed start; PostgreSQL and the services get longer to stop.
-  return startChildProcess({
-    name: options.name,
-    command,
-    args,
-    env: options.env,
-    cwd: options.cwd,
-    maxOutputChars: 64 * 1024,
-    stopGraceMs: 15_000,
-  });
+  return startChildProcess({ ...child, command, args, maxOutputChars: 64 * 1024, stopGraceMs: 15_000 });
 }
 
 /** Runs a program to completion; rejects with its output when it fails. */
