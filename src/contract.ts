@@ -257,38 +257,19 @@ export function bareHostname(hostname: string): string {
 }
 
 /** Whether `hostname` (as `URL.hostname` gives it) is this machine: `localhost`, 127.0.0.0/8 or `::1`. */
-function isLoopbackHostname(hostname: string): boolean {
+export function isLoopbackHostname(hostname: string): boolean {
   const host = bareHostname(hostname);
+  // Not `*.localhost`: not every resolver keeps those names on this machine.
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-/** Where the workers deliver webhooks: their `WEBHOOK_ALLOW_HTTP_LOOPBACK` and `WEBHOOK_ALLOWED_HOSTS`. */
-export interface CallbackUrlPolicy {
-  /** `http://` to this machine (tests, local receivers). */
-  readonly allowHttpLoopback: boolean;
-  /**
-   * Host names (`hooks.example.com`), IP addresses, or `*.example.com` (any name below it). Empty or left
-   * out: any host.
-   */
-  readonly allowedHosts?: readonly string[];
-}
-
-/** Whether `hostname` (as `URL.hostname` gives it) matches one of `patterns` (see `CallbackUrlPolicy`). */
-function isAllowedCallbackHost(hostname: string, patterns: readonly string[]): boolean {
-  const host = bareHostname(hostname);
-  return patterns.some((pattern) =>
-    pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern,
-  );
-}
-
 /**
- * Why `url` cannot receive an order's webhooks, or null when it can: an absolute `https://` URL without
- * credentials or fragment; `http://` only to this machine (127.0.0.0/8, `::1`, `localhost`) and only where
- * `allowHttpLoopback`; and, where the workers list `allowedHosts`, only to one of those. The input schema
- * checks the shape with loopback allowed and any host; an intake that knows the workers' policy checks again
- * with it.
+ * Why `url` cannot be an order's `callbackUrl` whatever the workers allow, or null when its shape is right: an
+ * absolute `https://` URL without credentials or fragment, or `http://` to this machine (127.0.0.0/8, `::1`,
+ * `localhost`). Where it may lead (no internal address, the workers' host list) is decided by
+ * `callbackUrlProblem` in `src/webhook-destination.ts`, which the HTTP API and the workers apply.
  */
-export function callbackUrlProblem(url: string, policy: CallbackUrlPolicy): string | null {
+export function callbackUrlShapeProblem(url: string): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -300,13 +281,8 @@ export function callbackUrlProblem(url: string, policy: CallbackUrlPolicy): stri
   if (parsed.hash !== '') return 'must not contain a fragment (#…)';
   if (parsed.protocol === 'http:') {
     if (!isLoopbackHostname(parsed.hostname)) return 'must be an https:// URL (http:// only to this machine)';
-    if (!policy.allowHttpLoopback) return 'must be an https:// URL (http:// to this machine is switched off)';
   } else if (parsed.protocol !== 'https:') {
     return 'must be an https:// URL';
-  }
-  const allowedHosts = policy.allowedHosts ?? [];
-  if (allowedHosts.length > 0 && !isAllowedCallbackHost(parsed.hostname, allowedHosts)) {
-    return `must be on a host this service delivers webhooks to (${parsed.hostname} is not one; ask its operators)`;
   }
   return null;
 }
@@ -387,7 +363,7 @@ export const badgeOrderInputSchema = z
         .string({ error: 'must be a string' })
         .max(2048, 'must be at most 2048 characters')
         .superRefine((url, ctx) => {
-          const problem = callbackUrlProblem(url, { allowHttpLoopback: true });
+          const problem = callbackUrlShapeProblem(url);
           if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
         })
         .optional(),
@@ -578,11 +554,16 @@ export interface WebhookEvent {
   readonly reconciliationDeadline: string | null;
 }
 
-/** A webhook whose delivery finally failed (every retry used, or refused by the receiver). */
+/**
+ * A webhook whose delivery finally failed (every retry used, refused by the receiver, or a destination the
+ * workers do not deliver to). Why is not shown here: the receiver's answer would tell whoever placed the order
+ * what is behind its URL. Operators find it in the `deliverWebhook` activity's failures in history.
+ */
 export interface FailedWebhookDelivery {
   readonly id: string;
   readonly type: WebhookEventType;
-  readonly error: string;
+  /** Delivery attempts made (at least 1). */
+  readonly attempts: number;
 }
 
 /** Webhook deliveries of an order, in the `status` query. */

@@ -14,7 +14,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { BadgeOrdersClient } from '../client/badge-orders-client';
-import type { CallbackUrlPolicy } from '../contract';
+import type { CallbackUrlPolicy } from '../webhook-destination';
 import type { Tracing } from '../tracing';
 import type { Authenticator, Principal } from './auth';
 import { forbidden } from './auth';
@@ -66,7 +66,7 @@ export interface BuildApiAppOptions {
   readonly plugins?: readonly ApiPluginRegistration[];
   /**
    * Where the workers deliver webhooks (`WEBHOOK_ALLOW_HTTP_LOOPBACK`, `WEBHOOK_ALLOWED_HOSTS`): a `callbackUrl`
-   * they would refuse is refused at once. @default https:// to any host
+   * they would refuse is refused at once. @default https:// to any host with public addresses
    */
   readonly webhooks?: CallbackUrlPolicy;
   /** A span per orders request when tracing is on; give `orders` the same tracing. */

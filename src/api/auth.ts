@@ -1,11 +1,13 @@
 /**
  * Who is calling: an API key (`X-API-Key`, matched by its SHA-256 against the keys file in constant time) or,
- * when configured, an OIDC access token (`Authorization: Bearer`, checked against the JWKS with issuer and
- * audience). The result is the request's {@link Principal}; routes name the scope they need in their
+ * when configured, an OIDC access token (`Authorization: Bearer`, checked against the JWKS, fetched over
+ * `https://` only, with issuer, audience and expiry all required). The result is the request's {@link Principal}; routes name the scope they need in their
  * `config.scope`, and the check runs in `onRequest`, before a byte of the body is read.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { jwksUrlProblem, REQUIRED_TOKEN_CLAIMS } from '../codec/ui-access-token';
+import { ConfigError } from '../config';
 import { API_SCOPES, type ApiKeyEntry, type ApiScope, type OidcConfig } from './config';
 import { ApiProblem } from './problem';
 
@@ -105,6 +107,9 @@ export interface AuthenticatorOptions {
 /** The authenticator of the configuration. */
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const { apiKeys, oidc } = options;
+  // Checked here too: an authenticator may be built in code, without `loadApiConfig`.
+  const jwksProblem = oidc ? jwksUrlProblem(oidc.jwksUrl) : undefined;
+  if (jwksProblem !== undefined) throw new ConfigError(`API_OIDC_JWKS_URL ${jwksProblem}`);
   const jwks = oidc ? createRemoteJWKSet(new URL(oidc.jwksUrl)) : undefined;
 
   async function verifyToken(token: string): Promise<Principal> {
@@ -116,6 +121,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
         audience: oidc.audience,
         algorithms: oidc.algorithms,
         clockTolerance: oidc.clockToleranceSeconds,
+        requiredClaims: [...REQUIRED_TOKEN_CLAIMS],
       });
       return { keyId: tokenPrincipalId(payload), scopes: tokenScopes(payload), kind: 'oidc' };
     } catch (error) {

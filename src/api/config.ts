@@ -18,6 +18,7 @@ import {
   WEBHOOK_POLICY_ENV_NAMES,
   type TemporalConfig,
 } from '../config';
+import { jwksUrlProblem } from '../codec/ui-access-token';
 import { formatIssues } from '../contract';
 
 /** The scopes a principal may hold. */
@@ -63,9 +64,13 @@ export function parseApiKeysFile(text: string, source: string): readonly ApiKeyE
   return parsed.data.keys;
 }
 
-/** OIDC bearer tokens: checked against the JWKS, with this issuer and audience. */
+/** OIDC bearer tokens: checked against the JWKS, with this issuer and audience, and an expiry (`exp`). */
 export const oidcConfigSchema = z.object({
-  jwksUrl: z.url(),
+  /** `https://`, or `http://` on loopback only (keys fetched in clear could be swapped on the way). */
+  jwksUrl: z.string().superRefine((url, context) => {
+    const problem = jwksUrlProblem(url);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+  }),
   issuer: z.string().min(1),
   audience: z.string().min(1),
   /** @default RS256, ES256, PS256, EdDSA */

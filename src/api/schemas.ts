@@ -123,7 +123,11 @@ export const statusViewSchema = z.object({
       pending: z.number().int(),
       failed: z
         .array(
-          z.object({ id: z.string(), type: z.enum(Object.values(WEBHOOK_EVENT_TYPES)), error: z.string() }),
+          z.object({
+            id: z.string(),
+            type: z.enum(Object.values(WEBHOOK_EVENT_TYPES)),
+            attempts: z.number().int().min(1),
+          }),
         )
         .readonly(),
     })

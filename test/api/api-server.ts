@@ -28,9 +28,10 @@ export const OIDC_AUDIENCE = 'badge-orders-api';
 /** A JWKS endpoint on loopback and a signer for its key. */
 export interface TestIssuer {
   readonly jwksUrl: string;
+  /** Signs a token; `null` for `expiresIn`, `issuer` or `audience` leaves that claim out. */
   sign(
     claims: Record<string, unknown>,
-    options?: { expiresIn?: string | number; issuer?: string; audience?: string },
+    options?: { expiresIn?: string | number | null; issuer?: string | null; audience?: string | null },
   ): Promise<string>;
   close(): Promise<void>;
 }
@@ -47,15 +48,17 @@ export async function startTestIssuer(): Promise<TestIssuer> {
   const { port } = server.address() as AddressInfo;
   return {
     jwksUrl: `http://127.0.0.1:${port}/jwks.json`,
-    sign: (claims, options = {}) =>
-      new SignJWT(claims)
+    sign: (claims, options = {}) => {
+      const token = new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
-        .setIssuer(options.issuer ?? OIDC_ISSUER)
-        .setAudience(options.audience ?? OIDC_AUDIENCE)
         .setSubject('backend-x')
-        .setIssuedAt()
-        .setExpirationTime(options.expiresIn ?? '5m')
-        .sign(privateKey),
+        .setIssuedAt();
+      const { issuer = OIDC_ISSUER, audience = OIDC_AUDIENCE, expiresIn = '5m' } = options;
+      if (issuer !== null) token.setIssuer(issuer);
+      if (audience !== null) token.setAudience(audience);
+      if (expiresIn !== null) token.setExpirationTime(expiresIn);
+      return token.sign(privateKey);
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -264,6 +264,12 @@ describe('the HTTP API', () => {
 
     const otherAudience = await issuer.sign({ scope: 'orders:write' }, { audience: 'someone-else' });
     expect((await call('PUT', `/v1/orders/${orderRef}`, { token: otherAudience, body })).status).toBe(401);
+    // Without an expiry a token would be valid forever; without issuer or audience, meant for anyone.
+    for (const missing of ['expiresIn', 'issuer', 'audience']) {
+      const token = await issuer.sign({ scope: 'orders:write' }, { [missing]: null });
+      const answer = await call('PUT', `/v1/orders/${orderRef}`, { token, body });
+      expect(problem(answer)).toMatchObject({ status: 401, code: 'invalid-token' });
+    }
     expect((await call('PUT', `/v1/orders/${orderRef}`, { token: 'not.a.jwt', body })).status).toBe(401);
 
     const readerPut = await call('PUT', `/v1/orders/${orderRef}`, { key: 'reader', body });
@@ -311,6 +317,34 @@ describe('the HTTP API', () => {
       body: 'hello',
     });
     expect(text.status).toBe(415);
+    await expectNoWorkflow(orderRef);
+  });
+
+  it('refuses a callbackUrl into an internal network in every spelling (400 naming the field); nothing starts', async () => {
+    const orderRef = 'api-internal-hook';
+    const body = orderBody(orderRef);
+    for (const host of [
+      '127.0.0.1',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '0x7f000001',
+      '2130706433',
+      '0.0.0.0',
+      '169.254.169.254',
+      '10.0.0.7',
+      '192.168.1.1',
+      '100.64.0.1',
+      '[fd00::1]',
+      'localhost',
+    ]) {
+      const refused = await call('PUT', `/v1/orders/${orderRef}`, {
+        body: { ...body, callbackUrl: `https://${host}/hooks` },
+      });
+      expect(refused.status).toBe(400);
+      const errors = problem(refused).errors ?? [];
+      expect(errors.map((error) => error.field)).toEqual(['body.callbackUrl']);
+      expect(errors[0]?.message).toMatch(/^must lead to a public address \(.* is (a|an|the|this) /);
+    }
     await expectNoWorkflow(orderRef);
   });
 

@@ -17,14 +17,13 @@ import { runStatusName } from '../../client/order-listing';
 import {
   BADGE_ORDER_STATUSES,
   BadgeOrderId,
-  callbackUrlProblem,
   CLIENT_ID_PATTERN,
   BadgeOrderStatus,
   statusQuery,
   type BadgeOrderResult,
   type BadgeOrderStatusView,
-  type CallbackUrlPolicy,
 } from '../../contract';
+import { callbackUrlProblem, type CallbackUrlPolicy } from '../../webhook-destination';
 import type { Principal } from '../auth';
 import type { ApiLimits } from '../config';
 import { inSpan, type Tracing } from '../../tracing';
