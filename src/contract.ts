@@ -454,6 +454,12 @@ export interface BadgeOrderResult {
   }[];
 }
 
+/**
+ * The signature of the `badgeOrder` workflow as clients start it (the workflow takes a second argument only
+ * when it continues itself as new), for typed handles without importing workflow code.
+ */
+export type BadgeOrderWorkflow = (input: BadgeOrderInput) => Promise<BadgeOrderResult>;
+
 /** Lifecycle of one document inside an order. */
 export type DocumentStatus = 'pending' | 'uploading' | 'uploaded' | 'failed';
 

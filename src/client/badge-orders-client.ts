@@ -24,6 +24,7 @@ import {
   statusQuery,
   WORKFLOW_TYPES,
   type BadgeOrderStatusView,
+  type BadgeOrderWorkflow,
   type DocumentState,
   type ReconcileOrderInput,
   type ReplaceDocumentInput,
@@ -31,7 +32,7 @@ import {
 } from '../contract';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
 import { inSpan, tracedClient, type Tracing } from '../tracing';
-import type { badgeOrder } from '../workflows/badge-order';
+import { badgeOrdersQuery } from '../temporal/visibility';
 import { listOrderPage, type ListOrdersInput, type OrderPage } from './order-listing';
 
 /** The order refused a `replaceDocument` update; the message says why (unknown path, not failed, no file). */
@@ -59,7 +60,7 @@ export class OrderMayExistError extends Error {
 }
 
 /** Handle of one badge order workflow. */
-export type BadgeOrderHandle = WorkflowHandle<typeof badgeOrder>;
+export type BadgeOrderHandle = WorkflowHandle<BadgeOrderWorkflow>;
 
 /** What {@link BadgeOrdersClient.startOrder} did. */
 export interface StartOrderResult {
@@ -134,9 +135,9 @@ export class BadgeOrdersClient {
     input: ValidBadgeOrderInput,
     reusePolicy: WorkflowIdReusePolicy,
     options: StartOrderOptions,
-  ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof badgeOrder> | undefined> {
+  ): Promise<WorkflowHandleWithFirstExecutionRunId<BadgeOrderWorkflow> | undefined> {
     try {
-      return await this.client.workflow.start<typeof badgeOrder>(WORKFLOW_TYPES.badgeOrder, {
+      return await this.client.workflow.start<BadgeOrderWorkflow>(WORKFLOW_TYPES.badgeOrder, {
         taskQueue: this.taskQueue,
         workflowId: badgeOrderWorkflowId(input.orderRef),
         args: [input],
@@ -196,12 +197,42 @@ export class BadgeOrdersClient {
 
   /** The handle of an order by its `orderRef` (latest run). */
   getHandle(orderRef: string): BadgeOrderHandle {
-    return this.client.workflow.getHandle<typeof badgeOrder>(badgeOrderWorkflowId(orderRef));
+    return this.client.workflow.getHandle<BadgeOrderWorkflow>(badgeOrderWorkflowId(orderRef));
   }
 
   /** One page of orders from visibility (see `order-listing.ts`), newest first. */
   async listOrders(input: ListOrdersInput): Promise<OrderPage> {
     return listOrderPage(this.client, input);
+  }
+
+  /**
+   * The documents every running order names (each document's source as the order input named it, and its
+   * replacement), from each order's `status` query: what must not be collected from the document store. Throws
+   * when an order does not answer within `queryTimeoutMs`: an answer that leaves out an order would be unsafe.
+   */
+  async documentsOfRunningOrders(options: { readonly queryTimeoutMs: number }): Promise<Set<string>> {
+    const sources = new Set<string>();
+    for await (const execution of this.client.workflow.list({
+      query: badgeOrdersQuery({ openOnly: true }),
+    })) {
+      const handle = this.client.workflow.getHandle<BadgeOrderWorkflow>(
+        execution.workflowId,
+        execution.runId,
+      );
+      let view: BadgeOrderStatusView;
+      try {
+        view = await this.client.connection.withDeadline(Date.now() + options.queryTimeoutMs, () =>
+          handle.query(statusQuery),
+        );
+      } catch (error) {
+        // Closed since it was listed: it needs nothing any more.
+        if (error instanceof WorkflowNotFoundError) continue;
+        if ((await handle.describe()).status.name !== 'RUNNING') continue;
+        throw error;
+      }
+      for (const document of view.documents) sources.add(document.path).add(document.sourcePath);
+    }
+    return sources;
   }
 
   /** The `status` query. */

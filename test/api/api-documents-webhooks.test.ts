@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import pino from 'pino';
 import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
-import { documentsPluginFromConfig } from '../../src/api/documents-plugin';
+import { apiDocumentsFromConfig } from '../../src/api/documents-plugin';
 import { documentProblemSchema, documentUploadResponseSchema } from '../../src/api/routes/documents';
 import { problemSchema } from '../../src/api/schemas';
 import { documentStoreConfigSchema } from '../../src/config';
@@ -78,14 +78,14 @@ describe('the API with the document store and webhooks', () => {
     });
 
     // The store as the API builds it from DOCUMENT_STORE (unset: local, under DOCUMENTS_ROOT, as the worker's).
-    const documents = await documentsPluginFromConfig({
+    const documents = await apiDocumentsFromConfig({
       store: documentStoreConfigSchema.parse(undefined),
       documentsRoot: stack.documentsRoot,
       maxDocumentBytes: MAX_BYTES,
     });
     api = await startTestApi({
       orders: stack.orders,
-      plugins: [documents],
+      documents,
       webhooks: { allowHttpLoopback: true },
     });
     // As `WEBHOOK_ALLOW_HTTP_LOOPBACK=false` and `WEBHOOK_ALLOWED_HOSTS=hooks.example.com,*.partner.example`.

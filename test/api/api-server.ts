@@ -84,7 +84,7 @@ export async function startTestApi(options: {
   readonly orders: BadgeOrdersClient;
   readonly jwksUrl?: string;
   readonly limits?: Partial<ApiLimits>;
-  readonly plugins?: BuildApiAppOptions['plugins'];
+  readonly documents?: BuildApiAppOptions['documents'];
   readonly webhooks?: BuildApiAppOptions['webhooks'];
   readonly tracing?: BuildApiAppOptions['tracing'];
 }): Promise<TestApi> {
@@ -104,7 +104,7 @@ export async function startTestApi(options: {
             },
     }),
     limits: options.limits,
-    plugins: options.plugins,
+    documents: options.documents,
     webhooks: options.webhooks,
     tracing: options.tracing,
   });

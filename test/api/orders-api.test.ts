@@ -365,6 +365,27 @@ describe('the HTTP API', () => {
     }
   });
 
+  it('counts failed authentications per address: past API_AUTH_FAILURE_MAX it answers 429 before looking at credentials', async () => {
+    const guarded = await startTestApi({ orders: stack.orders, limits: { authFailureMax: 3 } });
+    try {
+      const get = (key: string): Promise<Response> =>
+        fetch(`${guarded.url}/v1/orders/api-guessing`, { headers: { 'x-api-key': key } });
+      expect((await get(TEST_KEYS.reader.key)).status).toBe(404);
+      for (let guess = 0; guess < 3; guess += 1) expect((await get(`bo_guess-${guess}`)).status).toBe(401);
+      // A good key from this address waits too: a guess that happened to be right would get nothing either.
+      const refused = await get(TEST_KEYS.reader.key);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await refused.json()).toMatchObject({
+        code: 'too-many-failed-authentications',
+        detail: expect.stringContaining('at most 3 per 60 s (API_AUTH_FAILURE_MAX)') as string,
+      });
+      expect((await fetch(`${guarded.url}/healthz`)).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('serves its OpenAPI 3.1 document and a docs page that loads nothing from elsewhere', async () => {
     const document = await fetch(`${api.url}/openapi.json`);
     expect(document.status).toBe(200);

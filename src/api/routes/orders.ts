@@ -17,14 +17,12 @@ import { runStatusName } from '../../client/order-listing';
 import {
   BADGE_ORDER_STATUSES,
   BadgeOrderId,
-  CLIENT_ID_PATTERN,
   BadgeOrderStatus,
   statusQuery,
   type BadgeOrderResult,
   type BadgeOrderStatusView,
 } from '../../contract';
 import { callbackUrlProblem, type CallbackUrlPolicy } from '../../webhook-destination';
-import type { Principal } from '../auth';
 import type { ApiLimits } from '../config';
 import { inSpan, type Tracing } from '../../tracing';
 import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../input-hash';
@@ -42,14 +40,6 @@ export interface OrdersRoutesOptions {
   readonly webhooks: CallbackUrlPolicy;
   /** Spans for each request when tracing is on (the orders client should carry the same tracing). */
   readonly tracing?: Tracing;
-}
-
-/**
- * The order's `clientId`: the caller's key id, which picks the secret its webhooks are signed with. An id the
- * contract cannot carry (a long OIDC subject) leaves it out, and the `default` secret signs.
- */
-function clientIdOf(principal: Principal | null): string | undefined {
-  return principal !== null && CLIENT_ID_PATTERN.test(principal.keyId) ? principal.keyId : undefined;
 }
 
 /** Parses one part of a request with a zod schema; a 400 names each invalid field under `where`. */
@@ -141,7 +131,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         'body',
       );
     }
-    const clientId = clientIdOf(request.principal);
+    const clientId = request.principal?.clientId;
     const input = parsePart(
       ORDER_OPERATIONS.putOrder.body[1],
       isPlainObject(body) ? { ...body, orderRef, ...(clientId !== undefined && { clientId }) } : body,
