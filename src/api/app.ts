@@ -15,8 +15,8 @@ import type { Authenticator, Principal } from './auth';
 import { forbidden } from './auth';
 import { apiLimitsSchema, type ApiLimits } from './config';
 import { renderDocsPage } from './docs-page';
-import { documentsPlugin, type ApiDocuments } from './documents-plugin';
-import { buildOpenApiDocument } from './openapi';
+import { documentsOpenApi, registerDocumentsRoutes, type ApiDocuments } from './documents-plugin';
+import { buildOpenApiDocument, type JsonSchema } from './openapi';
 import { ORDER_OPERATIONS } from './operations';
 import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './problem';
 import { ordersRoutes } from './routes/orders';
@@ -91,6 +91,19 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * The API's OpenAPI 3.1 document: the orders operations, and the documents upload when the API has documents
+ * (with their limits). `npm run contract:openapi-types` types the client package's HTTP client from it.
+ */
+export function apiOpenApiDocument(documents?: Pick<ApiDocuments, 'maxBytes' | 'uploads'>): JsonSchema {
+  const upload = documents === undefined ? undefined : documentsOpenApi(documents);
+  return buildOpenApiDocument({
+    operations: Object.values(ORDER_OPERATIONS),
+    extraPaths: upload?.paths ?? {},
+    extraSchemas: upload?.schemas ?? {},
+  });
 }
 
 /** Builds the app (not listening); `app.listen` or `app.inject` it. */
@@ -178,12 +191,7 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     ),
   );
 
-  const documents = options.documents === undefined ? undefined : documentsPlugin(options.documents);
-  const document = buildOpenApiDocument({
-    operations: Object.values(ORDER_OPERATIONS),
-    extraPaths: documents?.openApi.paths ?? {},
-    extraSchemas: documents?.openApi.schemas ?? {},
-  });
+  const document = apiOpenApiDocument(options.documents);
   const docsPage = renderDocsPage(document);
 
   app.get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));
@@ -201,6 +209,6 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     webhooks: options.webhooks ?? { allowHttpLoopback: false },
     tracing: options.tracing,
   });
-  documents?.register(app);
+  if (options.documents !== undefined) registerDocumentsRoutes(app, options.documents);
   return app;
 }

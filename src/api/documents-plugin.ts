@@ -50,66 +50,60 @@ export async function apiDocumentsFromConfig(
   return { store, maxBytes, uploads: documents.uploads ?? uploadLimitsSchema.parse({}) };
 }
 
-/** The upload route, for the app to register behind its authentication, and its part of the OpenAPI document. */
-export interface DocumentsPlugin {
-  register(app: FastifyInstance): void;
-  readonly openApi: {
-    readonly paths: OpenApiPaths;
-    readonly schemas: Readonly<Record<string, JsonSchema>>;
-  };
-}
-
-/** The upload route over the API's documents. */
-export function documentsPlugin(documents: ApiDocuments): DocumentsPlugin {
+/** The OpenAPI paths and schemas of the upload route with these limits. */
+export function documentsOpenApi(documents: Pick<ApiDocuments, 'maxBytes' | 'uploads'>): {
+  readonly paths: OpenApiPaths;
+  readonly schemas: Readonly<Record<string, JsonSchema>>;
+} {
   const statuses = [...new Set<number>([...COMMON_PROBLEMS, ...DOCUMENT_UPLOAD_PROBLEM_STATUSES])].sort(
     (a, b) => a - b,
   );
   return {
-    register: (app) => {
-      void app.register(documentsRoutes, {
-        store: documents.store,
-        maxBytes: documents.maxBytes,
-        limits: documents.uploads,
-        ownerOf: (request) => principalOf(request).clientId,
-        routeConfig: { scope: DOCUMENTS_SCOPE },
-      });
-    },
-    openApi: {
-      paths: {
-        [DOCUMENTS_ROUTE]: {
-          post: {
-            operationId: 'uploadDocument',
-            summary: 'Store a document, to name it in an order by reference',
-            description:
-              `Streams one file (multipart/form-data, part "${DOCUMENT_FILE_FIELD}") into the document store and ` +
-              `answers its content-addressed reference; name it in an order as \`{ "ref": … }\`. Only the client ` +
-              `that stored a document may name it. Storing the same bytes again answers the same reference. At ` +
-              `most ${documents.maxBytes} bytes; at most ${documents.uploads.maxConcurrent} uploads at once and ` +
-              `${documents.uploads.quotaBytes} bytes per ${documents.uploads.quotaWindowMs / 1000} s per client.\n\n` +
-              `Scope: \`${DOCUMENTS_SCOPE}\`.`,
-            security: [{ apiKey: [] }, { bearer: [DOCUMENTS_SCOPE] }],
-            requestBody: {
-              required: true,
+    paths: {
+      [DOCUMENTS_ROUTE]: {
+        post: {
+          operationId: 'uploadDocument',
+          summary: 'Store a document, to name it in an order by reference',
+          description:
+            `Streams one file (multipart/form-data, part "${DOCUMENT_FILE_FIELD}") into the document store and ` +
+            `answers its content-addressed reference; name it in an order as \`{ "ref": … }\`. Only the client ` +
+            `that stored a document may name it. Storing the same bytes again answers the same reference. At ` +
+            `most ${documents.maxBytes} bytes; at most ${documents.uploads.maxConcurrent} uploads at once and ` +
+            `${documents.uploads.quotaBytes} bytes per ${documents.uploads.quotaWindowMs / 1000} s per client.\n\n` +
+            `Scope: \`${DOCUMENTS_SCOPE}\`.`,
+          security: [{ apiKey: [] }, { bearer: [DOCUMENTS_SCOPE] }],
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': { schema: { $ref: '#/components/schemas/DocumentUpload' } },
+            },
+          },
+          responses: {
+            '201': {
+              description: 'Stored: the reference, the size and the content type',
               content: {
-                'multipart/form-data': { schema: { $ref: '#/components/schemas/DocumentUpload' } },
+                'application/json': { schema: { $ref: '#/components/schemas/DocumentStored' } },
               },
             },
-            responses: {
-              '201': {
-                description: 'Stored: the reference, the size and the content type',
-                content: {
-                  'application/json': { schema: { $ref: '#/components/schemas/DocumentStored' } },
-                },
-              },
-              ...problemResponses(statuses),
-            },
+            ...problemResponses(statuses),
           },
         },
       },
-      schemas: {
-        DocumentUpload: jsonSchemaOf(documentUploadRequestSchema, 'input'),
-        DocumentStored: jsonSchemaOf(documentUploadResponseSchema, 'output'),
-      },
+    },
+    schemas: {
+      DocumentUpload: jsonSchemaOf(documentUploadRequestSchema, 'input'),
+      DocumentStored: jsonSchemaOf(documentUploadResponseSchema, 'output'),
     },
   };
+}
+
+/** Registers the upload route over the API's documents, behind the app's authentication. */
+export function registerDocumentsRoutes(app: FastifyInstance, documents: ApiDocuments): void {
+  void app.register(documentsRoutes, {
+    store: documents.store,
+    maxBytes: documents.maxBytes,
+    limits: documents.uploads,
+    ownerOf: (request) => principalOf(request).clientId,
+    routeConfig: { scope: DOCUMENTS_SCOPE },
+  });
 }

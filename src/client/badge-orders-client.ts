@@ -31,7 +31,7 @@ import {
   type ValidBadgeOrderInput,
 } from '../contract';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
-import { inSpan, tracedClient, type Tracing } from '../tracing';
+import { inSpan, tracedClient, type ClientTracing } from '../tracing/client';
 import { badgeOrdersQuery } from '../temporal/visibility';
 import { listOrderPage, type ListOrdersInput, type OrderPage } from './order-listing';
 
@@ -86,14 +86,14 @@ export interface BadgeOrdersClientOptions {
   /** @default badge-orders */
   readonly taskQueue?: string;
   /** The process's tracing (`startTracing`): each start is then the root of its order's trace. @default off */
-  readonly tracing?: Tracing;
+  readonly tracing?: ClientTracing;
 }
 
 /** Client API of the badge order service. */
 export class BadgeOrdersClient {
   private readonly client: Client;
   private readonly taskQueue: string;
-  private readonly tracing: Tracing | undefined;
+  private readonly tracing: ClientTracing | undefined;
 
   constructor(options: BadgeOrdersClientOptions) {
     this.client = tracedClient(options.client, options.tracing);
