@@ -5,11 +5,18 @@
  */
 import { z } from 'zod';
 import type { WEBHOOK_EVENT_TYPES } from './workflow-contract';
-import { BadgeOrderId, BadgeOrderRef, BadgeOrderStatus, documentSourceOf } from './workflow-contract';
+import {
+  BadgeOrderClient,
+  BadgeOrderId,
+  BadgeOrderRef,
+  BadgeOrderStatus,
+  documentSourceOf,
+} from './workflow-contract';
 
 // The values workflow code needs at run time live in a module without zod (see there); they are part of this
 // contract as much as the rest.
 export {
+  BadgeOrderClient,
   BadgeOrderId,
   BadgeOrderRef,
   BadgeOrderStatus,
@@ -28,13 +35,31 @@ export const DEFAULT_TASK_QUEUE = 'badge-orders';
 /** Prefix of every badge order's workflow id. */
 export const BADGE_ORDER_WORKFLOW_ID_PREFIX = 'badge-order-';
 
-/** The workflow id of an order: one workflow per `orderRef`, so a second start attaches instead of duplicating. */
-export function badgeOrderWorkflowId(orderRef: string): string {
-  return `${BADGE_ORDER_WORKFLOW_ID_PREFIX}${orderRef}`;
+/**
+ * The workflow id of an order: one workflow per `orderRef` of a client, so a second start attaches instead of
+ * duplicating, and two clients using the same `orderRef` get two orders. `badge-order-<orderRef>` for an order
+ * without a client (as every order had before clients), `badge-order-<orderRef>@<clientId>` for a client's:
+ * neither an `orderRef` nor a client id may contain `@`, so no two pairs share an id.
+ */
+export function badgeOrderWorkflowId(orderRef: string, clientId?: string): string {
+  return `${BADGE_ORDER_WORKFLOW_ID_PREFIX}${orderRef}${clientId === undefined ? '' : `@${clientId}`}`;
 }
 
 /** Every custom search attribute the service needs on its namespace. */
-export const BADGE_SEARCH_ATTRIBUTES = [BadgeOrderRef, BadgeOrderId, BadgeOrderStatus] as const;
+export const BADGE_SEARCH_ATTRIBUTES = [
+  BadgeOrderRef,
+  BadgeOrderId,
+  BadgeOrderStatus,
+  BadgeOrderClient,
+] as const;
+
+/**
+ * The folder under `DOCUMENTS_ROOT` of a client's `path` documents: an order placed through the HTTP API names
+ * files only inside it (its input's `documentsFolder`).
+ */
+export function clientDocumentsFolder(clientId: string): string {
+  return `clients/${clientId}`;
+}
 
 /** Values of the `BadgeOrderStatus` search attribute. */
 export const BADGE_ORDER_STATUSES = [
@@ -69,6 +94,17 @@ export function isConfinedRelativePath(path: string): boolean {
   if (path.includes('\0')) return false;
   if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path)) return false;
   return !path.split(/[\\/]+/).some((segment) => segment === '..');
+}
+
+/** The segments of a relative path, without empty ones and `.`. */
+const segmentsOf = (path: string): string[] =>
+  path.split(/[\\/]+/).filter((segment) => segment !== '' && segment !== '.');
+
+/** Whether a confined relative path lies inside `folder` (a confined relative path too), lexically. */
+export function isInsideFolder(path: string, folder: string): boolean {
+  const inner = segmentsOf(path);
+  const outer = segmentsOf(folder);
+  return inner.length > outer.length && outer.every((segment, index) => inner[index] === segment);
 }
 
 const identifierSchema = z.union(
@@ -287,7 +323,7 @@ export function callbackUrlShapeProblem(url: string): string | null {
   return null;
 }
 
-/** An order's `clientId`: the API key id (or `oidc:…`) of the caller that placed it. */
+/** An order's `clientId`: the client (API key's client, or `oidc:…`) that owns it. No `@` (see the workflow id). */
 export const CLIENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
 /** Bounds of the retry and waiting windows: at least a second, at most 30 days. */
@@ -368,17 +404,44 @@ export const badgeOrderInputSchema = z
         })
         .optional(),
       /**
-       * The API client that placed the order (its API key id): picks the secret its webhooks are signed with.
-       * Set by the HTTP API; the `default` secret signs when absent.
+       * The client that owns the order (the HTTP API sets its caller's client id): it alone sees the order, its
+       * `orderRef` is unique within it, and it picks the secret the order's webhooks are signed with (the
+       * `default` secret signs when absent).
        */
       clientId: z
         .string({ error: 'must be a string' })
         .regex(CLIENT_ID_PATTERN, 'must be 1 to 64 letters, digits, ".", "_", ":" or "-"')
         .optional(),
+      /**
+       * The folder under `DOCUMENTS_ROOT` that the order's `path` documents (and their replacements) must be
+       * in: the worker opens them only there, whatever links lie inside. Set by the HTTP API to the client's
+       * folder ({@link clientDocumentsFolder}); absent: anywhere under the root (the starter, trusted backends).
+       */
+      documentsFolder: z
+        .string({ error: 'must be a string' })
+        .min(1, 'must not be empty')
+        .max(200, 'must be at most 200 characters')
+        .refine(
+          isConfinedRelativePath,
+          'must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
+        )
+        .optional(),
     },
     { error: 'must be an object' },
   )
   .superRefine((input, ctx) => {
+    const folder = input.documentsFolder;
+    if (folder !== undefined) {
+      input.documents.forEach((document, index) => {
+        if (document.path !== undefined && !isInsideFolder(document.path, folder)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['documents', index, 'path'],
+            message: `must be inside ${folder}/ (this client's folder under DOCUMENTS_ROOT)`,
+          });
+        }
+      });
+    }
     const seen = new Set<string>();
     input.documents.forEach((document, index) => {
       if (document.path === undefined && document.ref === undefined) return;

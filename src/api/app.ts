@@ -208,6 +208,7 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     limits,
     webhooks: options.webhooks ?? { allowHttpLoopback: false },
     tracing: options.tracing,
+    documents: options.documents?.store,
   });
   if (options.documents !== undefined) registerDocumentsRoutes(app, options.documents);
   return app;

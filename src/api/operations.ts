@@ -11,6 +11,7 @@ import {
   listOrdersQuerySchema,
   orderAcceptedSchema,
   orderPageSchema,
+  orderQuerySchema,
   orderRefParamsSchema,
   orderViewSchema,
   putOrderBodySchema,
@@ -85,6 +86,7 @@ export const ORDER_OPERATIONS = {
       'the `BadgeOrderStatus` it last recorded.',
     scope: 'orders:read',
     params: orderRefParamsSchema,
+    query: orderQuerySchema,
     responses: { 200: { description: 'The order', schema: ['OrderView', orderViewSchema] } },
     problems: [404],
   },
@@ -110,6 +112,7 @@ export const ORDER_OPERATIONS = {
       'Sends the order the `retryUploads` signal. Refused (409) when the order is no longer running.',
     scope: 'ops',
     params: orderRefParamsSchema,
+    query: orderQuerySchema,
     responses: {
       202: { description: 'The order took the signal', schema: ['RetryAccepted', retryAcceptedSchema] },
     },
@@ -125,6 +128,7 @@ export const ORDER_OPERATIONS = {
       'document is retried with the new file. Refused (409) when the document has not failed or the order is closed.',
     scope: 'ops',
     params: documentParamsSchema,
+    query: orderQuerySchema,
     body: ['ReplaceDocumentBody', replaceDocumentBodySchema],
     responses: {
       200: { description: 'The document’s new state', schema: ['DocumentState', documentStateSchema] },
@@ -141,6 +145,7 @@ export const ORDER_OPERATIONS = {
       'when it holds the order, `{ "notCreated": true }` when it does not. Refused (409) unless the order awaits it.',
     scope: 'ops',
     params: orderRefParamsSchema,
+    query: orderQuerySchema,
     body: ['ReconcileOrderInput', reconcileBodySchema],
     responses: {
       200: {

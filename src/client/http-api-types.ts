@@ -150,7 +150,6 @@ export interface components {
         [key: string]: unknown;
       };
       callbackUrl?: string;
-      clientId?: string;
       documentOwner?: string | number;
       documents: {
         contentType?: string;
@@ -283,6 +282,7 @@ export interface components {
     OrderPage: {
       nextPageToken: string | null;
       orders: {
+        clientId: string | null;
         closedAt: string | null;
         orderId: string | null;
         orderRef: string;
@@ -306,6 +306,7 @@ export interface components {
       }[];
     };
     OrderView: {
+      clientId: string | null;
       closedAt: string | null;
       failure: string | null;
       orderId: string | null;
@@ -569,6 +570,7 @@ export interface operations {
   listOrders: {
     parameters: {
       query?: {
+        clientId?: string | '-';
         pageSize?: string;
         pageToken?: string;
         status?:
@@ -656,7 +658,9 @@ export interface operations {
   };
   getOrder: {
     parameters: {
-      query?: never;
+      query?: {
+        clientId?: string | '-';
+      };
       header?: never;
       path: {
         orderRef: string;
@@ -875,7 +879,9 @@ export interface operations {
   };
   replaceDocument: {
     parameters: {
-      query?: never;
+      query?: {
+        clientId?: string | '-';
+      };
       header?: never;
       path: {
         index: string;
@@ -1001,7 +1007,9 @@ export interface operations {
   };
   reconcileOrder: {
     parameters: {
-      query?: never;
+      query?: {
+        clientId?: string | '-';
+      };
       header?: never;
       path: {
         orderRef: string;
@@ -1126,7 +1134,9 @@ export interface operations {
   };
   retryOrder: {
     parameters: {
-      query?: never;
+      query?: {
+        clientId?: string | '-';
+      };
       header?: never;
       path: {
         orderRef: string;

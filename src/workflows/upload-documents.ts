@@ -25,6 +25,8 @@ export async function uploadPendingDocuments(state: OrderState, settings: Upload
   state.setStatus('Running');
   setCurrentDetails(`Uploading documents for order ${settings.orderId}`);
   const documentCount = state.documents.count;
+  // Where the order's path documents must lie (an order placed through the HTTP API: its client's folder).
+  const folder = state.input.documentsFolder;
   const upload = async (job: UploadJob): Promise<void> => {
     state.documents.markUploading(job.path);
     const summary = `Upload document ${job.index + 1}/${documentCount} to order ${settings.orderId}`;
@@ -34,6 +36,7 @@ export async function uploadPendingDocuments(state: OrderState, settings: Upload
         orderId: settings.orderId,
         documentOwner: settings.documentOwner,
         path: job.sourcePath,
+        ...(folder === undefined ? {} : { documentsFolder: folder }),
         contentType: job.contentType,
         filename: job.filename,
       });

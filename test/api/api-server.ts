@@ -11,16 +11,24 @@ import { buildApiApp, type BuildApiAppOptions } from '../../src/api/app';
 import { createAuthenticator, hashApiKey } from '../../src/api/auth';
 import type { ApiKeyEntry, ApiLimits, ApiScope } from '../../src/api/config';
 
-/** The test keys: each key's secret by its id. */
+/**
+ * The test keys: each key's secret by its id, and its client when not its own id. `writer` and `reader` are two
+ * keys of one backend (client `writer`); `other` is another backend; `operator` reaches every order.
+ */
 export const TEST_KEYS = {
   writer: { key: 'bo_test-writer-0123456789abcdef0123456789abcdef', scopes: ['orders:write', 'orders:read'] },
-  reader: { key: 'bo_test-reader-0123456789abcdef0123456789abcdef', scopes: ['orders:read'] },
+  reader: {
+    key: 'bo_test-reader-0123456789abcdef0123456789abcdef',
+    scopes: ['orders:read'],
+    client: 'writer',
+  },
+  other: { key: 'bo_test-other-0123456789abcdef0123456789abcdef0', scopes: ['orders:write', 'orders:read'] },
   operator: { key: 'bo_test-operator-0123456789abcdef0123456789abcde', scopes: ['ops', 'orders:read'] },
   fuzzer: {
     key: 'bo_test-fuzzer-0123456789abcdef0123456789abcdef0',
     scopes: ['orders:write', 'orders:read', 'ops'],
   },
-} as const satisfies Record<string, { key: string; scopes: readonly ApiScope[] }>;
+} as const satisfies Record<string, { key: string; scopes: readonly ApiScope[]; client?: string }>;
 
 export const OIDC_ISSUER = 'https://issuer.test';
 export const OIDC_AUDIENCE = 'badge-orders-api';
@@ -72,10 +80,11 @@ export interface TestApi {
 
 /** The API keys file entries of {@link TEST_KEYS}. */
 export function testKeyEntries(): ApiKeyEntry[] {
-  return Object.entries(TEST_KEYS).map(([id, { key, scopes }]) => ({
+  return Object.entries(TEST_KEYS).map(([id, entry]) => ({
     id,
-    sha256: hashApiKey(key),
-    scopes: [...scopes],
+    ...('client' in entry ? { client: entry.client } : {}),
+    sha256: hashApiKey(entry.key),
+    scopes: [...entry.scopes],
   }));
 }
 

@@ -69,7 +69,7 @@ describe('the document collector', () => {
     const awaitingRef = await upload(awaitingBytes, 'image/png');
     await placeOrder('gc-awaiting-repair', awaitingRef);
     await waitFor(
-      () => stack.orders.status('gc-awaiting-repair'),
+      () => stack.orders.status({ orderRef: 'gc-awaiting-repair', clientId: 'writer' }),
       (status) => status.searchStatus === 'AwaitingRepair',
       { what: 'the order to await repair' },
     );
@@ -87,7 +87,7 @@ describe('the document collector', () => {
       { what: 'the platform to have refused the upload once' },
     );
     await waitFor(
-      () => stack.orders.status('gc-uploading'),
+      () => stack.orders.status({ orderRef: 'gc-uploading', clientId: 'writer' }),
       (status) => status.documents[0]?.status === 'uploading',
       { what: 'the order to be uploading' },
     );
@@ -140,10 +140,12 @@ describe('the document collector', () => {
 
     // Both orders finish with their own bytes on the platform.
     await stack.sandbox.control.setFaults({});
-    const uploaded = await stack.orders.getHandle('gc-uploading').result();
+    const uploaded = await stack.orders.getHandle({ orderRef: 'gc-uploading', clientId: 'writer' }).result();
     await stack.sandbox.control.setRules({ acceptedContentTypes: ALL_TYPES });
-    await stack.orders.retryUploads('gc-awaiting-repair');
-    const repaired = await stack.orders.getHandle('gc-awaiting-repair').result();
+    await stack.orders.retryUploads({ orderRef: 'gc-awaiting-repair', clientId: 'writer' });
+    const repaired = await stack.orders
+      .getHandle({ orderRef: 'gc-awaiting-repair', clientId: 'writer' })
+      .result();
     for (const [result, bytes] of [
       [uploaded, uploadingBytes],
       [repaired, awaitingBytes],

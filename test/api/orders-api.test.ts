@@ -5,6 +5,7 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { z } from 'zod';
 import { INPUT_HASH_MEMO_KEY } from '../../src/api/input-hash';
+import type { OrderKey } from '../../src/client/badge-orders-client';
 import {
   documentStateSchema,
   orderAcceptedSchema,
@@ -73,16 +74,26 @@ describe('the HTTP API', () => {
     return problemSchema.parse(answer.body);
   }
 
+  /** An order of the `writer` backend (its keys `writer` and `reader`), as Temporal knows it. */
+  const mine = (orderRef: string): OrderKey => ({ orderRef, clientId: 'writer' });
+
   async function expectNoWorkflow(orderRef: string): Promise<void> {
-    await expect(stack.orders.getHandle(orderRef).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await expect(stack.orders.getHandle(mine(orderRef)).describe()).rejects.toBeInstanceOf(
+      WorkflowNotFoundError,
+    );
   }
 
-  function orderBody(orderRef: string, files: readonly string[] = ['scan.pdf']): Record<string, unknown> {
+  /** An order body whose files lie in the client's own folder, `clients/<client>/`. */
+  function orderBody(
+    orderRef: string,
+    files: readonly string[] = ['scan.pdf'],
+    client = 'writer',
+  ): Record<string, unknown> {
     return {
       vehicle: { licensePlate: 'A-PI 1' },
       badge: { type: 'green' },
       documents: files.map((name) => ({
-        path: stack.writeDocument(`${orderRef}/${name}`, `bytes of ${name}`),
+        path: stack.writeDocument(`clients/${client}/${orderRef}/${name}`, `bytes of ${name}`),
       })),
     };
   }
@@ -94,7 +105,7 @@ describe('the HTTP API', () => {
     expect(created.status).toBe(201);
     expect(created.headers.get('location')).toBe(`/v1/orders/${orderRef}`);
     expect(orderAcceptedSchema.parse(created.body)).toMatchObject({ orderRef, created: true });
-    const firstRun = (await stack.orders.getHandle(orderRef).describe()).runId;
+    const firstRun = (await stack.orders.getHandle(mine(orderRef)).describe()).runId;
 
     // The same input with its keys in another order and the orderRef repeated in the body.
     const again = await call('PUT', `/v1/orders/${orderRef}`, {
@@ -109,7 +120,7 @@ describe('the HTTP API', () => {
     expect(different.status).toBe(409);
     expect(problem(different).code).toBe('order-conflict');
 
-    const description = await stack.orders.getHandle(orderRef).describe();
+    const description = await stack.orders.getHandle(mine(orderRef)).describe();
     expect(description.runId).toBe(firstRun);
     // The hash is in the memo, encrypted by the payload codec like the input; not a search attribute.
     expect(String(description.memo?.[INPUT_HASH_MEMO_KEY])).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -194,35 +205,35 @@ describe('the HTTP API', () => {
       (await call('PUT', `/v1/orders/${orderRef}`, { body: orderBody(orderRef, ['photo.jpg']) })).status,
     ).toBe(201);
     await waitFor(
-      () => stack.orders.status(orderRef),
+      () => stack.orders.status(mine(orderRef)),
       (status) => status.searchStatus === 'AwaitingRepair',
       { what: 'the order to await repair' },
     );
 
-    const retry = await call('POST', `/v1/orders/${orderRef}/retry`, { key: 'operator' });
+    const retry = await call('POST', `/v1/orders/${orderRef}/retry?clientId=writer`, { key: 'operator' });
     expect(retry.status).toBe(202);
     retryAcceptedSchema.parse(retry.body);
 
-    const reconcile = await call('POST', `/v1/orders/${orderRef}/reconcile`, {
+    const reconcile = await call('POST', `/v1/orders/${orderRef}/reconcile?clientId=writer`, {
       key: 'operator',
       body: { orderId: 12 },
     });
     expect(reconcile.status).toBe(409);
     expect(problem(reconcile).code).toBe('reconcile-refused');
 
-    const noDocument = await call('POST', `/v1/orders/${orderRef}/documents/3/replace`, {
+    const noDocument = await call('POST', `/v1/orders/${orderRef}/documents/3/replace?clientId=writer`, {
       key: 'operator',
       body: { newPath: 'x.pdf' },
     });
     expect(problem(noDocument)).toMatchObject({ status: 404, code: 'document-not-found' });
 
     await waitFor(
-      () => stack.orders.status(orderRef),
+      () => stack.orders.status(mine(orderRef)),
       (status) => status.searchStatus === 'AwaitingRepair' && status.documents[0]?.status === 'failed',
       { what: 'the retried document to fail again' },
     );
-    const newPath = stack.writeDocument(`${orderRef}/scan.pdf`, 'bytes of scan.pdf');
-    const replaced = await call('POST', `/v1/orders/${orderRef}/documents/0/replace`, {
+    const newPath = stack.writeDocument(`clients/writer/${orderRef}/scan.pdf`, 'bytes of scan.pdf');
+    const replaced = await call('POST', `/v1/orders/${orderRef}/documents/0/replace?clientId=writer`, {
       key: 'operator',
       body: { newPath },
     });
@@ -230,13 +241,15 @@ describe('the HTTP API', () => {
     expect(documentStateSchema.parse(replaced.body)).toMatchObject({ sourcePath: newPath });
 
     const done = await waitFor(
-      () => call('GET', `/v1/orders/${orderRef}`, { key: 'operator' }),
+      () => call('GET', `/v1/orders/${orderRef}?clientId=writer`, { key: 'operator' }),
       (answer) => (answer.body as { runStatus?: string }).runStatus === 'COMPLETED',
       { what: 'the repaired order to complete' },
     );
-    expect(orderViewSchema.parse(done.body).result?.documents[0]?.path).toBe(`${orderRef}/photo.jpg`);
+    expect(orderViewSchema.parse(done.body).result?.documents[0]?.path).toBe(
+      `clients/writer/${orderRef}/photo.jpg`,
+    );
 
-    const closed = await call('POST', `/v1/orders/${orderRef}/retry`, { key: 'operator' });
+    const closed = await call('POST', `/v1/orders/${orderRef}/retry?clientId=writer`, { key: 'operator' });
     expect(problem(closed)).toMatchObject({ status: 409, code: 'order-closed' });
   });
 
@@ -279,8 +292,10 @@ describe('the HTTP API', () => {
     expect((await call('POST', `/v1/orders/${orderRef}/retry`, { key: 'writer' })).status).toBe(403);
     await expectNoWorkflow(orderRef);
 
+    // The token's client is oidc:<sub>; its files lie in its own folder.
     const token = await issuer.sign({ scope: 'orders:write orders:read' });
-    expect((await call('PUT', `/v1/orders/${orderRef}`, { token, body })).status).toBe(201);
+    const tokenBody = orderBody(orderRef, ['scan.pdf'], 'oidc:backend-x');
+    expect((await call('PUT', `/v1/orders/${orderRef}`, { token, body: tokenBody })).status).toBe(201);
     expect((await call('GET', `/v1/orders/${orderRef}`, { token })).status).toBe(200);
   });
 

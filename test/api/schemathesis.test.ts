@@ -215,7 +215,11 @@ describe('schemathesis against /openapi.json', () => {
       { what: `visibility to list the ${counts.createdOrderRefs.length} orders the fuzzing created` },
     );
     for (const order of orders) {
-      const handle = stack.orders.getHandle(order.orderRef);
+      // Placed through the API, so each is its client's (the fuzzer's).
+      const handle = stack.orders.getHandle({
+        orderRef: order.orderRef,
+        clientId: order.clientId ?? undefined,
+      });
       const description = await handle.describe();
       const history = await handle.fetchHistory();
       const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;

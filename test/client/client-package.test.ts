@@ -189,7 +189,7 @@ describe('the client package', () => {
     expect(viaTemporal.map((document) => document.sha256)).toEqual([
       sha256(Buffer.from('%PDF-1.4 registration')),
     ]);
-    const http = await stack.orders.getHandle('pkg-http').result();
+    const http = await stack.orders.getHandle({ orderRef: 'pkg-http', clientId: 'writer' }).result();
     const viaHttp = await stack.sandbox.control.listDocuments({ orderId: http.orderId });
     expect(viaHttp.map((document) => document.sha256)).toEqual([sha256(upload)]);
     // The input went to Temporal encrypted by the package's codec (the stack's worker could decrypt it).

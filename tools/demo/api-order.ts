@@ -28,6 +28,9 @@ export interface StartDemoApiOptions {
   readonly documentsRoot: string;
 }
 
+/** The demo API key's id, so the client that owns the order placed through the API. */
+export const DEMO_API_CLIENT = 'demo';
+
 /** Largest upload the demo's API takes. */
 const MAX_DOCUMENT_BYTES = 100 * 1024 * 1024;
 
@@ -42,7 +45,7 @@ export async function startDemoApi(options: StartDemoApiOptions): Promise<DemoAp
   const app = await buildApiApp({
     orders: options.orders,
     authenticator: createAuthenticator({
-      apiKeys: [{ id: 'demo', sha256: hashApiKey(key), scopes: [...API_SCOPES] }],
+      apiKeys: [{ id: DEMO_API_CLIENT, sha256: hashApiKey(key), scopes: [...API_SCOPES] }],
     }),
     documents,
   });
