@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import type { WorkflowFailedError } from '@temporalio/client';
 import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
+import type { OrderKey } from '../../src/client/badge-orders-client';
 import type { BadgeOrderInput, WebhookEvent } from '../../src/contract';
 import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { useTestStack } from '../helpers/stack';
@@ -118,6 +119,9 @@ describe('badgeOrder webhooks', () => {
     };
   }
 
+  /** An order placed for `client-a` (its `clientId`), which owns it: addressed by its ref and that client. */
+  const ofClientA = (orderRef: string): OrderKey => ({ orderRef, clientId: 'client-a' });
+
   /**
    * The order's status once it completed with its one event (`order.completed`) failed to deliver after
    * `attempts`: the status shows the count and nothing of the reason, which operators read in history.
@@ -127,7 +131,7 @@ describe('badgeOrder webhooks', () => {
     attempts: number,
     reason: RegExp,
   ): Promise<void> {
-    const status = await stack.orders.status(orderRef);
+    const status = await stack.orders.status(ofClientA(orderRef));
     expect(status.searchStatus).toBe('Completed');
     // Exactly this: nothing of the receiver's answer or the worker's reason reaches whoever reads the order.
     expect(status.webhooks).toEqual({
@@ -135,7 +139,7 @@ describe('badgeOrder webhooks', () => {
       pending: 0,
       failed: [{ id: expect.stringMatching(/^evt_/) as string, type: 'order.completed', attempts }],
     });
-    const handle = stack.orders.getHandle(orderRef);
+    const handle = stack.orders.getHandle(ofClientA(orderRef));
     const reasons = await activityFailureMessages(handle, stack.payloadKeys, 'deliverWebhook');
     expect(reasons.at(-1)).toMatch(reason);
   }
@@ -149,12 +153,12 @@ describe('badgeOrder webhooks', () => {
       }),
     );
     await waitFor(
-      () => stack.orders.status('hook-repair'),
+      () => stack.orders.status(ofClientA('hook-repair')),
       (status) => status.webhooks?.delivered === 1,
       { what: 'the AwaitingRepair webhook' },
     );
     await stack.sandbox.control.setRules({ acceptedContentTypes: ALL_TYPES });
-    await stack.orders.retryUploads('hook-repair');
+    await stack.orders.retryUploads(ofClientA('hook-repair'));
     const result = await started.handle.result();
 
     const mine = deliveries.filter((delivery) => delivery.event.orderRef === 'hook-repair');
@@ -185,7 +189,7 @@ describe('badgeOrder webhooks', () => {
     for (const secretive of ['Erika', 'W-EB', 'photo.jpg', 'form.pdf', 'http', 'links']) {
       expect(text).not.toContain(secretive);
     }
-    const status = await stack.orders.status('hook-repair');
+    const status = await stack.orders.status(ofClientA('hook-repair'));
     // Exactly this: nothing of the receiver's answer or the worker's reason reaches whoever reads the order.
     expect(status.webhooks).toEqual({ delivered: 2, pending: 0, failed: [] });
   });
@@ -220,7 +224,7 @@ describe('badgeOrder webhooks', () => {
       order('hook-held', ['form.pdf'], { callbackUrl: `${baseUrl}/hooks/held`, clientId: 'client-a' }),
     );
     await waitFor(
-      () => stack.orders.status('hook-held'),
+      () => stack.orders.status(ofClientA('hook-held')),
       (status) => status.webhooks?.delivered === 1,
       { what: 'the AwaitingReconciliation webhook' },
     );
@@ -230,7 +234,7 @@ describe('badgeOrder webhooks', () => {
     expect(events.map((event) => event.type)).toEqual(['order.awaiting_reconciliation', 'order.cancelled']);
     expect(events[0]?.reconciliationDeadline).not.toBeNull();
     expect(events[1]).toMatchObject({ status: 'Cancelled', failureType: null });
-    expect((await stack.orders.status('hook-held')).webhooks).toEqual({
+    expect((await stack.orders.status(ofClientA('hook-held'))).webhooks).toEqual({
       delivered: 2,
       pending: 0,
       failed: [],
