@@ -149,8 +149,8 @@ export function pointerTo(body: unknown, matches: (value: unknown) => boolean): 
 }
 
 /** What the token's claims say about the document owner, by claim name only. */
-function ownerNotes(claims: ClaimsReport, source: string | null): string[] {
-  const notes = [`document owner: ${source ?? 'none (no claim names the user)'}`];
+function ownerNotes(claims: ClaimsReport): string[] {
+  const notes: string[] = [];
   if (claims.userIdClaim === null) {
     notes.push(
       `no claim of the token (${claims.names.join(', ') || 'none'}) looks like a numeric user id: set BADGE_DOCUMENT_OWNER to the platform user id, or BADGE_USER_ID_CLAIM to the claim that holds it`,
@@ -189,7 +189,7 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
       claims: session.claims,
       documentOwnerSource: session.documentOwner?.source ?? null,
     };
-    notes.push(...ownerNotes(session.claims, session.documentOwner?.source ?? null));
+    notes.push(...ownerNotes(session.claims));
   } catch (error) {
     guard();
     authentication = {
