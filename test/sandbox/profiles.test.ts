@@ -308,7 +308,8 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
     const first = await http.get(`${sandbox.baseUrl}${PLATFORM_PATHS.stocks}`, {
       headers: authHeaders(token),
     });
-    const total = { 'x-total-count': first.headers['x-total-count'], 'x-total': first.headers['x-total'] };
+    const header = (name: string): unknown => first.headers[name] as unknown;
+    const total = { 'x-total-count': header('x-total-count'), 'x-total': header('x-total') };
     expect(total).toEqual({
       'x-total-count': profile.stocks.totalHeader === 'x-total-count' ? '3' : undefined,
       'x-total': profile.stocks.totalHeader === 'x-total' ? '3' : undefined,
