@@ -31,16 +31,6 @@ export async function listStocks(context: ApiContext, signal?: AbortSignal): Pro
   return { stocks, status: response.status, raw: response.body };
 }
 
-/**
- * Whether a stock list contains a stock id; ids compare as strings, so `"1001"` matches `1001`.
- * @param list from `listStocks`
- * @param stockId the id to look for, number or string
- */
-export function hasStock(list: StockList, stockId: string | number): boolean {
-  const wanted = normaliseStockId(stockId);
-  return wanted !== undefined && list.stocks.some((stock) => stock.stockId === wanted);
-}
-
 /** Most pages {@link checkStock} reads before giving up with `unknown`. */
 export const MAX_STOCK_PAGES = 5;
 

@@ -132,7 +132,7 @@ export interface Stock {
   readonly raw: unknown;
 }
 
-/** The stocks available to the user; see {@link hasStock}. */
+/** One page of the stocks available to the user (`listStocks`); `checkStock` reads every page. */
 export interface StockList {
   /** Every stock, in the platform's order. */
   readonly stocks: readonly Stock[];
