@@ -1,7 +1,7 @@
 /**
  * The messages an order answers: the `status` query, the `retryUploads` signal and the `replaceDocument`,
- * `reconcileOrder` and `setDocumentOwner` updates. Validators refuse what cannot apply now, so a refused update leaves no trace in
- * history.
+ * `reconcileOrder` and `setDocumentOwner` updates. Validators refuse what cannot apply now, so a refused update
+ * leaves no trace in history.
  */
 import { ApplicationFailure, condition, isCancellation, log, setHandler } from '@temporalio/workflow';
 import type {
