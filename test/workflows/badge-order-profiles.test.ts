@@ -89,10 +89,10 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
     });
     expect(order?.stock_id).toBe(1002);
     await expectPlacedOnce(stack, result);
-    // The lookup read every page, wherever the platform put its paging (advice only either way).
-    expect((await stack.orders.status(`${profile}-page-two`)).stockAdvice).toEqual({
+    // The lookup followed the paging, wherever the platform put it (advice only either way); it stops at the
+    // page listing the stock, so it knows the count only when the platform gave a total.
+    expect((await stack.orders.status(`${profile}-page-two`)).stockAdvice).toMatchObject({
       verdict: 'listed',
-      stockCount: 3,
     });
   });
 
