@@ -11,6 +11,7 @@ import {
   OrderMayExistError,
   ReconcileOrderRejectedError,
   ReplaceDocumentRejectedError,
+  SetDocumentOwnerRejectedError,
   type BadgeOrdersClient,
 } from '../../client/badge-orders-client';
 import { runStatusName } from '../../client/order-listing';
@@ -331,6 +332,24 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     } catch (error) {
       if (error instanceof ReconcileOrderRejectedError) {
         throw new ApiProblem({ status: 409, code: 'reconcile-refused', detail: error.message });
+      }
+      if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
+      throw error;
+    }
+  });
+
+  route(ORDER_OPERATIONS.setDocumentOwner, async (request) => {
+    const { orderRef } = parsePart(ORDER_OPERATIONS.setDocumentOwner.params, request.params, 'path');
+    const correction = parsePart(ORDER_OPERATIONS.setDocumentOwner.body[1], request.body, 'body');
+    try {
+      const view = await timed(
+        `Correcting the document owner of order ${orderRef}`,
+        orders.setDocumentOwner(orderRef, correction),
+      );
+      return { status: 200, body: view };
+    } catch (error) {
+      if (error instanceof SetDocumentOwnerRejectedError) {
+        throw new ApiProblem({ status: 409, code: 'set-owner-refused', detail: error.message });
       }
       if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
       throw error;
