@@ -6,7 +6,7 @@
  * {@link DirectResult}.
  */
 import { z } from 'zod';
-import { createPlatformClient, hasStock, type PlatformClient } from '../src/platform';
+import { createPlatformClient, PLATFORM_ERROR_CODES, type PlatformClient } from '../src/platform';
 import { runWithConcurrency } from '../src/concurrency';
 import { runOrders, type PoolResult } from './pool';
 
@@ -39,18 +39,28 @@ const BADGE = { type: 'green', validFrom: '2030-01-01', holder: 'Bench Runner' }
 
 async function placeOrder(platform: PlatformClient, options: DirectOptions, key: string): Promise<void> {
   const session = await platform.authenticate();
-  let stockId = options.stockId;
-  if (stockId !== undefined && !hasStock(await platform.listStocks(), stockId)) stockId = undefined;
-  const order = await platform.createOrder({
-    payload: { vehicle: VEHICLE, badge: BADGE, ...(stockId === undefined ? {} : { stock_id: stockId }) },
-    idempotencyKey: `${key}:create`,
+  const stockId = options.stockId;
+  // As the workflow does: the lookup only advises, the order goes with its stock, only a 404 leaves it out.
+  if (stockId !== undefined) await platform.checkStock(stockId);
+  const create = (withStock: boolean) =>
+    platform.createOrder({
+      payload: {
+        vehicle: VEHICLE,
+        badge: BADGE,
+        ...(withStock && stockId !== undefined && { stock_id: stockId }),
+      },
+      idempotencyKey: withStock ? `${key}:create` : `${key}:create:without-stock`,
+    });
+  const order = await create(true).catch((error: unknown) => {
+    if ((error as { code?: unknown }).code !== PLATFORM_ERROR_CODES.STOCK_NOT_FOUND) throw error;
+    return create(false);
   });
   const jobs = options.documents.map((filePath, index) => ({ filePath, index }));
   await runWithConcurrency(jobs, options.maxParallelUploads, async ({ filePath, index }) => {
     await platform.uploadDocument({
       filePath,
       orderId: order.orderId,
-      documentOwner: session.userId ?? '',
+      documentOwner: session.documentOwner?.id ?? '',
       idempotencyKey: `${key}:doc:${index}`,
     });
   });

@@ -193,12 +193,34 @@ const platformConfigFields = z.object({
       context.addIssue({ code: 'custom', message: formatIssues(parsed.error).join('; ') });
       return z.NEVER;
     }),
+  /**
+   * `BADGE_DOCUMENT_OWNER`: the platform user id sent as every upload's `document_owner` (one platform user for
+   * every order), unless an order names its own `documentOwner`. @default read from the token (see userIdClaim)
+   */
+  documentOwner: z.string().trim().min(1).max(64).optional(),
+  /**
+   * `BADGE_USER_ID_CLAIM`: the token claim that holds the platform user id for `document_owner` (e.g. `user_id`
+   * when `sub` is a UUID; `npm run ops -- probe` names it). @default the default chain: `user_id`, `userId`,
+   * `uid`, `sub`, `preferred_username`, the first numeric one (docs/platform-client.md)
+   */
+  userIdClaim: z
+    .string()
+    .trim()
+    .regex(/^[\w.:-]{1,100}$/, 'must be a claim name such as user_id')
+    .optional(),
 });
 
 /** Settings of the platform the worker talks to. */
 export const platformConfigSchema = platformConfigFields.superRefine((platform, context) => {
   const reason = insecureBaseUrlReason(platform.baseUrl, platform.allowInsecureHttp);
   if (reason !== undefined) context.addIssue({ code: 'custom', path: ['baseUrl'], message: reason });
+  if (platform.documentOwner !== undefined && platform.userIdClaim !== undefined) {
+    context.addIssue({
+      code: 'custom',
+      path: ['userIdClaim'],
+      message: 'must not be set together with BADGE_DOCUMENT_OWNER: set one of them',
+    });
+  }
 });
 /** Parsed platform settings. */
 export type PlatformConfig = z.infer<typeof platformConfigSchema>;
@@ -559,6 +581,8 @@ const ENV_NAMES: Record<string, string> = {
   'platform.idempotencyKeys': 'BADGE_IDEMPOTENCY_KEYS',
   'platform.uploadUnknownOutcome': 'BADGE_UPLOAD_UNKNOWN_OUTCOME',
   'platform.responseMap': 'BADGE_RESPONSE_MAP',
+  'platform.documentOwner': 'BADGE_DOCUMENT_OWNER',
+  'platform.userIdClaim': 'BADGE_USER_ID_CLAIM',
   'platform.uploadStallMs': 'BADGE_UPLOAD_STALL_MS',
   'platform.minUploadBytesPerSecond': 'BADGE_MIN_UPLOAD_BYTES_PER_SECOND',
   documentsRoot: 'DOCUMENTS_ROOT',
@@ -632,6 +656,8 @@ function platformFromEnv(env: Env): Record<string, unknown> {
     idempotencyKeys: env.BADGE_IDEMPOTENCY_KEYS || undefined,
     uploadUnknownOutcome: env.BADGE_UPLOAD_UNKNOWN_OUTCOME || undefined,
     responseMap: env.BADGE_RESPONSE_MAP || undefined,
+    documentOwner: env.BADGE_DOCUMENT_OWNER || undefined,
+    userIdClaim: env.BADGE_USER_ID_CLAIM || undefined,
   };
 }
 

@@ -26,6 +26,7 @@ export {
   reconcileOrderUpdate,
   replaceDocumentUpdate,
   retryUploadsSignal,
+  setDocumentOwnerUpdate,
   statusQuery,
 } from './workflow-contract';
 
@@ -575,6 +576,33 @@ export interface ReconciliationView {
   readonly since: string;
 }
 
+/**
+ * What the stock lookup said about the requested stock: advice for people, never a decision. The order is sent
+ * with the stock whatever it says; only order creation's 404 leaves the stock out.
+ */
+export interface StockAdvice {
+  /**
+   * `listed`: a page of the user's stocks lists it; `unlisted`: a list the client read to its end lacks it
+   * (the platform may still accept it, or the list was misread); `unknown`: the list could not be read.
+   */
+  readonly verdict: 'listed' | 'unlisted' | 'unknown';
+  /** How many stocks the user has, when the list said. */
+  readonly stockCount: number | null;
+}
+
+/** Whose documents these are: the `document_owner` the order's uploads are sent with. */
+export interface DocumentOwnerView {
+  /** The platform user id, as sent. */
+  readonly id: string;
+  /**
+   * Where it came from: `input` (the order's `documentOwner`), `operator` (`setDocumentOwner`), or what the
+   * worker read: `BADGE_DOCUMENT_OWNER`, `claim user_id (BADGE_USER_ID_CLAIM)`, `claim uid (default chain)`, ….
+   */
+  readonly source: string;
+  /** Set once the platform refused an upload naming `document_owner` (422): what to set, and how. */
+  readonly refused: string | null;
+}
+
 /** Answer of the `status` query. */
 export interface BadgeOrderStatusView {
   readonly orderRef: string;
@@ -583,6 +611,13 @@ export interface BadgeOrderStatusView {
   readonly orderId: number | null;
   readonly stockFallback: boolean;
   readonly stockFallbackReason: string | null;
+  /**
+   * What the stock lookup advised, once it ran (orders since 0.4.0 that asked for a stock); null otherwise.
+   * Absent in answers of earlier releases.
+   */
+  readonly stockAdvice?: StockAdvice | null;
+  /** Whose documents these are, once the order signed in; absent in answers of releases before 0.4.0. */
+  readonly documentOwner?: DocumentOwnerView | null;
   readonly documents: readonly DocumentState[];
   /** ISO time after which an order awaiting repair ends as `Failed`. */
   readonly repairDeadline: string | null;
@@ -680,6 +715,28 @@ export const reconcileOrderInputSchema = z.union(
     z.strictObject({ notCreated: z.literal(true, { error: 'must be true' }) }),
   ],
   { error: 'must be { "orderId": <number> } or { "notCreated": true }' },
+);
+
+/**
+ * Argument of the `setDocumentOwner` update: the platform user id the order's documents belong to, when the
+ * platform refused the one the order used (422 naming `document_owner`). The failed documents are sent again
+ * with it; documents already stored stay as they are.
+ */
+export interface SetDocumentOwnerInput {
+  /** The platform user id, an opaque string (e.g. `"4711"`). */
+  readonly documentOwner: string;
+}
+
+/** Validation of {@link SetDocumentOwnerInput}. */
+export const setDocumentOwnerInputSchema = z.strictObject(
+  {
+    documentOwner: z
+      .string({ error: 'must be a string (the platform user id)' })
+      .trim()
+      .min(1, 'must not be empty')
+      .max(64, 'must be at most 64 characters'),
+  },
+  { error: 'must be { "documentOwner": "<platform user id>" }' },
 );
 
 /** Id of the Temporal Schedule that starts {@link WORKFLOW_TYPES.replayFailedUploads} every night. */

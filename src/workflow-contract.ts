@@ -13,6 +13,7 @@ import type {
   DocumentState,
   ReconcileOrderInput,
   ReplaceDocumentInput,
+  SetDocumentOwnerInput,
 } from './contract';
 
 /** Workflow type names as registered by the worker. */
@@ -62,4 +63,11 @@ export const replaceDocumentUpdate = defineUpdate<DocumentState, [ReplaceDocumen
 /** Update: resolve an order awaiting reconciliation; returns the order's status after the answer is taken. */
 export const reconcileOrderUpdate = defineUpdate<BadgeOrderStatusView, [ReconcileOrderInput]>(
   'reconcileOrder',
+);
+/**
+ * Update: correct whose documents these are after the platform refused the owner (422 naming
+ * `document_owner`); the failed documents are sent again with the new owner. Returns the order's status.
+ */
+export const setDocumentOwnerUpdate = defineUpdate<BadgeOrderStatusView, [SetDocumentOwnerInput]>(
+  'setDocumentOwner',
 );

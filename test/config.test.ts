@@ -128,6 +128,29 @@ describe('payload encryption is required unless switched off explicitly', () => 
   });
 });
 
+describe('the document owner', () => {
+  it('takes a fixed id or a claim name, never both, naming the variables', () => {
+    expect(loadPlatformConfig({ ...PLATFORM, BADGE_USER_ID_CLAIM: 'user_id' })).toMatchObject({
+      userIdClaim: 'user_id',
+    });
+    expect(loadPlatformConfig({ ...PLATFORM, BADGE_DOCUMENT_OWNER: '4711' })).toMatchObject({
+      documentOwner: '4711',
+    });
+    expect(
+      loadPlatformConfig({ ...PLATFORM, BADGE_DOCUMENT_OWNER: '', BADGE_USER_ID_CLAIM: '' }),
+    ).toMatchObject({
+      documentOwner: undefined,
+      userIdClaim: undefined,
+    });
+    expect(() =>
+      loadPlatformConfig({ ...PLATFORM, BADGE_DOCUMENT_OWNER: '4711', BADGE_USER_ID_CLAIM: 'user_id' }),
+    ).toThrow(/BADGE_USER_ID_CLAIM: must not be set together with BADGE_DOCUMENT_OWNER/);
+    expect(() => loadPlatformConfig({ ...PLATFORM, BADGE_USER_ID_CLAIM: 'user id' })).toThrow(
+      /BADGE_USER_ID_CLAIM: must be a claim name/,
+    );
+  });
+});
+
 describe('the platform base URL', () => {
   it('refuses http:// to another host unless BADGE_ALLOW_INSECURE_HTTP=true', () => {
     const env = { ...PLATFORM, BADGE_BASE_URL: 'http://platform.example.com' };

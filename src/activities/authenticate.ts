@@ -17,6 +17,12 @@ export async function signIn(deps: ActivityDependencies, signal: AbortSignal): P
   const session = await deps.platform.authenticate({ signal });
   return {
     userId: session.userId,
+    documentOwner: session.documentOwner?.id ?? null,
+    documentOwnerSource:
+      session.documentOwner?.source ??
+      (session.claims.names.length === 0
+        ? 'the token is not a JWT'
+        : `no user id among the token's claims ${session.claims.names.join(', ')}`),
     expiresAt: session.expiresAt?.toISOString() ?? null,
     idempotencyKeys: behaviour.idempotencyKeys,
   };

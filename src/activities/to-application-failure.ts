@@ -21,6 +21,8 @@ export interface FailureDetails {
   readonly retryAfterMs?: number;
   /** The HTTP status, when the platform answered. */
   readonly status?: number;
+  /** The field or part the platform named as at fault (a 422's `document_owner`, say), when it named one. */
+  readonly field?: string;
 }
 
 /** Options of {@link toApplicationFailure}. */
@@ -114,11 +116,13 @@ export function toApplicationFailure(
   const outcome = callOutcomeOf(error);
   const retryAfterMs = retryAfterOf(error);
   const status = isPlatformError(error) ? error.status : undefined;
+  const field = (error as { field?: unknown } | null)?.field;
   const details: FailureDetails = {
     attempt,
     outcome,
     ...(retryAfterMs !== undefined && { retryAfterMs }),
     ...(status !== undefined && { status }),
+    ...(typeof field === 'string' && isPlatformError(error) && { field }),
   };
   const held = options.holdWhenMaybeApplied === true && outcome === 'maybe-applied';
   return ApplicationFailure.create({

@@ -6,8 +6,16 @@ import type { DocumentLinks } from '../contract';
 
 /** Non-secret facts about the worker's platform session. */
 export interface AuthenticateResult {
-  /** The platform user id from the token (`sub`), used as the default document owner. */
+  /** The token's `sub`; the document owner of sessions recorded before `documentOwner` existed. */
   readonly userId: string | null;
+  /**
+   * The document owner the worker's configuration and the token decide on (`BADGE_DOCUMENT_OWNER`,
+   * `BADGE_USER_ID_CLAIM`, else the default chain of claims), or null when nothing names the user. Absent in
+   * sessions recorded before 0.4.0: those orders used `userId`.
+   */
+  readonly documentOwner?: string | null;
+  /** Where `documentOwner` came from, or what was looked at when it is null (names only). */
+  readonly documentOwnerSource?: string;
   /** ISO time the token expires, when the token says. */
   readonly expiresAt: string | null;
   /**

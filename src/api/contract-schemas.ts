@@ -3,7 +3,12 @@
  * operator actions' inputs, and what the status query and a completed order answer. Written to `schemas/` by
  * `npm run contract:json-schema`; a unit test fails when the committed files fall behind.
  */
-import { badgeOrderInputSchema, reconcileOrderInputSchema, replaceDocumentInputSchema } from '../contract';
+import {
+  badgeOrderInputSchema,
+  reconcileOrderInputSchema,
+  replaceDocumentInputSchema,
+  setDocumentOwnerInputSchema,
+} from '../contract';
 import { jsonSchemaOf, type JsonSchema } from './openapi';
 import { documentStateSchema, orderResultSchema, problemSchema, statusViewSchema } from './schemas';
 import type { z } from 'zod';
@@ -52,6 +57,12 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     title: 'ReconcileOrderInput',
     description: 'Argument of the reconcileOrder update.',
     schema: reconcileOrderInputSchema,
+    io: 'input',
+  },
+  'set-document-owner-input': {
+    title: 'SetDocumentOwnerInput',
+    description: 'Argument of the setDocumentOwner update.',
+    schema: setDocumentOwnerInputSchema,
     io: 'input',
   },
   problem: {

@@ -18,6 +18,7 @@ import {
   reconcileBodySchema,
   replaceDocumentBodySchema,
   retryAcceptedSchema,
+  setDocumentOwnerBodySchema,
   statusViewSchema,
 } from './schemas';
 
@@ -150,6 +151,28 @@ export const ORDER_OPERATIONS = {
     responses: {
       200: {
         description: 'The order’s status after the answer',
+        schema: ['BadgeOrderStatusView', statusViewSchema],
+      },
+    },
+    problems: [404, 409, 413, 415],
+  },
+  setDocumentOwner: {
+    operationId: 'setDocumentOwner',
+    method: 'POST',
+    path: '/v1/orders/{orderRef}/document-owner',
+    summary: 'Correct whose documents an order’s are',
+    description:
+      'Runs the `setDocumentOwner` update: the order’s uploads are sent with this platform user id as ' +
+      '`document_owner` from now on, and its failed documents are sent again at once (the answer to a 422 naming ' +
+      '`document_owner`, which the order’s status explains). Refused (409) before the order exists on the ' +
+      'platform or once it has ended.',
+    scope: 'ops',
+    params: orderRefParamsSchema,
+    query: orderQuerySchema,
+    body: ['SetDocumentOwnerInput', setDocumentOwnerBodySchema],
+    responses: {
+      200: {
+        description: 'The order’s status after the correction',
         schema: ['BadgeOrderStatusView', statusViewSchema],
       },
     },

@@ -13,6 +13,7 @@ import {
   badgeOrderOptionsSchema,
   reconcileOrderInputSchema,
   replaceDocumentInputSchema,
+  setDocumentOwnerInputSchema,
   type BadgeOrderResult,
   type BadgeOrderStatusView,
   type DocumentState,
@@ -71,6 +72,9 @@ export const replaceDocumentBodySchema = replaceDocumentInputSchema.omit({ path:
 /** Body of `POST …/reconcile`: the operator's answer after checking the platform. */
 export const reconcileBodySchema = reconcileOrderInputSchema;
 
+/** Body of `POST …/document-owner`: the platform user id the order's documents belong to. */
+export const setDocumentOwnerBodySchema = setDocumentOwnerInputSchema;
+
 /** The `BadgeOrderStatus` values. */
 export const orderStatusSchema = z.enum(BADGE_ORDER_STATUSES);
 
@@ -128,6 +132,23 @@ export const statusViewSchema = z.object({
   orderId: z.number().nullable(),
   stockFallback: z.boolean(),
   stockFallbackReason: z.string().nullable(),
+  /** What the stock lookup advised (orders since 0.4.0 with a stock); it never decides what is ordered. */
+  stockAdvice: z
+    .object({
+      verdict: z.enum(['listed', 'unlisted', 'unknown']),
+      stockCount: z.number().int().nullable(),
+    })
+    .nullable()
+    .optional(),
+  /** Whose documents these are: the `document_owner` uploads are sent with, and where it came from. */
+  documentOwner: z
+    .object({
+      id: z.string(),
+      source: z.string(),
+      refused: z.string().nullable(),
+    })
+    .nullable()
+    .optional(),
   documents: z.array(documentStateSchema).readonly(),
   repairDeadline: z.string().nullable(),
   reconciliation: z

@@ -24,6 +24,7 @@ import {
   reconcileOrderUpdate,
   replaceDocumentUpdate,
   retryUploadsSignal,
+  setDocumentOwnerUpdate,
   statusQuery,
   WORKFLOW_TYPES,
   type BadgeOrderStatusView,
@@ -31,6 +32,7 @@ import {
   type DocumentState,
   type ReconcileOrderInput,
   type ReplaceDocumentInput,
+  type SetDocumentOwnerInput,
   type ValidBadgeOrderInput,
 } from '../contract';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
@@ -46,6 +48,11 @@ export class ReplaceDocumentRejectedError extends Error {
 /** The order refused a `reconcileOrder` update; the message says why (not awaiting it, invalid answer). */
 export class ReconcileOrderRejectedError extends Error {
   override readonly name = 'ReconcileOrderRejectedError';
+}
+
+/** The order refused a `setDocumentOwner` update; the message says why (not uploading yet, closed, empty id). */
+export class SetDocumentOwnerRejectedError extends Error {
+  override readonly name = 'SetDocumentOwnerRejectedError';
 }
 
 /**
@@ -343,6 +350,34 @@ export class BadgeOrdersClient {
       if (closed !== undefined) {
         throw new ReconcileOrderRejectedError(
           `reconcileOrder refused: order ${orderRef} is no longer running (${closed})`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Runs the `setDocumentOwner` update: the order's documents belong to this platform user, and its failed
+   * documents are sent again with it. Returns the order's status; throws {@link SetDocumentOwnerRejectedError}
+   * with the workflow's reason when refused.
+   */
+  async setDocumentOwner(
+    order: string | OrderKey,
+    correction: SetDocumentOwnerInput,
+  ): Promise<BadgeOrderStatusView> {
+    const { orderRef } = keyOf(order);
+    const handle = await this.handleOf(order);
+    try {
+      return await handle.executeUpdate(setDocumentOwnerUpdate, { args: [correction] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) {
+        throw new SetDocumentOwnerRejectedError(error.cause?.message ?? error.message, { cause: error });
+      }
+      const closed = await closedStatus(handle, error);
+      if (closed !== undefined) {
+        throw new SetDocumentOwnerRejectedError(
+          `setDocumentOwner refused: order ${orderRef} is no longer running (${closed})`,
           { cause: error },
         );
       }

@@ -75,6 +75,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/orders/{orderRef}/document-owner': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Correct whose documents an order’s are
+     * @description Runs the `setDocumentOwner` update: the order’s uploads are sent with this platform user id as `document_owner` from now on, and its failed documents are sent again at once (the answer to a 422 naming `document_owner`, which the order’s status explains). Refused (409) before the order exists on the platform or once it has ended.
+     *
+     *     Scope: `ops`.
+     */
+    post: operations['setDocumentOwner'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/orders/{orderRef}/documents/{index}/replace': {
     parameters: {
       query?: never;
@@ -173,6 +195,11 @@ export interface components {
       };
     };
     BadgeOrderStatusView: {
+      documentOwner?: {
+        id: string;
+        refused: string | null;
+        source: string;
+      } | null;
       readonly documents: {
         attempts: number;
         documentId: string | null;
@@ -222,6 +249,11 @@ export interface components {
       /** @enum {string} */
       searchStatus:
         'Running' | 'AwaitingRepair' | 'AwaitingReconciliation' | 'Completed' | 'Failed' | 'Cancelled';
+      stockAdvice?: {
+        stockCount: number | null;
+        /** @enum {string} */
+        verdict: 'listed' | 'unlisted' | 'unknown';
+      } | null;
       stockFallback: boolean;
       stockFallbackReason: string | null;
       webhooks?: {
@@ -346,6 +378,11 @@ export interface components {
         | ('Running' | 'AwaitingRepair' | 'AwaitingReconciliation' | 'Completed' | 'Failed' | 'Cancelled')
         | null;
       view: {
+        documentOwner?: {
+          id: string;
+          refused: string | null;
+          source: string;
+        } | null;
         readonly documents: {
           attempts: number;
           documentId: string | null;
@@ -395,6 +432,11 @@ export interface components {
         /** @enum {string} */
         searchStatus:
           'Running' | 'AwaitingRepair' | 'AwaitingReconciliation' | 'Completed' | 'Failed' | 'Cancelled';
+        stockAdvice?: {
+          stockCount: number | null;
+          /** @enum {string} */
+          verdict: 'listed' | 'unlisted' | 'unknown';
+        } | null;
         stockFallback: boolean;
         stockFallbackReason: string | null;
         webhooks?: {
@@ -443,6 +485,9 @@ export interface components {
       /** @constant */
       accepted: true;
       orderRef: string;
+    };
+    SetDocumentOwnerInput: {
+      documentOwner: string;
     };
   };
   responses: never;
@@ -805,6 +850,133 @@ export interface operations {
       };
       /** @description The caller lacks the scope the operation needs */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Refused in the order’s current state, or a different input under a used orderRef */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body (or the document) is larger than the API accepts */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not of the media type the operation takes */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too many requests for this key: wait `retry-after` seconds */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The request line or headers are too large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Temporal or the identity provider cannot be reached now: repeat shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Temporal did not answer in time; the outcome is unknown: repeat the request (every request may be repeated) */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  setDocumentOwner: {
+    parameters: {
+      query?: {
+        clientId?: string | '-';
+      };
+      header?: never;
+      path: {
+        orderRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetDocumentOwnerInput'];
+      };
+    };
+    responses: {
+      /** @description The order’s status after the correction */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadgeOrderStatusView'];
+        };
+      };
+      /** @description Invalid input: `errors` names each invalid field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Credentials missing, invalid or expired */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The caller lacks the scope the operation needs */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such order (or document) */
+      404: {
         headers: {
           [name: string]: unknown;
         };

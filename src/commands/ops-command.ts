@@ -1,6 +1,7 @@
 /**
  * The operator CLI (`npm run ops -- <command>`): list orders by status, show one order, retry its uploads,
- * replace a document, reconcile an order whose creation outcome is unknown, and trigger the nightly replay. Tables for people; `--json` prints one JSON document
+ * replace a document, correct the document owner, reconcile an order whose creation outcome is unknown, and
+ * trigger the nightly replay. Tables for people; `--json` prints one JSON document
  * for scripts. {@link runOps} takes its dependencies, so tests run it in-process against a dev server.
  */
 import { Option, type Command } from 'commander';
@@ -94,6 +95,20 @@ function renderStatus(view: BadgeOrderStatusView, link: string | null): string {
     ['status', view.searchStatus],
     ['platform order id', view.orderId],
     ['stock fallback', view.stockFallbackReason ?? 'no'],
+    ...(view.stockAdvice
+      ? ([
+          [
+            'stock lookup (advice)',
+            `${view.stockAdvice.verdict} (${view.stockAdvice.stockCount ?? '?'} stocks)`,
+          ],
+        ] as const)
+      : []),
+    ...(view.documentOwner
+      ? ([
+          ['document owner', `${view.documentOwner.id} (${view.documentOwner.source})`],
+          ...(view.documentOwner.refused ? ([['owner refused', view.documentOwner.refused]] as const) : []),
+        ] as const)
+      : []),
     ['repair deadline', view.repairDeadline],
     ...(view.reconciliation
       ? ([
@@ -119,6 +134,9 @@ function renderProbe(report: ProbeReport): string {
   const failure = report.authentication.failure;
   const fields = renderFields([
     ['authentication', report.authentication.ok ? 'ok' : `failed: ${failure?.message ?? 'unknown'}`],
+    ['token claims', report.authentication.claims.names.join(', ') || null],
+    ['user id claim', report.authentication.claims.userIdClaim ?? 'none found'],
+    ['document owner', report.authentication.documentOwnerSource ?? 'none'],
     [
       'stocks',
       report.stocks.failure
@@ -133,6 +151,9 @@ function renderProbe(report: ProbeReport): string {
   ]);
   const settings = [
     `BADGE_IDEMPOTENCY_KEYS=${report.recommended.BADGE_IDEMPOTENCY_KEYS ?? 'unknown'}`,
+    ...(report.recommended.BADGE_USER_ID_CLAIM
+      ? [`BADGE_USER_ID_CLAIM=${report.recommended.BADGE_USER_ID_CLAIM}`]
+      : []),
     ...(report.recommended.responseMap
       ? [`BADGE_RESPONSE_MAP='${JSON.stringify(report.recommended.responseMap)}'`]
       : []),
@@ -333,6 +354,24 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
         const answer =
           options.orderId !== undefined ? { orderId: options.orderId } : { notCreated: true as const };
         const view = await forOrder(orderRef, () => orders().reconcileOrder(order, answer));
+        print(wantsJson(command), view, () =>
+          renderStatus(view, workflowLink(orders().getHandle(order).workflowId)),
+        );
+      },
+    );
+
+  program
+    .command('set-owner')
+    .description(
+      "correct whose documents an order's are after the platform refused the owner, and send its failed documents again (the setDocumentOwner update)",
+    )
+    .argument('<orderRef>', 'the order reference')
+    .argument('<documentOwner>', 'the platform user id the documents belong to')
+    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
+    .action(
+      async (orderRef: string, documentOwner: string, options: { client?: string }, command: Command) => {
+        const order = { orderRef, clientId: options.client };
+        const view = await forOrder(orderRef, () => orders().setDocumentOwner(order, { documentOwner }));
         print(wantsJson(command), view, () =>
           renderStatus(view, workflowLink(orders().getHandle(order).workflowId)),
         );

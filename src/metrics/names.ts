@@ -13,6 +13,12 @@ export const METRIC_NAMES = {
   platformRequestDuration: 'badge_platform_request_duration',
   /** Token requests to the platform's auth endpoint, by `status`: how often the token cache had to log in. */
   authCalls: 'badge_platform_auth_calls',
+  /**
+   * Orders that asked for a stock, by what the stock lookup advised (`advice`: listed, unlisted, unknown) and
+   * what order creation did with the stock (`platform`: accepted, or refused with 404). `unlisted`+`accepted`
+   * or `listed`+`refused` means the list is misread or stale; the lookup never decides either way.
+   */
+  stockAdvice: 'badge_stock_advice',
   /** Gauge: open orders by `status` (BadgeOrderStatus: Running, AwaitingRepair, AwaitingReconciliation). */
   ordersInStatus: 'badge_orders_in_status',
   /** Gauge: age in seconds of the oldest open order in `status` (AwaitingRepair, AwaitingReconciliation). */

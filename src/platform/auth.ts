@@ -3,6 +3,8 @@
  * again → repeat once" rule every badge and document call goes through.
  */
 import { BadCredentialsError } from './errors';
+import { decodeTokenPayload, describeClaims, documentOwnerFrom } from './owner';
+import type { DocumentOwnerSetting } from './owner';
 import { PLATFORM_PATHS } from './http';
 import type { PlatformHttp, PlatformRequest, PlatformResponse } from './http';
 import { parseTokenResponse } from './schemas';
@@ -23,6 +25,8 @@ export interface AuthSettings {
   readonly credentials: { readonly username: string; readonly password: string };
   /** How long before expiry a token stops being reused. */
   readonly refreshMarginMs: number;
+  /** Where the document owner comes from; the default chain of claims when absent. */
+  readonly documentOwner?: DocumentOwnerSetting;
 }
 
 /** One answered attempt: the request sent and the platform's answer. */
@@ -97,7 +101,14 @@ export class PlatformAuth {
    */
   async authenticate(signal?: AbortSignal): Promise<AuthSession> {
     const { token, fromCache } = await this.session(signal);
-    return { userId: token.userId, expiresAt: token.expiresAt, fromCache };
+    const claims = decodeTokenPayload(token.reveal());
+    return {
+      userId: token.userId,
+      documentOwner: documentOwnerFrom(claims, this.#settings.documentOwner),
+      claims: describeClaims(claims),
+      expiresAt: token.expiresAt,
+      fromCache,
+    };
   }
 
   /**

@@ -61,6 +61,16 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     throw new TypeError('PlatformClientOptions.tokenRefreshMarginMs must be >= 0');
   }
 
+  const owner = options.documentOwner;
+  if (owner !== undefined) {
+    const value = owner.kind === 'fixed' ? owner.id : owner.claim;
+    if (typeof value !== 'string' || value.trim() === '') {
+      throw new TypeError(
+        `PlatformClientOptions.documentOwner.${owner.kind === 'fixed' ? 'id' : 'claim'} must be a non-empty string`,
+      );
+    }
+  }
+
   let responseMap: ResponseMap | undefined;
   if (options.responseMap !== undefined) {
     const parsed = responseMapSchema.safeParse(options.responseMap);
@@ -102,6 +112,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     baseUrl,
     credentials: { username, password },
     refreshMarginMs,
+    ...(options.documentOwner !== undefined && { documentOwner: options.documentOwner }),
   });
   const context: ApiContext = { http, auth };
 

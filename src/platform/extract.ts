@@ -301,7 +301,8 @@ const ORDER_ENVELOPES = new Set([
 /**
  * Find the numeric order id in an order-creation answer: `order_id` / `orderId` / `id` at the top or inside
  * envelopes (`data`, `order`, `result`, …), a number or a digit string. Never looks into arrays or other
- * objects (a `vehicle.id` is not the order's). Never throws.
+ * objects (a `vehicle.id` is not the order's), and reads nothing when the candidates name different ids.
+ * Never throws.
  * @param body the parsed body (anything)
  * @param map a pinned `orderId` pointer wins
  * @returns the id, or `null` when none is recognisable
@@ -322,7 +323,10 @@ export function extractOrderId(body: unknown, map?: ResponseMap): number | null 
     const id = numericId(value);
     if (id !== undefined) ids.push({ rank: key === 'orderid' ? 0 : 1, depth: path.length, value: id });
   }
-  return best(ids);
+  // Two different ids in the answer: which is the order's would be a guess, and documents linked to the wrong
+  // id land on another order. None is read, so the order waits for an operator (maybe-applied); a response
+  // map pins the right one.
+  return new Set(ids.map((candidate) => candidate.value)).size > 1 ? null : best(ids);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -51,7 +51,9 @@ export type {
 } from './errors';
 export { AccessToken, decodeTokenClaims, defaultTokenCache, TokenCache } from './token-cache';
 export type { CachedTokenResult, IssuedToken, TokenCacheOptions, TokenClaims } from './token-cache';
-export { checkStock, hasStock, MAX_STOCK_PAGES } from './stocks';
+export { checkStock, MAX_STOCK_PAGES } from './stocks';
+export { DEFAULT_USER_ID_CLAIMS, decodeTokenPayload, describeClaims, documentOwnerFrom } from './owner';
+export type { ClaimsReport, DocumentOwner, DocumentOwnerSetting } from './owner';
 export type { StockCheck, StockVerdict } from './types';
 export {
   normaliseStockId,

@@ -1,9 +1,9 @@
 /**
  * Probe a real platform before trusting it: authenticate, list stocks and, only when allowed, create one test
  * order twice with one idempotency key and upload a tiny document twice with one key. The report says what
- * was seen (field structure, status codes, whether the key was honoured) and which configuration to use
- * (`BADGE_IDEMPOTENCY_KEYS`, the response map). It never contains values from the answers: signed links and
- * tokens are credentials.
+ * was seen (field structure, status codes, the token's claim names, whether the key was honoured) and which
+ * configuration to use (`BADGE_IDEMPOTENCY_KEYS`, `BADGE_USER_ID_CLAIM`, the response map). It never contains
+ * values from the answers: signed links and tokens are credentials.
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -11,6 +11,7 @@ import { isPlatformError } from './errors';
 import type { CallOutcome } from './errors';
 import { describeShape } from './extract';
 import type { ResponseMap } from './extract';
+import type { ClaimsReport } from './owner';
 import type { CreateOrderInput, PlatformClient, UploadSource } from './types';
 
 /** Input of {@link probePlatform}. */
@@ -57,6 +58,10 @@ export interface ProbeReport {
   readonly authentication: {
     readonly ok: boolean;
     readonly userId: string | null;
+    /** The token's claim names (never values) and which one looks like the numeric user id. */
+    readonly claims: ClaimsReport;
+    /** Where the worker's configuration and this token take the document owner from; `null`: nowhere. */
+    readonly documentOwnerSource: string | null;
     readonly failure?: ProbeFailure;
   };
   /** The stock list. */
@@ -90,6 +95,11 @@ export interface ProbeReport {
     readonly BADGE_IDEMPOTENCY_KEYS: 'honoured' | null;
     /** Pointers to where the probe found the ids and links, or `null` when it found nothing to pin. */
     readonly responseMap: ResponseMap | null;
+    /**
+     * The claim that holds the platform user id (`document_owner`), to pin it; `null` when no claim looks
+     * like one (then set `BADGE_DOCUMENT_OWNER`, see the notes).
+     */
+    readonly BADGE_USER_ID_CLAIM: string | null;
   };
   /** Human-readable notes (what could not be determined, and why). */
   readonly notes: readonly string[];
@@ -138,6 +148,19 @@ export function pointerTo(body: unknown, matches: (value: unknown) => boolean): 
   return undefined;
 }
 
+/** What the token's claims say about the document owner, by claim name only. */
+function ownerNotes(claims: ClaimsReport): string[] {
+  const notes: string[] = [];
+  if (claims.userIdClaim === null) {
+    notes.push(
+      `no claim of the token (${claims.names.join(', ') || 'none'}) looks like a numeric user id: set BADGE_DOCUMENT_OWNER to the platform user id, or BADGE_USER_ID_CLAIM to the claim that holds it`,
+    );
+  } else if (claims.subNumeric === false) {
+    notes.push(`sub is not numeric; the user id looks like claim ${claims.userIdClaim}`);
+  }
+  return notes;
+}
+
 function sameIds<T>(a: T | null, b: T | null): boolean | null {
   return a === null || b === null ? null : a === b;
 }
@@ -155,15 +178,27 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     if (signal?.aborted) throw signal.reason;
   };
 
-  let userId: string | null = null;
+  let owner: string | null = null;
   let authentication: ProbeReport['authentication'];
   try {
     const session = await client.authenticate({ ...(signal && { signal }) });
-    userId = session.userId;
-    authentication = { ok: true, userId };
+    owner = session.documentOwner?.id ?? null;
+    authentication = {
+      ok: true,
+      userId: session.userId,
+      claims: session.claims,
+      documentOwnerSource: session.documentOwner?.source ?? null,
+    };
+    notes.push(...ownerNotes(session.claims));
   } catch (error) {
     guard();
-    authentication = { ok: false, userId: null, failure: failureOf(error) };
+    authentication = {
+      ok: false,
+      userId: null,
+      claims: { names: [], userIdClaim: null, subNumeric: null },
+      documentOwnerSource: null,
+      failure: failureOf(error),
+    };
   }
 
   let stocks: ProbeReport['stocks'];
@@ -214,7 +249,8 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     if (orders.keyHonoured === false)
       notes.push('the same key created two orders: the platform ignores Idempotency-Key');
 
-    if (first.orderId !== null && userId !== null) {
+    if (first.orderId !== null && owner !== null) {
+      const documentOwner = owner;
       const orderId = first.orderId;
       const docKey = `probe-doc-${randomUUID()}`;
       const source: UploadSource = {
@@ -235,7 +271,7 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
             filename: 'probe.pdf',
             contentType: 'application/pdf',
             orderId,
-            documentOwner: userId,
+            documentOwner,
             idempotencyKey: docKey,
             ...(signal && { signal }),
           });
@@ -285,6 +321,10 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
         notes.push('no document id in the upload answers: whether uploads honour the key is unknown');
       if (documents.keyHonoured === false)
         notes.push('the same key stored two documents: the platform ignores Idempotency-Key on uploads');
+      if (firstDoc.failure?.status === 422 && /document[_ ]?owner/i.test(firstDoc.failure.message))
+        notes.push(
+          'the platform refused the document owner: set BADGE_DOCUMENT_OWNER to the platform user id, or BADGE_USER_ID_CLAIM to the claim holding it',
+        );
     } else {
       notes.push('no upload tried: the test order has no id, or the token names no user');
     }
@@ -304,7 +344,11 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     stocks,
     ...(orders && { orders }),
     ...(documents && { documents }),
-    recommended: { BADGE_IDEMPOTENCY_KEYS: honoured ? 'honoured' : null, responseMap },
+    recommended: {
+      BADGE_IDEMPOTENCY_KEYS: honoured ? 'honoured' : null,
+      responseMap,
+      BADGE_USER_ID_CLAIM: authentication.claims.userIdClaim,
+    },
     notes,
   };
 }

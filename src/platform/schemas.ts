@@ -298,7 +298,8 @@ function pickText(objects: readonly LooseObject[], keys: readonly string[]): str
 /**
  * Extract message, code, scope, field and details from an error body of any shape: the sandbox's
  * `{ error: { status, code, message, field?, scope? } }`, flat `{ message, code }`, RFC 7807 problem details
- * (`title`, `detail`), OAuth style `{ error, error_description }`, or plain text. Never throws.
+ * (`title`, `detail`, `invalid_params[0].name`), OAuth style `{ error, error_description }`, or plain text.
+ * Never throws.
  */
 export function parseErrorBody(body: unknown): ParsedErrorBody {
   if (typeof body === 'string') {
@@ -312,7 +313,11 @@ export function parseErrorBody(body: unknown): ParsedErrorBody {
   const message = pickText(objects, ['message', 'detail', 'error_description', 'title', 'description']);
   const code = pickText(objects, ['code', 'error_code']) ?? pickText([top], ['error']);
   const scope = pickText(objects, ['scope', 'required_scope', 'requiredScope', 'missing_scope']);
-  const field = pickText(objects, ['field', 'part', 'parameter']);
+  // RFC 9457's example extension names the fields at fault in `invalid_params: [{ name, reason }]`.
+  const invalid = Array.isArray(top.invalid_params) ? asObject(top.invalid_params[0]) : undefined;
+  const field =
+    pickText(objects, ['field', 'part', 'parameter']) ??
+    (invalid ? pickText([invalid], ['name']) : undefined);
   const details = inner?.details ?? top.details ?? inner?.errors ?? top.errors ?? inner ?? top;
   return {
     ...(message !== undefined && { message }),

@@ -1,6 +1,7 @@
 /**
  * The badge API's stock lookup: `GET /badge/v2/api/v1/stocks`.
  */
+import LinkHeader from 'http-link-header';
 import type { ApiContext } from './auth';
 import { PLATFORM_PATHS } from './http';
 import type { PlatformRequest } from './http';
@@ -30,22 +31,12 @@ export async function listStocks(context: ApiContext, signal?: AbortSignal): Pro
   return { stocks, status: response.status, raw: response.body };
 }
 
-/**
- * Whether a stock list contains a stock id; ids compare as strings, so `"1001"` matches `1001`.
- * @param list from `listStocks`
- * @param stockId the id to look for, number or string
- */
-export function hasStock(list: StockList, stockId: string | number): boolean {
-  const wanted = normaliseStockId(stockId);
-  return wanted !== undefined && list.stocks.some((stock) => stock.stockId === wanted);
-}
-
 /** Most pages {@link checkStock} reads before giving up with `unknown`. */
 export const MAX_STOCK_PAGES = 5;
 
 const UNKNOWN: StockCheck = Object.freeze({ verdict: 'unknown', stockCount: null });
 
-/** Where the next page is: a path with its query, or nothing left. */
+/** Where the next page is: a query to send, nothing left, or paging that cannot be followed. */
 type NextPage = { readonly query: Readonly<Record<string, string>> } | 'done' | 'unreadable';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -63,12 +54,42 @@ const PAGING_CONTAINERS = [
   '/_links',
 ];
 
-function firstValue(body: unknown, keys: readonly string[]): unknown {
+/** Body fields and headers (lower case) that may carry each paging fact. */
+const PAGING_FIELDS = {
+  next: { body: ['next', 'next_page', 'nextPage', 'next_url', 'nextUrl'], headers: ['x-next-page'] },
+  page: {
+    body: ['page', 'current_page', 'currentPage', 'page_number', 'pageNumber'],
+    headers: ['x-page', 'x-current-page'],
+  },
+  pages: {
+    body: ['total_pages', 'totalPages', 'last_page', 'lastPage', 'pages', 'page_count'],
+    headers: ['x-total-pages', 'x-page-count'],
+  },
+  more: { body: ['has_more', 'hasMore', 'has_next', 'hasNext'], headers: [] },
+  total: {
+    body: ['total', 'total_count', 'totalCount', 'total_elements', 'totalElements'],
+    headers: ['x-total-count', 'x-total', 'total-count', 'x-total-items', 'x-total-results'],
+  },
+} as const;
+
+/** One stocks answer: its body and headers (lower-case names). */
+interface StocksPage {
+  readonly body: unknown;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+}
+
+/** The first value of a paging fact: in the body's usual places, else in a header. */
+function fact(page: StocksPage, name: keyof typeof PAGING_FIELDS): unknown {
+  const { body: keys, headers } = PAGING_FIELDS[name];
   for (const container of PAGING_CONTAINERS) {
     for (const key of keys) {
-      const value = resolvePointer(body, `${container}/${key}`);
+      const value = resolvePointer(page.body, `${container}/${key}`);
       if (value !== undefined && value !== null && !(container === '/page' && isRecord(value))) return value;
     }
+  }
+  for (const header of headers) {
+    const value = page.headers[header]?.trim();
+    if (value !== undefined && value !== '') return value;
   }
   return undefined;
 }
@@ -79,50 +100,72 @@ function count(value: unknown): number | undefined {
 }
 
 /**
- * Read the paging facts of one stocks page and say where the next one is. A `next` link is followed only to
- * the stocks path on the platform's own origin (the bearer token goes with it).
+ * The target of the `rel="next"` link of an RFC 8288 `Link` header: `undefined` without one, `null` when the
+ * header cannot be parsed (then nothing is concluded from it).
  */
-function nextPage(body: unknown, baseUrl: string, read: number, pageQuery: Record<string, string>): NextPage {
-  const next = firstValue(body, ['next', 'next_page', 'nextPage', 'next_url', 'nextUrl']);
+function nextLinkHeader(headers: StocksPage['headers']): string | null | undefined {
+  const value = headers.link;
+  if (value === undefined || value.trim() === '') return undefined;
+  try {
+    return LinkHeader.parse(value).rel('next')[0]?.uri;
+  } catch {
+    return null;
+  }
+}
+
+/** The query of a next-page URL, when it leads to the stocks path on the platform's own origin. */
+function sameStocksQuery(href: string, baseUrl: string): NextPage {
+  let url: URL;
+  try {
+    url = new URL(href, `${baseUrl}${PLATFORM_PATHS.stocks}`);
+  } catch {
+    return 'unreadable';
+  }
+  const base = new URL(baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  if (url.origin !== base.origin || url.pathname !== `${prefix}${PLATFORM_PATHS.stocks}`) return 'unreadable';
+  return { query: Object.fromEntries(url.searchParams) };
+}
+
+/**
+ * Read the paging facts of one stocks page (body fields, the `Link` header's `rel="next"`, page and total
+ * headers) and say where the next one is. A next link is followed only to the stocks path on the platform's
+ * own origin (the bearer token goes with it).
+ */
+function nextPage(
+  page: StocksPage,
+  baseUrl: string,
+  read: number,
+  pageQuery: Record<string, string>,
+): NextPage {
+  const header = nextLinkHeader(page.headers);
+  if (header === null) return 'unreadable';
+  if (header !== undefined) return sameStocksQuery(header, baseUrl);
+  const next = fact(page, 'next');
   const nextHref = isRecord(next) ? next.href : next;
-  if (typeof nextHref === 'string' && nextHref.trim() !== '') {
-    let url: URL;
-    try {
-      url = new URL(nextHref, `${baseUrl}${PLATFORM_PATHS.stocks}`);
-    } catch {
-      return 'unreadable';
-    }
-    const base = new URL(baseUrl);
-    const prefix = base.pathname.replace(/\/+$/, '');
-    if (url.origin !== base.origin || url.pathname !== `${prefix}${PLATFORM_PATHS.stocks}`)
-      return 'unreadable';
-    return { query: Object.fromEntries(url.searchParams) };
+  if (typeof nextHref === 'string' && nextHref.trim() !== '' && !/^\d+$/.test(nextHref.trim())) {
+    return sameStocksQuery(nextHref, baseUrl);
   }
   const nextNumber = count(next);
   if (nextNumber !== undefined) return { query: { ...pageQuery, page: String(nextNumber) } };
-  const current = count(
-    firstValue(body, ['page', 'current_page', 'currentPage', 'page_number', 'pageNumber']),
-  );
-  const pages = count(
-    firstValue(body, ['total_pages', 'totalPages', 'last_page', 'lastPage', 'pages', 'page_count']),
-  );
+  const current = count(fact(page, 'page'));
+  const pages = count(fact(page, 'pages'));
   if (current !== undefined && pages !== undefined) {
     return current < pages ? { query: { ...pageQuery, page: String(current + 1) } } : 'done';
   }
-  const more = firstValue(body, ['has_more', 'hasMore', 'has_next', 'hasNext']);
-  if (more === true) return 'unreadable';
-  const total = count(
-    firstValue(body, ['total', 'total_count', 'totalCount', 'total_elements', 'totalElements']),
-  );
+  if (fact(page, 'more') === true) return 'unreadable';
+  const total = count(fact(page, 'total'));
   if (total !== undefined && total > read) return 'unreadable';
   return 'done';
 }
 
 /**
- * Advise whether the user's stocks list `stockId`. Reads up to {@link MAX_STOCK_PAGES} pages (following
- * `next` links or page numbers). Never throws except the caller's abort reason: any error (5xx, 403, 404, a
- * timeout), an odd shape or paging it cannot finish yields `unknown`. The 404 of order creation stays the
- * authority for "stock not usable".
+ * Advise whether the user's stocks list `stockId`. Reads up to {@link MAX_STOCK_PAGES} pages, following
+ * `next` links (in the body or an RFC 8288 `Link` header) or page numbers, and checks what it read against
+ * a total (a body field or a total-count header such as `X-Total-Count`). Never throws except the caller's
+ * abort reason: any error (5xx, 403, 404, a timeout), an odd shape or paging it cannot finish yields
+ * `unknown`. Only advice, whatever it says: the 404 of order creation is the one authority on whether a stock
+ * can be used, and a caller never leaves a stock out of an order because of this answer.
  * @param context the client's HTTP layer and authentication
  * @param stockId the stock to look for (number or string; compared as strings)
  * @param signal aborts the lookup with its reason
@@ -172,18 +215,15 @@ export async function checkStock(
         complete = !tolerant.partial;
       }
       read += stocks.length;
-      total ??= count(
-        firstValue(response.body, ['total', 'total_count', 'totalCount', 'total_elements', 'totalElements']),
-      );
+      total ??= count(fact(response, 'total'));
+      const next = nextPage(response, context.http.baseUrl, read, { ...pageQuery });
       if (stocks.some((stock) => stock.stockId === wanted)) {
-        const next = nextPage(response.body, context.http.baseUrl, read, { ...pageQuery });
         return {
           verdict: 'listed',
           stockCount: next === 'done' && complete ? (total ?? read) : (total ?? null),
         };
       }
       if (!complete) return UNKNOWN;
-      const next = nextPage(response.body, context.http.baseUrl, read, { ...pageQuery });
       if (next === 'done') return { verdict: 'unlisted', stockCount: total ?? read };
       if (next === 'unreadable') return UNKNOWN;
       query = next.query;

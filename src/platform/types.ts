@@ -4,6 +4,7 @@
  */
 import type { AxiosInstance } from 'axios';
 import type { ResponseMap } from './extract';
+import type { ClaimsReport, DocumentOwner, DocumentOwnerSetting } from './owner';
 import type { TokenCache } from './token-cache';
 
 /** The four platform APIs as seen by metrics and logs: the token call, stocks, order creation, uploads. */
@@ -98,12 +99,25 @@ export interface PlatformClientOptions {
    * @default none (heuristics only)
    */
   readonly responseMap?: ResponseMap;
+  /**
+   * Where the `document_owner` comes from: a fixed id, or the token claim that holds it (from
+   * `BADGE_DOCUMENT_OWNER` / `BADGE_USER_ID_CLAIM`). See `owner.ts`.
+   * @default the default chain of claims (`user_id`, `userId`, `uid`, `sub`, `preferred_username`; numeric first)
+   */
+  readonly documentOwner?: DocumentOwnerSetting;
 }
 
 /** Non-secret facts about the token in use; returned by {@link PlatformClient.authenticate}. */
 export interface AuthSession {
-  /** The user id (`sub` claim), or `null` when the token carries none or is not a JWT. */
+  /** The token's `sub` claim, or `null` when the token carries none or is not a JWT. */
   readonly userId: string | null;
+  /**
+   * The `document_owner` for uploads as the configuration and the token's claims decide it, with where it came
+   * from; `null` when nothing names the user.
+   */
+  readonly documentOwner: DocumentOwner | null;
+  /** The token's claim names and which one looks like the user id (names only, never values). */
+  readonly claims: ClaimsReport;
   /** When the client stops reusing the token, or `null` when it is reused until the platform answers 401. */
   readonly expiresAt: Date | null;
   /** Whether the token came from the cache rather than from an authentication made for this call. */
@@ -118,7 +132,7 @@ export interface Stock {
   readonly raw: unknown;
 }
 
-/** The stocks available to the user; see {@link hasStock}. */
+/** One page of the stocks available to the user (`listStocks`); `checkStock` reads every page. */
 export interface StockList {
   /** Every stock, in the platform's order. */
   readonly stocks: readonly Stock[];
@@ -178,7 +192,7 @@ export interface UploadDocumentInput {
   readonly source?: UploadSource;
   /** The order the document belongs to (`document_type_id`). */
   readonly orderId: number;
-  /** The user who owns the document (`document_owner`), normally {@link AuthSession.userId}. */
+  /** The user who owns the document (`document_owner`), normally {@link AuthSession.documentOwner}. */
   readonly documentOwner: string | number;
   /** Sent as `Idempotency-Key`: the same key must yield the same document. */
   readonly idempotencyKey: string;

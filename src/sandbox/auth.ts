@@ -8,13 +8,14 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import { z } from 'zod';
 import type { SandboxUser } from './fixtures';
+import type { SandboxProfile } from './profiles';
 import { SandboxHttpError, validationError } from './http-error';
 import { SCOPES, TOKEN_ISSUER } from './shapes';
 import type { Scope } from './shapes';
 
 /** What a verified bearer token says about the caller. */
 export interface TokenClaims {
-  /** The user id (`sub`). */
+  /** The user id: `sub`, or the profile's user id claim when `sub` is a UUID. */
   userId: string;
   scopes: Scope[];
   /** Expiry as epoch milliseconds. */
@@ -54,12 +55,27 @@ export function authenticate(users: readonly SandboxUser[], body: unknown): Sand
   return user;
 }
 
+/** Where a profile's tokens name the user (see the profile's `token.userIdClaim`). */
+export type UserIdClaim = SandboxProfile['token']['userIdClaim'];
+
+/** The UUID a profile with a user id claim puts in `sub`: stable per user, unrelated to the user id's digits. */
+export function subjectUuid(userId: string): string {
+  const hex = createHash('sha256').update(`badge-sandbox-subject:${userId}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 /** Issues and verifies the sandbox's JWTs. One instance per sandbox, holding that instance's secret. */
 export class TokenService {
   private readonly secret = new Uint8Array(randomBytes(32));
 
-  /** @param now clock in epoch milliseconds, injectable so expiry tests need no sleeping */
-  constructor(private readonly now: () => number) {}
+  /**
+   * @param now clock in epoch milliseconds, injectable so expiry tests need no sleeping
+   * @param userIdClaim where the tokens name the user: `sub` (null), or a UUID `sub` and this claim
+   */
+  constructor(
+    private readonly now: () => number,
+    private readonly userIdClaim: UserIdClaim = null,
+  ) {}
 
   /**
    * Signs a token for `user` that lives `ttlSeconds` (fractional allowed); returns it with its expiry in epoch
@@ -68,9 +84,13 @@ export class TokenService {
   async sign(user: SandboxUser, ttlSeconds: number): Promise<{ accessToken: string; expiresAtMs: number }> {
     const nowMs = this.now();
     const expiresAtMs = Math.round(nowMs + ttlSeconds * 1000);
-    const accessToken = await new SignJWT({ scope: user.scopes.join(' ') })
+    const claim = this.userIdClaim;
+    const accessToken = await new SignJWT({
+      scope: user.scopes.join(' '),
+      ...(claim !== null && { [claim.name]: claim.type === 'number' ? Number(user.id) : user.id }),
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(user.id)
+      .setSubject(claim === null ? user.id : subjectUuid(user.id))
       .setIssuer(TOKEN_ISSUER)
       .setIssuedAt(Math.floor(nowMs / 1000))
       .setExpirationTime(expiresAtMs / 1000)
@@ -107,7 +127,10 @@ export class TokenService {
     const scopes = scopeClaim
       .split(' ')
       .filter((value): value is Scope => (SCOPES as readonly string[]).includes(value));
-    return { userId: payload.sub ?? '', scopes, expiresAtMs };
+    const claim = this.userIdClaim;
+    const named: unknown = claim === null ? payload.sub : payload[claim.name];
+    const userId = typeof named === 'string' || typeof named === 'number' ? String(named) : '';
+    return { userId, scopes, expiresAtMs };
   }
 }
 

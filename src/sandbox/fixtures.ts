@@ -6,7 +6,10 @@ import type { Scope, StockRecord } from './shapes';
 
 /** A platform user as the sandbox knows it. */
 export interface SandboxUser {
-  /** Numeric user id as string; becomes the token's `sub` and is the expected `document_owner`. */
+  /**
+   * Numeric user id as string; the token's `sub` (or, under a profile with a user id claim, that claim beside a
+   * UUID `sub`) and the expected `document_owner`.
+   */
   id: string;
   username: string;
   password: string;
@@ -19,9 +22,18 @@ export interface SandboxUser {
    * stock did not exist. Lets tests and the demo exercise the 404 fallback after a successful lookup.
    */
   retiredStockIds?: number[];
+  /**
+   * Stocks the platform accepts in the user's orders but never lists (a tenant's shared stock, say): the
+   * stock lookup reads a complete list without them, and creation still takes them. Shows that the lookup
+   * never decides.
+   */
+  sharedStockIds?: number[];
 }
 
-/** `demo` / `demo-password`: id 4711, scopes badge and document, stocks 1001 and 1002; 1003 listed but retired. */
+/**
+ * `demo` / `demo-password`: id 4711, scopes badge and document, stocks 1001 and 1002; 1003 listed but retired;
+ * 1004 not listed but accepted (shared).
+ */
 export const DEMO_USER: SandboxUser = Object.freeze<SandboxUser>({
   id: '4711',
   username: 'demo',
@@ -33,6 +45,7 @@ export const DEMO_USER: SandboxUser = Object.freeze<SandboxUser>({
     { stock_id: 1003, name: 'Green badge stock (retired)', badge_type: 'green', available: 0 },
   ],
   retiredStockIds: [1003],
+  sharedStockIds: [1004],
 });
 
 /** `badge-only` / `badge-only-password`: id 4712, scope badge only (uploads answer 403), stock 1101. */

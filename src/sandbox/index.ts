@@ -29,6 +29,7 @@ export type { SandboxControlOptions } from './control-client';
 export { DEFAULT_RULES, FAULT_KINDS, SandboxConfigError, parseFaultConfig, parseRulesUpdate } from './config';
 export type { FailNextRule, FaultConfig, FaultKind, SandboxRules, SandboxRulesUpdate } from './config';
 export { BADGE_ONLY_USER, DEFAULT_USERS, DEMO_USER, DOCUMENT_ONLY_USER } from './fixtures';
+export { subjectUuid } from './auth';
 export type { SandboxUser } from './fixtures';
 export {
   DEFAULT_PROFILE_NAME,
@@ -40,6 +41,8 @@ export {
   ORDER_FIELD_SETS,
   SANDBOX_PROFILE_NAMES,
   STOCK_ENVELOPES,
+  STOCK_LINK_STYLES,
+  STOCK_TOTAL_HEADERS,
   namedProfile,
   resolveProfile,
   sandboxProfileSchema,
@@ -146,7 +149,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     stats: new StatsRecorder(),
     faults: new FaultInjector(parseFaultConfig(options.faults ?? {}), random),
     rules,
-    tokens: new TokenService(now),
+    tokens: new TokenService(now, profile.token.userIdClaim),
     now,
     random,
     controlToken,

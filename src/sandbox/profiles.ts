@@ -84,6 +84,27 @@ export const ERROR_STYLES = ['reference', 'message', 'problem', 'text', 'empty']
 /** See {@link ERROR_STYLES}. */
 export type ErrorStyle = (typeof ERROR_STYLES)[number];
 
+/**
+ * Where the token names the user: `null` puts the numeric user id in `sub` (reference); otherwise `sub` is a
+ * UUID (as Keycloak and many identity servers issue) and the user id is in the claim `name`, as a JSON number or
+ * a digit string. The document API expects that user id as `document_owner`.
+ */
+const userIdClaimSchema = z
+  .strictObject({
+    name: z.string().regex(/^[A-Za-z_][\w]{0,63}$/),
+    type: z.enum(['number', 'string']),
+  })
+  .nullable();
+
+/**
+ * How the `bare` envelope's `Link` header (RFC 8288) names further pages: `next` (one absolute `rel="next"`
+ * link) or `rels` (relative `first`, `prev`, `next` and `last` links in one header, as GitLab and GitHub do).
+ */
+export const STOCK_LINK_STYLES = ['next', 'rels'] as const;
+
+/** The total-count header of a paged stock list: none, `X-Total-Count` or `X-Total` (with `X-Total-Pages`). */
+export const STOCK_TOTAL_HEADERS = ['none', 'x-total-count', 'x-total'] as const;
+
 const successStatus = z.union([z.literal(200), z.literal(201)]);
 
 /** Zod schema of a profile; custom profiles passed to `startSandbox` are validated with it. */
@@ -101,6 +122,7 @@ export const sandboxProfileSchema = z.strictObject({
     expiresAt: z.enum(['none', 'epoch-seconds', 'iso-8601']),
     /** Whether an (opaque, never redeemable) `refresh_token` is present. */
     refreshToken: z.boolean(),
+    userIdClaim: userIdClaimSchema,
   }),
   stocks: z.strictObject({
     envelope: z.enum(STOCK_ENVELOPES),
@@ -108,6 +130,10 @@ export const sandboxProfileSchema = z.strictObject({
     pageSize: z.number().int().min(1).nullable(),
     /** `stock_id` as a JSON number or as a numeric string (orders accept both either way). */
     stockIdType: z.enum(['number', 'string']),
+    /** See {@link STOCK_LINK_STYLES}; only the `bare` envelope sends a `Link` header. */
+    link: z.enum(STOCK_LINK_STYLES),
+    /** See {@link STOCK_TOTAL_HEADERS}; sent on every stocks answer when not `none`. */
+    totalHeader: z.enum(STOCK_TOTAL_HEADERS),
   }),
   orders: z.strictObject({
     status: successStatus,
@@ -124,6 +150,11 @@ export const sandboxProfileSchema = z.strictObject({
     idStyle: z.enum(DOCUMENT_ID_STYLES),
     /** `file`: the file part must be named `file`; `any`: one file part under any name. */
     filePart: z.enum(['file', 'any']),
+    /**
+     * Whether `document_owner` must be the token's user (else 422 naming `document_owner`) or is recorded as
+     * sent.
+     */
+    ownerChecked: z.boolean(),
   }),
   errors: z.enum(ERROR_STYLES),
   idempotency: z.enum(IDEMPOTENCY_MODES),
@@ -138,16 +169,31 @@ export type SandboxProfile = Readonly<{
 const REFERENCE: SandboxProfile = {
   name: 'reference',
   description: "the sandbox's original choices; the default",
-  token: { tokenType: 'Bearer', expiresIn: true, expiresAt: 'none', refreshToken: false },
-  stocks: { envelope: 'data', pageSize: null, stockIdType: 'number' },
+  token: { tokenType: 'Bearer', expiresIn: true, expiresAt: 'none', refreshToken: false, userIdClaim: null },
+  stocks: { envelope: 'data', pageSize: null, stockIdType: 'number', link: 'next', totalHeader: 'none' },
   orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'full', firstOrderId: 5001 },
-  documents: { status: 201, links: 'links', idStyle: 'doc-prefixed', filePart: 'file' },
+  documents: {
+    status: 201,
+    links: 'links',
+    idStyle: 'doc-prefixed',
+    filePart: 'file',
+    ownerChecked: false,
+  },
   errors: 'reference',
   idempotency: 'honoured',
 };
 
 /** Names of the named profiles, `reference` first; loop over them to run a test against every one. */
-export const SANDBOX_PROFILE_NAMES = ['reference', 'urls', 'hal', 'legacy', 'json-api', 'minimal'] as const;
+export const SANDBOX_PROFILE_NAMES = [
+  'reference',
+  'urls',
+  'hal',
+  'legacy',
+  'json-api',
+  'minimal',
+  'keycloak',
+  'link-pages',
+] as const;
 
 /** One of {@link SANDBOX_PROFILE_NAMES}. */
 export type SandboxProfileName = (typeof SANDBOX_PROFILE_NAMES)[number];
@@ -159,20 +205,32 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
     name: 'urls',
     description:
       'the independent implementation of issue 15: urls.{original,thumbnail,signed} and document.id',
-    token: { tokenType: null, expiresIn: false, expiresAt: 'epoch-seconds', refreshToken: false },
-    stocks: { envelope: 'bare', pageSize: 1, stockIdType: 'number' },
+    token: {
+      tokenType: null,
+      expiresIn: false,
+      expiresAt: 'epoch-seconds',
+      refreshToken: false,
+      userIdClaim: null,
+    },
+    stocks: { envelope: 'bare', pageSize: 1, stockIdType: 'number', link: 'next', totalHeader: 'none' },
     orders: { status: 201, idType: 'number', envelope: 'data', fields: 'extra', firstOrderId: 70001 },
-    documents: { status: 201, links: 'urls', idStyle: 'number', filePart: 'file' },
+    documents: { status: 201, links: 'urls', idStyle: 'number', filePart: 'file', ownerChecked: false },
     errors: 'message',
     idempotency: 'honoured',
   },
   hal: {
     name: 'hal',
     description: 'a Spring HATEOAS style platform: _links with href, content pages, problem+json errors',
-    token: { tokenType: 'bearer', expiresIn: true, expiresAt: 'none', refreshToken: true },
-    stocks: { envelope: 'content-links', pageSize: 2, stockIdType: 'string' },
+    token: { tokenType: 'bearer', expiresIn: true, expiresAt: 'none', refreshToken: true, userIdClaim: null },
+    stocks: {
+      envelope: 'content-links',
+      pageSize: 2,
+      stockIdType: 'string',
+      link: 'next',
+      totalHeader: 'none',
+    },
     orders: { status: 200, idType: 'string', envelope: 'bare', fields: 'extra', firstOrderId: 900001 },
-    documents: { status: 200, links: 'hal', idStyle: 'uuid', filePart: 'any' },
+    documents: { status: 200, links: 'hal', idStyle: 'uuid', filePart: 'any', ownerChecked: false },
     errors: 'problem',
     idempotency: 'honoured',
   },
@@ -180,32 +238,90 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
     name: 'legacy',
     description:
       'an older platform that ignores Idempotency-Key: page numbers, flat link fields, text errors',
-    token: { tokenType: null, expiresIn: true, expiresAt: 'iso-8601', refreshToken: true },
-    stocks: { envelope: 'items-page', pageSize: 1, stockIdType: 'string' },
+    token: { tokenType: null, expiresIn: true, expiresAt: 'iso-8601', refreshToken: true, userIdClaim: null },
+    stocks: { envelope: 'items-page', pageSize: 1, stockIdType: 'string', link: 'next', totalHeader: 'none' },
     orders: { status: 200, idType: 'string', envelope: 'order', fields: 'full', firstOrderId: 31337 },
-    documents: { status: 200, links: 'flat', idStyle: 'number', filePart: 'any' },
+    documents: { status: 200, links: 'flat', idStyle: 'number', filePart: 'any', ownerChecked: false },
     errors: 'text',
     idempotency: 'ignored',
   },
   'json-api': {
     name: 'json-api',
     description: 'a JSON:API style platform that ignores Idempotency-Key and answers errors without a body',
-    token: { tokenType: 'Bearer', expiresIn: true, expiresAt: 'epoch-seconds', refreshToken: false },
-    stocks: { envelope: 'data', pageSize: 2, stockIdType: 'number' },
+    token: {
+      tokenType: 'Bearer',
+      expiresIn: true,
+      expiresAt: 'epoch-seconds',
+      refreshToken: false,
+      userIdClaim: null,
+    },
+    stocks: { envelope: 'data', pageSize: 2, stockIdType: 'number', link: 'next', totalHeader: 'none' },
     orders: { status: 201, idType: 'string', envelope: 'data', fields: 'extra', firstOrderId: 12001 },
-    documents: { status: 201, links: 'json-api', idStyle: 'doc-prefixed', filePart: 'file' },
+    documents: {
+      status: 201,
+      links: 'json-api',
+      idStyle: 'doc-prefixed',
+      filePart: 'file',
+      ownerChecked: false,
+    },
     errors: 'empty',
     idempotency: 'ignored',
   },
   minimal: {
     name: 'minimal',
     description: 'as little as the specification allows: access_token only, { id } only, results pages',
-    token: { tokenType: null, expiresIn: false, expiresAt: 'none', refreshToken: false },
-    stocks: { envelope: 'results-next', pageSize: 2, stockIdType: 'number' },
+    token: { tokenType: null, expiresIn: false, expiresAt: 'none', refreshToken: false, userIdClaim: null },
+    stocks: {
+      envelope: 'results-next',
+      pageSize: 2,
+      stockIdType: 'number',
+      link: 'next',
+      totalHeader: 'none',
+    },
     orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'id-only', firstOrderId: 1 },
-    documents: { status: 201, links: 'urls', idStyle: 'uuid', filePart: 'any' },
+    documents: { status: 201, links: 'urls', idStyle: 'uuid', filePart: 'any', ownerChecked: false },
     errors: 'message',
     idempotency: 'honoured',
+  },
+  keycloak: {
+    name: 'keycloak',
+    description:
+      'the independent implementation of issue 27: a UUID sub with the user id in user_id, stock pages only in Link and X-Total-Count headers, the owner checked',
+    token: {
+      tokenType: 'Bearer',
+      expiresIn: true,
+      expiresAt: 'none',
+      refreshToken: true,
+      userIdClaim: { name: 'user_id', type: 'number' },
+    },
+    stocks: {
+      envelope: 'bare',
+      pageSize: 1,
+      stockIdType: 'number',
+      link: 'next',
+      totalHeader: 'x-total-count',
+    },
+    orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'full', firstOrderId: 880001 },
+    documents: { status: 201, links: 'flat', idStyle: 'uuid', filePart: 'file', ownerChecked: true },
+    errors: 'problem',
+    idempotency: 'honoured',
+  },
+  'link-pages': {
+    name: 'link-pages',
+    description:
+      'a GitLab style API that ignores Idempotency-Key: relative Link rels and X-Total headers, a UUID sub with the user id in uid, the owner checked',
+    token: {
+      tokenType: null,
+      expiresIn: true,
+      expiresAt: 'epoch-seconds',
+      refreshToken: false,
+      userIdClaim: { name: 'uid', type: 'string' },
+    },
+    stocks: { envelope: 'bare', pageSize: 1, stockIdType: 'string', link: 'rels', totalHeader: 'x-total' },
+    orders: { status: 200, idType: 'string', envelope: 'data', fields: 'extra', firstOrderId: 640001 },
+    documents: { status: 200, links: 'urls', idStyle: 'number', filePart: 'any', ownerChecked: true },
+    errors: 'message',
+    idempotency: 'ignored',
   },
 };
 
@@ -224,6 +340,33 @@ export function namedProfile(name: string): SandboxProfile | undefined {
 /** Draws every choice of a profile from `random`. */
 function drawProfile(name: string, random: RandomSource): SandboxProfile {
   const bool = (): boolean => random() < 0.5;
+  const drawn = drawChoices(name, random, bool);
+  // Choices added later are drawn after the others, so every seed keeps the choices it always had.
+  const userIdClaim = pick(random, [
+    null,
+    { name: 'user_id', type: 'number' },
+    { name: 'uid', type: 'string' },
+  ] as const);
+  return {
+    ...drawn,
+    token: { ...drawn.token, userIdClaim },
+    stocks: {
+      ...drawn.stocks,
+      link: pick(random, STOCK_LINK_STYLES),
+      totalHeader: pick(random, STOCK_TOTAL_HEADERS),
+    },
+    documents: { ...drawn.documents, ownerChecked: bool() },
+  };
+}
+
+type Drawn = {
+  readonly [K in keyof SandboxProfile]: SandboxProfile[K] extends object
+    ? Omit<SandboxProfile[K], 'userIdClaim' | 'link' | 'totalHeader' | 'ownerChecked'>
+    : SandboxProfile[K];
+};
+
+/** The choices every profile had from the start, drawn in their original order. */
+function drawChoices(name: string, random: RandomSource, bool: () => boolean): Drawn {
   return {
     name,
     description: 'every choice drawn with a seeded PRNG',

@@ -50,7 +50,7 @@ export function stocksAnswer(
   page: number,
   baseUrl: string,
 ): WireAnswer {
-  const { envelope, pageSize, stockIdType } = profile.stocks;
+  const { envelope, pageSize, stockIdType, link, totalHeader } = profile.stocks;
   const records = stocks.map((stock) => ({
     ...stock,
     stock_id: stockIdType === 'string' ? String(stock.stock_id) : stock.stock_id,
@@ -60,19 +60,25 @@ export function stocksAnswer(
   const hasNext = pageSize !== null && page < totalPages;
   const relativeNext = `${PLATFORM_PATHS.stocks}?page=${page + 1}`;
   const absoluteNext = `${baseUrl}${relativeNext}`;
+  const totals: Record<string, string> =
+    totalHeader === 'x-total-count'
+      ? { 'x-total-count': String(records.length) }
+      : totalHeader === 'x-total'
+        ? { 'x-total': String(records.length), 'x-total-pages': String(totalPages) }
+        : {};
   switch (envelope) {
     case 'bare':
-      return { body: slice, headers: hasNext ? { link: `<${absoluteNext}>; rel="next"` } : {} };
+      return { body: slice, headers: { ...totals, ...bareLinkHeader(link, page, totalPages, absoluteNext) } };
     case 'data':
       return {
         body:
           pageSize === null
             ? { data: slice }
             : { data: slice, links: { next: hasNext ? absoluteNext : null } },
-        headers: {},
+        headers: totals,
       };
     case 'items-page':
-      return { body: { items: slice, page, totalPages }, headers: {} };
+      return { body: { items: slice, page, totalPages }, headers: totals };
     case 'content-links':
       return {
         body: {
@@ -84,14 +90,36 @@ export function stocksAnswer(
             ...(hasNext ? { next: { href: relativeNext } } : {}),
           },
         },
-        headers: {},
+        headers: totals,
       };
     case 'results-next':
       return {
         body: { count: records.length, next: hasNext ? absoluteNext : null, results: slice },
-        headers: {},
+        headers: totals,
       };
   }
+}
+
+/**
+ * The `Link` header of a bare page: an absolute `rel="next"` link (`next`), or relative `first`, `prev`,
+ * `next` and `last` links in one header (`rels`). None when there is one page only.
+ */
+function bareLinkHeader(
+  style: SandboxProfile['stocks']['link'],
+  page: number,
+  totalPages: number,
+  absoluteNext: string,
+): Record<string, string> {
+  if (style === 'next') return page < totalPages ? { link: `<${absoluteNext}>; rel="next"` } : {};
+  if (totalPages <= 1) return {};
+  const to = (n: number): string => `${PLATFORM_PATHS.stocks}?page=${n}`;
+  const rels = [
+    `<${to(1)}>; rel="first"`,
+    ...(page > 1 ? [`<${to(page - 1)}>; rel="prev"`] : []),
+    ...(page < totalPages ? [`<${to(page + 1)}>; rel="next"`] : []),
+    `<${to(totalPages)}>; rel="last"`,
+  ];
+  return { link: rels.join(', ') };
 }
 
 /** The created order as `profile` answers it. */

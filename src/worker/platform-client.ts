@@ -22,6 +22,10 @@ export function platformClientFromConfig(
       }),
     },
     ...(config.responseMap !== undefined && { responseMap: config.responseMap }),
+    ...(config.documentOwner !== undefined && {
+      documentOwner: { kind: 'fixed', id: config.documentOwner },
+    }),
+    ...(config.userIdClaim !== undefined && { documentOwner: { kind: 'claim', claim: config.userIdClaim } }),
     ...hooks,
   });
 }

@@ -12,6 +12,7 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  metricMeter,
   patched,
   setCurrentDetails,
   setHandler,
@@ -28,6 +29,7 @@ import type {
 import type { AuthenticateResult } from '../activities/types';
 import { BadgeOrderId, BadgeOrderRef, BadgeOrderStatus, statusQuery } from '../workflow-contract';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
+import { METRIC_NAMES } from '../metrics/names';
 import { describeFailure, failureType } from './failures';
 import { registerOrderHandlers } from './order-handlers';
 import {
@@ -51,17 +53,32 @@ interface RunPatches {
   readonly resolvedInputRecorded: boolean;
   readonly localPlatformReads: boolean;
   readonly inputWithSignIn: boolean;
+  readonly stockLookupAdvisory: boolean;
 }
 
 function askPatches(): RunPatches {
-  // The newest patch implies the earlier ones: a new order records one patch marker, not three.
+  // The newest patch implies the earlier ones: a new order records one patch marker, not four.
+  if (patched(PATCHES.stockLookupAdvisory)) {
+    return {
+      resolvedInputRecorded: true,
+      localPlatformReads: true,
+      inputWithSignIn: true,
+      stockLookupAdvisory: true,
+    };
+  }
   if (patched(PATCHES.inputWithSignIn)) {
-    return { resolvedInputRecorded: true, localPlatformReads: true, inputWithSignIn: true };
+    return {
+      resolvedInputRecorded: true,
+      localPlatformReads: true,
+      inputWithSignIn: true,
+      stockLookupAdvisory: false,
+    };
   }
   return {
     resolvedInputRecorded: patched(PATCHES.resolvedInputRecorded),
     localPlatformReads: patched(PATCHES.localPlatformReads),
     inputWithSignIn: false,
+    stockLookupAdvisory: false,
   };
 }
 
@@ -108,17 +125,16 @@ export async function badgeOrder(
   try {
     const platformRead = platformReads(steps, runPatches);
     const session = continued ?? (await signIn(state, platformRead, firstSession));
-    const orderId = continued?.orderId ?? (await orderOnce(state, steps, session, options, platformRead));
+    const orderId =
+      continued?.orderId ?? (await orderOnce(state, { steps, session, options, platformRead, runPatches }));
     await uploadUntilAllStored(state, {
       steps,
       orderId,
-      documentOwner: session.documentOwner,
       maxParallelUploads: options.maxParallelUploads,
       repairWindowMs: options.repairWindowMs,
       historyBudgetEvents: options.historyBudgetEvents,
       continueWith: () =>
         state.continuation({
-          documentOwner: session.documentOwner,
           keysHonoured: session.keysHonoured,
           runs: (continued?.runs ?? 0) + 1,
           webhooks: webhooks.continuation(),
@@ -233,63 +249,99 @@ function publishStatus(status: BadgeOrderStatusValue): void {
 }
 
 /**
- * Signs in (warming the worker's token cache), unless the order's start did already, and settles who owns the
- * documents.
+ * Signs in (warming the worker's token cache), unless the order's start did already, and settles whose
+ * documents these are: the order's own `documentOwner`, else what the worker read from its configuration and
+ * the token (sessions recorded before 0.4.0 carry only the token's `sub`, which those orders used).
  */
 async function signIn(
   state: OrderState,
   platformRead: PlatformRead,
   firstSession: AuthenticateResult | null,
-): Promise<{ documentOwner: string | number; keysHonoured: boolean }> {
+): Promise<{ keysHonoured: boolean }> {
   state.phase = 'authenticating';
   const session = firstSession ?? (await platformRead('Authenticate against the platform').authenticate());
-  const documentOwner = state.input.documentOwner ?? session.userId;
-  if (documentOwner === null && state.input.documents.length > 0) {
+  const fromPlatform =
+    session.documentOwner === undefined
+      ? { id: session.userId, source: 'token sub' }
+      : { id: session.documentOwner, source: session.documentOwnerSource ?? 'token' };
+  const owner =
+    state.input.documentOwner === undefined
+      ? fromPlatform
+      : { id: state.input.documentOwner, source: 'input' };
+  if (owner.id === null && state.input.documents.length > 0) {
     throw ApplicationFailure.create({
       type: SERVICE_FAILURE_TYPES.invalidInput,
-      message: 'documentOwner: required, because the platform token names no user id',
+      message: `documentOwner: required, because the platform token names no user id (${fromPlatform.source}); set BADGE_USER_ID_CLAIM or BADGE_DOCUMENT_OWNER on the workers, or give documentOwner`,
       nonRetryable: true,
     });
   }
-  return {
-    documentOwner: documentOwner ?? '',
-    // Sessions recorded before the setting existed carry no value: treat the platform as unknown.
-    keysHonoured: session.idempotencyKeys === 'honoured',
-  };
+  state.documentOwner = { id: owner.id ?? '', source: owner.source };
+  // Sessions recorded before the setting existed carry no value: treat the platform as unknown.
+  return { keysHonoured: session.idempotencyKeys === 'honoured' };
 }
 
 /** Checks the stock, places the order exactly once and publishes its id. */
 async function orderOnce(
   state: OrderState,
-  steps: OrderSteps,
-  session: { keysHonoured: boolean },
-  options: OrderOptions,
-  platformRead: PlatformRead,
+  run: {
+    readonly steps: OrderSteps;
+    readonly session: { keysHonoured: boolean };
+    readonly options: OrderOptions;
+    readonly platformRead: PlatformRead;
+    readonly runPatches: RunPatches;
+  },
 ): Promise<number> {
-  await checkStock(state, platformRead);
+  await checkStock(state, run.platformRead, run.runPatches);
   const orderId = await placeOrder(state, {
-    steps,
-    keysHonoured: session.keysHonoured,
-    retryWindowMs: options.platformRetryWindowMs,
-    reconciliationWindowMs: options.reconciliationWindowMs,
+    steps: run.steps,
+    keysHonoured: run.session.keysHonoured,
+    retryWindowMs: run.options.platformRetryWindowMs,
+    reconciliationWindowMs: run.options.reconciliationWindowMs,
   });
   upsertSearchAttributes([{ key: BadgeOrderId, value: String(orderId) }]);
   log.info('order created', { orderId, stockFallback: state.stockFallbackReason !== null });
+  countStockAdvice(state);
   return orderId;
 }
 
-/** When a stock is asked for and the platform's list surely lacks it, orders without one. */
-async function checkStock(state: OrderState, platformRead: PlatformRead): Promise<void> {
+/**
+ * Looks the requested stock up in the user's stock list. The answer only advises (the status view, a log
+ * line, the `badge_stock_advice` metric): the order is sent with the stock, and only creation's 404 leaves it
+ * out. Orders started before 0.4.0 ordered without a stock that a complete list lacked, and replay so.
+ */
+async function checkStock(
+  state: OrderState,
+  platformRead: PlatformRead,
+  runPatches: RunPatches,
+): Promise<void> {
   const stockId = state.stockId;
   if (stockId === null) return;
   state.phase = 'checking-stock';
   const stock = await platformRead(`Look up stock ${String(stockId)}`).lookUpStock({ stockId });
-  // Only a complete list that lacks the stock counts; anything less leaves the decision to creation's 404.
-  if (stock.listed === false) {
-    state.fallBackFromStock(
-      `stock ${String(stockId)} is not among the user's ${stock.stockCount ?? 'listed'} stocks`,
-    );
+  if (!runPatches.stockLookupAdvisory) {
+    if (stock.listed === false) {
+      state.fallBackFromStock(
+        `stock ${String(stockId)} is not among the user's ${stock.stockCount ?? 'listed'} stocks`,
+      );
+    }
+    return;
   }
+  state.stockAdvice = {
+    verdict: stock.listed === null ? 'unknown' : stock.listed ? 'listed' : 'unlisted',
+    stockCount: stock.stockCount,
+  };
+  log.info('stock lookup (advice only: order creation decides)', { stockId, ...state.stockAdvice });
+}
+
+/** Counts what the stock lookup advised against what the platform did with the stock (advised orders only). */
+function countStockAdvice(state: OrderState): void {
+  if (state.stockAdvice === null) return;
+  metricMeter
+    .createCounter(METRIC_NAMES.stockAdvice, '1', 'Stock lookups by advice and by what order creation did')
+    .add(1, {
+      advice: state.stockAdvice.verdict,
+      platform: state.stockId === null ? 'refused' : 'accepted',
+    });
 }
 
 /**
@@ -302,7 +354,6 @@ async function uploadUntilAllStored(
   settings: {
     steps: OrderSteps;
     orderId: number;
-    documentOwner: string | number;
     maxParallelUploads: number;
     repairWindowMs: number;
     historyBudgetEvents: number;

@@ -182,10 +182,22 @@ export class DocumentTracker {
 
   /** Puts every failed document back in the queue, except those claimed by a replacement; returns how many. */
   retryFailed(): number {
+    return this.requeueFailed({ newKeys: false });
+  }
+
+  /**
+   * Puts every failed document back in the queue, except those claimed by a replacement; with `newKeys`
+   * each under a new idempotency key (its request changed: another owner). A copy an earlier attempt may
+   * have stored stays counted, so the upload is flagged `possibleDuplicate` if that was so. Returns how many.
+   */
+  requeueFailed(options: { readonly newKeys: boolean }): number {
     const failed = this.documents.filter(
       (document) => document.status === 'failed' && document.claimed !== true,
     );
-    for (const document of failed) document.status = 'pending';
+    for (const document of failed) {
+      if (options.newKeys) document.revision += 1;
+      document.status = 'pending';
+    }
     return failed.length;
   }
 

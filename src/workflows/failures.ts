@@ -1,5 +1,6 @@
 /** Reading activity failures in workflow code: their type, a one-line description and attempt counts. */
 import { ActivityFailure, ApplicationFailure, TemporalFailure, TimeoutFailure } from '@temporalio/workflow';
+import { PLATFORM_FAILURE_TYPES } from '../failure-types';
 
 /** The innermost ApplicationFailure of a failure chain, if any. */
 function applicationCause(error: unknown): ApplicationFailure | undefined {
@@ -84,6 +85,18 @@ export function attemptOutcome(error: unknown): AttemptOutcome {
 export function requestedRetryDelayMs(error: unknown): number | undefined {
   const delay = failureDetails(error)?.retryAfterMs;
   return typeof delay === 'number' && Number.isFinite(delay) && delay >= 0 ? delay : undefined;
+}
+
+/**
+ * Whether the platform refused the request because of `document_owner` (a 422 naming it as the field, or in
+ * its message). Only picks the advice given to the operator; it decides nothing.
+ */
+export function refusedDocumentOwner(error: unknown): boolean {
+  if (failureType(error) !== PLATFORM_FAILURE_TYPES.validation) return false;
+  return (
+    failureDetails(error)?.field === 'document_owner' ||
+    /document[_ ]?owner/i.test(applicationCause(error)?.message ?? '')
+  );
 }
 
 /** Whether the failure's type is one that no retry can fix. */

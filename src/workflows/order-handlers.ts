@@ -1,15 +1,21 @@
 /**
- * The messages an order answers: the `status` query, the `retryUploads` signal and the `replaceDocument` and
- * `reconcileOrder` updates. Validators refuse what cannot apply now, so a refused update leaves no trace in
- * history.
+ * The messages an order answers: the `status` query, the `retryUploads` signal and the `replaceDocument`,
+ * `reconcileOrder` and `setDocumentOwner` updates. Validators refuse what cannot apply now, so a refused update
+ * leaves no trace in history.
  */
 import { ApplicationFailure, condition, isCancellation, log, setHandler } from '@temporalio/workflow';
-import type { DocumentState, ReconcileOrderInput, ReplaceDocumentInput } from '../contract';
+import type {
+  DocumentState,
+  ReconcileOrderInput,
+  ReplaceDocumentInput,
+  SetDocumentOwnerInput,
+} from '../contract';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
 import {
   reconcileOrderUpdate,
   replaceDocumentUpdate,
   retryUploadsSignal,
+  setDocumentOwnerUpdate,
   statusQuery,
 } from '../workflow-contract';
 import { contractSchemas } from './contract-schemas';
@@ -46,6 +52,27 @@ export function registerOrderHandlers(
         }
         const refusal = state.reconcilable();
         if (refusal !== null) throw new Error(`reconcileOrder refused: ${refusal}`);
+      },
+    },
+  );
+
+  setHandler(
+    setDocumentOwnerUpdate,
+    (correction: SetDocumentOwnerInput) => {
+      const documentOwner = correction.documentOwner.trim();
+      const queued = state.correctDocumentOwner(documentOwner);
+      log.info('setDocumentOwner received', { documentOwner, documentsQueued: queued });
+      return state.view();
+    },
+    {
+      validator: (correction: SetDocumentOwnerInput): void => {
+        const { setDocumentOwnerInputSchema, formatIssues } = contractSchemas();
+        const parsed = setDocumentOwnerInputSchema.safeParse(correction);
+        if (!parsed.success) {
+          throw new Error(`Invalid setDocumentOwner input: ${formatIssues(parsed.error).join('; ')}`);
+        }
+        const refusal = state.ownerCorrectable();
+        if (refusal !== null) throw new Error(`setDocumentOwner refused: ${refusal}`);
       },
     },
   );

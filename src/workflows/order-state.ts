@@ -7,8 +7,10 @@ import type {
   BadgeOrderPhase,
   BadgeOrderStatusValue,
   BadgeOrderStatusView,
+  DocumentOwnerView,
   ReconcileOrderInput,
   ReconciliationView,
+  StockAdvice,
   WebhookDeliveriesView,
 } from '../contract';
 import { DocumentTracker, type TrackedDocument } from './document-tracker';
@@ -23,8 +25,13 @@ export interface OrderContinuation {
   readonly orderId: number;
   readonly stockId: string | number | null;
   readonly stockFallbackReason: string | null;
+  /** What the stock lookup advised; absent in continuations written before 0.4.0. */
+  readonly stockAdvice?: StockAdvice | null;
   readonly repairDeadline: number | null;
   readonly documentOwner: string | number;
+  /** Where the owner came from, and whether the platform refused it; absent before 0.4.0. */
+  readonly documentOwnerSource?: string;
+  readonly documentOwnerRefused?: string | null;
   readonly keysHonoured: boolean;
   readonly documents: readonly TrackedDocument[];
   /** How many runs came before this one. */
@@ -55,7 +62,13 @@ export class OrderState {
   /** The stock the order is placed with; null once ordering without one. */
   stockId: string | number | null;
   stockFallbackReason: string | null = null;
+  /** What the stock lookup advised (orders since 0.4.0); it never decides what is ordered. */
+  stockAdvice: StockAdvice | null = null;
   repairDeadline: number | null = null;
+  /** Whose documents these are; settled at sign-in, corrected by an operator's `setDocumentOwner`. */
+  documentOwner: { readonly id: string | number; readonly source: string } | null = null;
+  /** What to set, once the platform refused the owner (422 naming `document_owner`). */
+  documentOwnerRefused: string | null = null;
   failure: string | null = null;
   readonly documents: DocumentTracker;
   private searchStatus: BadgeOrderStatusValue = 'Running';
@@ -74,23 +87,32 @@ export class OrderState {
     if (continued) {
       this.orderId = continued.orderId;
       this.stockFallbackReason = continued.stockFallbackReason;
+      this.stockAdvice = continued.stockAdvice ?? null;
       this.repairDeadline = continued.repairDeadline;
+      this.documentOwner = {
+        id: continued.documentOwner,
+        source: continued.documentOwnerSource ?? 'recorded',
+      };
+      this.documentOwnerRefused = continued.documentOwnerRefused ?? null;
       this.phase = 'uploading';
     }
   }
 
   /** The state to continue as new with; only once the order exists. */
   continuation(session: {
-    documentOwner: string | number;
     keysHonoured: boolean;
     runs: number;
     webhooks?: WebhookContinuation;
   }): OrderContinuation {
     if (this.orderId === null) throw new Error('an order continues as new only once it exists');
     return {
+      documentOwner: this.documentOwner?.id ?? '',
+      ...(this.documentOwner !== null && { documentOwnerSource: this.documentOwner.source }),
+      documentOwnerRefused: this.documentOwnerRefused,
       orderId: this.orderId,
       stockId: this.stockId,
       stockFallbackReason: this.stockFallbackReason,
+      stockAdvice: this.stockAdvice,
       repairDeadline: this.repairDeadline,
       documents: this.documents.snapshot(),
       ...session,
@@ -118,6 +140,25 @@ export class OrderState {
   fallBackFromStock(reason: string): void {
     this.stockFallbackReason = reason;
     this.stockId = null;
+  }
+
+  /**
+   * An operator corrected whose documents these are: every failed document is sent again with the new owner,
+   * under a new idempotency key (a new owner is a new request). Returns how many were queued.
+   */
+  correctDocumentOwner(id: string): number {
+    const changed = this.documentOwner === null || String(this.documentOwner.id) !== id;
+    this.documentOwner = { id, source: 'operator' };
+    this.documentOwnerRefused = null;
+    return this.documents.requeueFailed({ newKeys: changed });
+  }
+
+  /** Why `setDocumentOwner` cannot apply now, or null when it can. */
+  ownerCorrectable(): string | null {
+    if (this.orderId === null || (this.phase !== 'uploading' && this.phase !== 'awaiting-repair')) {
+      return `the order is ${this.phase}; the owner can be corrected once the order exists and until it ends`;
+    }
+    return null;
   }
 
   /** The order exists on the platform with this id. */
@@ -173,6 +214,15 @@ export class OrderState {
     this.setStatus(status);
   }
 
+  private ownerView(): DocumentOwnerView | null {
+    if (this.documentOwner === null) return null;
+    return {
+      id: String(this.documentOwner.id),
+      source: this.documentOwner.source,
+      refused: this.documentOwnerRefused,
+    };
+  }
+
   /** Answer of the `status` query. */
   view(): BadgeOrderStatusView {
     const webhooks = this.webhooksView();
@@ -183,6 +233,8 @@ export class OrderState {
       orderId: this.orderId,
       stockFallback: this.stockFallbackReason !== null,
       stockFallbackReason: this.stockFallbackReason,
+      stockAdvice: this.stockAdvice,
+      documentOwner: this.ownerView(),
       documents: this.documents.view(),
       repairDeadline: isoOrNull(this.repairDeadline),
       reconciliation: this.reconciliation?.view ?? null,

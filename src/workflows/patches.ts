@@ -28,4 +28,12 @@ export const PATCHES = {
    * marker (and one `TemporalChangeVersion` upsert) instead of two. Orders started before keep their path.
    */
   inputWithSignIn: 'input-with-sign-in',
+  /**
+   * 0.4.0: the stock lookup only advises (status view, log, metric); the stock is left out of an order only
+   * when order creation answers 404 for it. It implies the 0.3.0 change (and so both 0.2.0 ones): a new order
+   * asks only this patch. Orders started before keep ordering without a stock that a complete list lacked, as
+   * they did (their state and result say so). Core does not compare an activity's input on replay, so without
+   * this guard such an order would replay silently, claiming a stock it was never ordered with.
+   */
+  stockLookupAdvisory: 'stock-lookup-advisory',
 } as const;

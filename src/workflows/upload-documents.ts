@@ -6,7 +6,7 @@
 import { ApplicationFailure, condition, isCancellation, setCurrentDetails } from '@temporalio/workflow';
 import { runWithConcurrency } from '../concurrency';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
-import { activityAttempts, attemptOutcome, describeFailure } from './failures';
+import { activityAttempts, attemptOutcome, describeFailure, refusedDocumentOwner } from './failures';
 import type { UploadJob } from './document-tracker';
 import type { OrderState } from './order-state';
 import type { OrderSteps } from './steps';
@@ -15,7 +15,6 @@ import type { OrderSteps } from './steps';
 export interface UploadSettings {
   readonly steps: OrderSteps;
   readonly orderId: number;
-  readonly documentOwner: string | number;
   readonly maxParallelUploads: number;
 }
 
@@ -29,12 +28,14 @@ export async function uploadPendingDocuments(state: OrderState, settings: Upload
   const folder = state.input.documentsFolder;
   const upload = async (job: UploadJob): Promise<void> => {
     state.documents.markUploading(job.path);
+    // Read per upload: an operator's setDocumentOwner applies to every upload from then on.
+    const documentOwner = state.documentOwner?.id ?? '';
     const summary = `Upload document ${job.index + 1}/${documentCount} to order ${settings.orderId}`;
     try {
       const result = await settings.steps.upload(summary).uploadDocument({
         idempotencyKey: job.idempotencyKey,
         orderId: settings.orderId,
-        documentOwner: settings.documentOwner,
+        documentOwner,
         path: job.sourcePath,
         ...(folder === undefined ? {} : { documentsFolder: folder }),
         contentType: job.contentType,
@@ -48,14 +49,33 @@ export async function uploadPendingDocuments(state: OrderState, settings: Upload
       });
     } catch (error) {
       if (isCancellation(error)) throw error;
+      const ownerRefused = refusedDocumentOwner(error) && ownerRefusal(state, String(documentOwner));
       state.documents.markFailed(job.path, {
-        error: describeFailure(error),
+        error: ownerRefused
+          ? `${describeFailure(error)} — document_owner ${String(documentOwner)} refused: correct it with setDocumentOwner`
+          : describeFailure(error),
         attempts: activityAttempts(error),
         mayHaveBeenStored: attemptOutcome(error) === 'maybe-applied',
       });
     }
   };
   await runWithConcurrency(state.documents.pendingJobs(), settings.maxParallelUploads, upload);
+}
+
+/**
+ * Records that the platform refused the owner the upload was sent with, saying what to set (unless an operator
+ * has changed the owner meanwhile). Returns whether it applies to the current owner.
+ */
+function ownerRefusal(state: OrderState, refused: string): boolean {
+  const owner = state.documentOwner;
+  if (owner === null || String(owner.id) !== refused) return false;
+  const orderRef = state.input.orderRef;
+  state.documentOwnerRefused =
+    `The platform refused document_owner ${refused} (from ${owner.source}). Send the update setDocumentOwner ` +
+    `{"documentOwner": "<platform user id>"} (ops set-owner ${orderRef} <id>, or POST ` +
+    `/v1/orders/${orderRef}/document-owner): the refused documents are sent again. For new orders set ` +
+    'BADGE_USER_ID_CLAIM or BADGE_DOCUMENT_OWNER on the workers (ops probe names the claim).';
+  return true;
 }
 
 /**
@@ -69,8 +89,11 @@ export async function awaitRepair(state: OrderState, repairWindowMs: number): Pr
   state.setStatus('AwaitingRepair');
   const failed = state.documents.failed();
   setCurrentDetails(
-    `Awaiting repair: ${failed.length} document(s) failed. Signal retryUploads or update replaceDocument ` +
-      `before ${new Date(deadline).toISOString()}.`,
+    state.documentOwnerRefused === null
+      ? `Awaiting repair: ${failed.length} document(s) failed. Signal retryUploads or update replaceDocument ` +
+          `before ${new Date(deadline).toISOString()}.`
+      : `Awaiting repair: ${failed.length} document(s) failed. ${state.documentOwnerRefused} Before ` +
+          `${new Date(deadline).toISOString()}.`,
   );
   const repaired = await condition(() => state.documents.hasPending(), Math.max(deadline - Date.now(), 1));
   if (repaired) return;
@@ -85,7 +108,7 @@ export async function awaitRepair(state: OrderState, repairWindowMs: number): Pr
     type: SERVICE_FAILURE_TYPES.repairDeadlinePassed,
     message: `Repair deadline passed with ${stillFailed.length} document(s) still failing: ${stillFailed
       .map((document) => `${document.path} (${document.lastError ?? 'unknown error'})`)
-      .join('; ')}`,
+      .join('; ')}${state.documentOwnerRefused === null ? '' : `. ${state.documentOwnerRefused}`}`,
     nonRetryable: true,
     details: [{ orderId: state.orderId, failedDocuments: stillFailed.map((document) => document.path) }],
   });

@@ -13,7 +13,9 @@ import {
   orderViewSchema,
   problemSchema,
   retryAcceptedSchema,
+  statusViewSchema,
 } from '../../src/api/schemas';
+import { DEMO_USER } from '../../src/sandbox';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 import { startTestApi, startTestIssuer, TEST_KEYS, type TestApi, type TestIssuer } from './api-server';
@@ -198,7 +200,7 @@ describe('the HTTP API', () => {
     expect(problem(missing).code).toBe('order-not-found');
   });
 
-  it('runs the operator actions: replace a failed document, retry, reconcile (refused when not awaited)', async () => {
+  it('runs the operator actions: replace a failed document, retry, set the owner, reconcile (refused when not awaited)', async () => {
     await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
     const orderRef = 'api-ops-1';
     expect(
@@ -220,6 +222,22 @@ describe('the HTTP API', () => {
     });
     expect(reconcile.status).toBe(409);
     expect(problem(reconcile).code).toBe('reconcile-refused');
+
+    const owner = await call('POST', `/v1/orders/${orderRef}/document-owner?clientId=writer`, {
+      key: 'operator',
+      body: { documentOwner: DEMO_USER.id },
+    });
+    expect(owner.status).toBe(200);
+    expect(statusViewSchema.parse(owner.body).documentOwner).toEqual({
+      id: DEMO_USER.id,
+      source: 'operator',
+      refused: null,
+    });
+    const noOwner = await call('POST', `/v1/orders/${orderRef}/document-owner?clientId=writer`, {
+      key: 'operator',
+      body: { documentOwner: '' },
+    });
+    expect(problem(noOwner)).toMatchObject({ status: 400 });
 
     const noDocument = await call('POST', `/v1/orders/${orderRef}/documents/3/replace?clientId=writer`, {
       key: 'operator',
@@ -251,6 +269,11 @@ describe('the HTTP API', () => {
 
     const closed = await call('POST', `/v1/orders/${orderRef}/retry?clientId=writer`, { key: 'operator' });
     expect(problem(closed)).toMatchObject({ status: 409, code: 'order-closed' });
+    const lateOwner = await call('POST', `/v1/orders/${orderRef}/document-owner?clientId=writer`, {
+      key: 'operator',
+      body: { documentOwner: DEMO_USER.id },
+    });
+    expect(problem(lateOwner)).toMatchObject({ status: 409, code: 'set-owner-refused' });
   });
 
   it('refuses missing, wrong and expired credentials (401) and a missing scope (403); nothing starts', async () => {
@@ -409,6 +432,7 @@ describe('the HTTP API', () => {
     expect(Object.keys(json.paths).sort()).toEqual([
       '/v1/orders',
       '/v1/orders/{orderRef}',
+      '/v1/orders/{orderRef}/document-owner',
       '/v1/orders/{orderRef}/documents/{index}/replace',
       '/v1/orders/{orderRef}/reconcile',
       '/v1/orders/{orderRef}/retry',

@@ -363,7 +363,7 @@ describe('bad input', () => {
     expect(result).toMatchObject({
       stockId: null,
       stockFallback: true,
-      stockFallbackReason: "stock 424242 is not among the user's 3 stocks",
+      stockFallbackReason: 'the platform answered 404 for stock 424242',
     });
     const state = await stack.sandbox.control.state();
     expect(state.orders).toHaveLength(1);

@@ -11,7 +11,7 @@ import { runScheduleCommand } from '../../src/commands/schedule-command';
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
 import type { ListedOrder } from '../../src/commands/ops-command';
 import { createPlatformClient, type ProbeReport } from '../../src/platform';
-import { DEMO_USER, startSandbox } from '../../src/sandbox';
+import { DEMO_USER, startSandbox, subjectUuid } from '../../src/sandbox';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
@@ -265,6 +265,46 @@ describe('ops CLI', () => {
     } finally {
       await ignoring.close();
     }
+  });
+
+  it('probes a token with a UUID sub: names its claims, never their values, and prints the owner setting', async () => {
+    const keycloak = await startSandbox({ port: 0, profile: 'keycloak' });
+    try {
+      const text = await ops('probe', '--allow-test-orders', '--base-url', keycloak.baseUrl);
+      expect(text.code).toBe(0);
+      const claims = /token claims:\s+(.*)/.exec(text.out)?.[1]?.split(', ');
+      expect(claims).toEqual(expect.arrayContaining(['sub', 'user_id', 'exp']));
+      expect(text.out).toMatch(/user id claim:\s+user_id/);
+      expect(text.out).toMatch(/document owner:\s+claim user_id \(default chain\)/);
+      expect(text.out).toMatch(/^BADGE_USER_ID_CLAIM=user_id$/m);
+      expect(text.out).toMatch(/sub is not numeric/);
+      expect(text.out).not.toContain(subjectUuid(DEMO_USER.id));
+      expect(text.out).not.toContain(DEMO_USER.id);
+      // The probe's own upload went out with the owner the platform expects, so it was stored.
+      const report = await json<ProbeReport>('probe', '--allow-test-orders', '--base-url', keycloak.baseUrl);
+      expect(report.documents?.first.status).toBe(201);
+      expect(report.recommended.BADGE_USER_ID_CLAIM).toBe('user_id');
+    } finally {
+      await keycloak.close();
+    }
+  });
+
+  it('corrects the document owner of an order awaiting repair, and names what it refuses', async () => {
+    await awaitingRepair('ops-owner');
+    const corrected = await json<BadgeOrderStatusView>('set-owner', 'ops-owner', DEMO_USER.id);
+    expect(corrected.documentOwner).toEqual({ id: DEMO_USER.id, source: 'operator', refused: null });
+    const text = await ops('status', 'ops-owner');
+    expect(text.out).toMatch(new RegExp(`document owner:\\s+${DEMO_USER.id} \\(operator\\)`));
+    const unknown = await ops('set-owner', 'ops-no-such-order', DEMO_USER.id);
+    expect(unknown).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/No order ops-no-such-order/) as string,
+    });
+    const empty = await ops('set-owner', 'ops-owner', ' ');
+    expect(empty).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/documentOwner: must not be empty/) as string,
+    });
   });
 
   it('probes from the entry point without any Temporal settings (no payload keys needed)', async () => {

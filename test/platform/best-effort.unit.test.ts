@@ -111,6 +111,14 @@ describe('order creation', () => {
     ]);
   });
 
+  it('reads no id from an answer naming two different ones: the order may exist, an operator decides', async () => {
+    const h = harness(() => ({ status: 201, body: { id: 7, order: { id: 5001 } } }));
+    const error = await rejectionOf(h.client.createOrder(order));
+    expect(error).toMatchObject({ code: 'UNEXPECTED_RESPONSE', outcome: 'maybe-applied', status: 201 });
+    const same = harness(() => ({ status: 201, body: { order_id: '5001', data: { id: 5001 } } }));
+    await expect(same.client.createOrder(order)).resolves.toMatchObject({ orderId: 5001 });
+  });
+
   it('lets a pinned pointer win', async () => {
     const h = harness(() => ({ status: 201, body: { id: 1, real: { number: '5001' } } }), {
       responseMap: { orderId: '/real/number' },

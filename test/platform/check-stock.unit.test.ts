@@ -1,6 +1,7 @@
 /**
- * `checkStock` only advises: it reads a few pages, says `unlisted` only after a complete list, and answers
- * `unknown` (never throws) on errors, odd shapes and paging it cannot finish.
+ * `checkStock` only advises: it reads a few pages (paging in the body or in `Link` and total-count headers),
+ * says `unlisted` only after a complete list, and answers `unknown` (never throws) on errors, odd shapes and
+ * paging it cannot finish.
  */
 import { MAX_STOCK_PAGES } from '../../src/platform';
 import type { FakeReply, RecordedRequest } from './fake-http';
@@ -10,6 +11,8 @@ function pageOf(request: RecordedRequest): string | undefined {
   const params = request.config.params as Record<string, string> | undefined;
   return params?.page ?? params?.cursor;
 }
+
+const ROOT = `${new URL(BASE_URL).pathname}/badge/v2/api/v1/stocks`;
 
 describe('checkStock', () => {
   it.each<[string, unknown, string, number | null]>([
@@ -66,6 +69,57 @@ describe('checkStock', () => {
     });
     await expect(h.client.checkStock(99)).resolves.toEqual({ verdict: 'unlisted', stockCount: 3 });
     await expect(h.client.checkStock(2)).resolves.toMatchObject({ verdict: 'listed' });
+  });
+
+  it.each<[string, (page: number) => Record<string, string>]>([
+    [
+      'an absolute rel="next" Link and X-Total-Count',
+      (page) => ({
+        'x-total-count': '3',
+        ...(page < 3 && { link: `<${BASE_URL}/badge/v2/api/v1/stocks?page=${page + 1}>; rel="next"` }),
+      }),
+    ],
+    [
+      'relative first/prev/next/last rels and X-Total',
+      (page) => ({
+        'x-total': '3',
+        'x-total-pages': '3',
+        // Root-relative, so they carry the base URL's path (`/base`) as the platform sees it.
+        link: [
+          `<${ROOT}?page=1>; rel="first"`,
+          ...(page > 1 ? [`<${ROOT}?page=${page - 1}>; rel="prev"`] : []),
+          ...(page < 3 ? [`<${ROOT}?page=${page + 1}>; rel="next"`] : []),
+          `<${ROOT}?page=3>; rel="last"`,
+        ].join(', '),
+      }),
+    ],
+    [
+      'GitLab page headers without a Link',
+      (page) => ({ 'x-page': String(page), 'x-next-page': page < 3 ? String(page + 1) : '' }),
+    ],
+  ])('reads bare pages whose paging is only in headers: %s', async (_name, headers) => {
+    const h = harness((request) => {
+      const page = Number(pageOf(request) ?? '1');
+      return { status: 200, body: [{ stock_id: 1000 + page }], headers: headers(page) };
+    });
+    await expect(h.client.checkStock(1003)).resolves.toEqual({ verdict: 'listed', stockCount: 3 });
+    await expect(h.client.checkStock(9)).resolves.toEqual({ verdict: 'unlisted', stockCount: 3 });
+    expect(h.apiRequests().map(pageOf)).toEqual([undefined, '2', '3', undefined, '2', '3']);
+  });
+
+  it('does not call a list complete when a total-count header says there is more', async () => {
+    const h = harness(() => ({ status: 200, body: [{ stock_id: 1 }], headers: { 'x-total-count': '40' } }));
+    await expect(h.client.checkStock(9)).resolves.toEqual({ verdict: 'unknown', stockCount: null });
+  });
+
+  it('never follows a Link header to another origin', async () => {
+    const h = harness(() => ({
+      status: 200,
+      body: [{ stock_id: 1 }],
+      headers: { link: '<https://elsewhere.test/badge/v2/api/v1/stocks?page=2>; rel="next"' },
+    }));
+    await expect(h.client.checkStock(9)).resolves.toEqual({ verdict: 'unknown', stockCount: null });
+    expect(h.apiRequests()).toHaveLength(1);
   });
 
   it('never sends the token to another origin', async () => {

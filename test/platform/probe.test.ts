@@ -99,6 +99,8 @@ describe('against a platform that ignores keys', () => {
     expect(report.documents?.first.linksFound).toEqual(['original', 'download']);
     expect(report.recommended).toEqual({
       BADGE_IDEMPOTENCY_KEYS: null,
+      // The fake platform's token names the user in a numeric sub.
+      BADGE_USER_ID_CLAIM: 'sub',
       responseMap: {
         orderId: '/data/order_id',
         documentId: '/document/id',

@@ -1,5 +1,4 @@
 import {
-  hasStock,
   normaliseStockId,
   parseDocumentResponse,
   parseErrorBody,
@@ -9,7 +8,6 @@ import {
   ResponseShapeError,
   UnexpectedResponseError,
 } from '../../src/platform';
-import type { StockList } from '../../src/platform';
 import { harness, rejectionOf } from './fake-http';
 
 function shapeProblem(fn: () => unknown): string {
@@ -104,11 +102,6 @@ describe('stocks response', () => {
     expect(normaliseStockId('')).toBeUndefined();
     expect(normaliseStockId(Number.NaN)).toBeUndefined();
     expect(normaliseStockId({})).toBeUndefined();
-    const list: StockList = { stocks: [{ stockId: '1001', raw: {} }], status: 200, raw: {} };
-    expect(hasStock(list, 1001)).toBe(true);
-    expect(hasStock(list, '1001')).toBe(true);
-    expect(hasStock(list, 1002)).toBe(false);
-    expect(hasStock(list, '')).toBe(false);
   });
 });
 

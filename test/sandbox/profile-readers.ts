@@ -54,7 +54,15 @@ export function readStockPage(
     case 'bare': {
       const link = response.headers.link as string | undefined;
       if (!paged) expect(link).toBeUndefined();
-      const next = link === undefined ? null : (/<([^>]+)>;\s*rel="next"/.exec(link)?.[1] ?? null);
+      const href = link === undefined ? null : (/<([^>]+)>;\s*rel="next"/.exec(link)?.[1] ?? null);
+      if (link !== undefined && profile.stocks.link === 'rels') {
+        // Relative first, (prev,) (next,) last links in one header.
+        expect(link).toMatch(
+          /^<\/[^>]+>; rel="first"(, <\/[^>]+>; rel="(prev|next)")*, <\/[^>]+>; rel="last"$/,
+        );
+      }
+      if (href !== null && profile.stocks.link === 'next') expect(href.startsWith(baseUrl)).toBe(true);
+      const next = href === null ? null : new URL(href, `${baseUrl}${PLATFORM_PATHS.stocks}`).href;
       return { records: toRecords(body), next };
     }
     case 'data': {

@@ -10,7 +10,10 @@ import {
   PLATFORM_PATHS,
   SANDBOX_PROFILE_NAMES,
   STOCK_ENVELOPES,
+  STOCK_LINK_STYLES,
+  STOCK_TOTAL_HEADERS,
   SandboxConfigError,
+  subjectUuid,
   namedProfile,
   resolveProfile,
   sandboxProfileSchema,
@@ -96,6 +99,12 @@ describe('profile selection', () => {
     expect(used((profile) => profile.documents.status)).toEqual(new Set([200, 201]));
     expect(used((profile) => profile.documents.filePart)).toEqual(new Set(['file', 'any']));
     expect(used((profile) => profile.stocks.pageSize === null)).toEqual(new Set([true, false]));
+    expect(used((profile) => profile.stocks.link)).toEqual(new Set(STOCK_LINK_STYLES));
+    expect(used((profile) => profile.stocks.totalHeader)).toEqual(new Set(STOCK_TOTAL_HEADERS));
+    expect(used((profile) => profile.token.userIdClaim?.type ?? null)).toEqual(
+      new Set([null, 'number', 'string']),
+    );
+    expect(used((profile) => profile.documents.ownerChecked)).toEqual(new Set([true, false]));
   });
 
   it('draws random:<seed> deterministically per seed, and different seeds give different profiles', () => {
@@ -113,6 +122,10 @@ describe('profile selection', () => {
     expect(seen((profile) => profile.orders.envelope)).toEqual(new Set(ORDER_ENVELOPES));
     expect(seen((profile) => profile.token.expiresAt)).toEqual(
       new Set(['none', 'epoch-seconds', 'iso-8601']),
+    );
+    expect(seen((profile) => profile.stocks.totalHeader)).toEqual(new Set(STOCK_TOTAL_HEADERS));
+    expect(seen((profile) => profile.token.userIdClaim?.name ?? null)).toEqual(
+      new Set([null, 'user_id', 'uid']),
     );
     for (const profile of drawn) expect(sandboxProfileSchema.safeParse(profile).success).toBe(true);
   });
@@ -146,7 +159,7 @@ describe('docs/sandbox.md', () => {
     const rows = section
       .split('\n')
       .filter((line) => line.startsWith('|'))
-      .slice(0, 20)
+      .slice(0, 26)
       .map((line) =>
         line
           .split('|')
@@ -160,8 +173,13 @@ describe('docs/sandbox.md', () => {
       'token expires_in': (p) => (p.token.expiresIn ? 'yes' : '—'),
       'token expires_at': (p) => (p.token.expiresAt === 'none' ? '—' : p.token.expiresAt),
       'token refresh_token': (p) => (p.token.refreshToken ? 'yes' : '—'),
+      'token sub': (p) => (p.token.userIdClaim === null ? 'user id' : 'UUID'),
+      'user id claim': (p) =>
+        p.token.userIdClaim === null ? '—' : `${p.token.userIdClaim.name} (${p.token.userIdClaim.type})`,
       'stocks envelope': (p) => p.stocks.envelope,
       'stocks page size': (p) => (p.stocks.pageSize === null ? 'all' : String(p.stocks.pageSize)),
+      'stocks Link header': (p) => p.stocks.link,
+      'stocks total header': (p) => (p.stocks.totalHeader === 'none' ? '—' : p.stocks.totalHeader),
       stock_id: (p) => p.stocks.stockIdType,
       'order success': (p) => String(p.orders.status),
       'order envelope': (p) => p.orders.envelope,
@@ -172,6 +190,7 @@ describe('docs/sandbox.md', () => {
       'document links': (p) => p.documents.links,
       'document id': (p) => p.documents.idStyle,
       'file part': (p) => p.documents.filePart,
+      document_owner: (p) => (p.documents.ownerChecked ? 'checked' : 'recorded'),
       'error body': (p) => p.errors,
       'Idempotency-Key': (p) => p.idempotency,
     };
@@ -255,7 +274,46 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
     if (profile.token.refreshToken) expect(body.refresh_token).toEqual(expect.any(String));
   });
 
+  it('names the user in sub, or in the declared claim beside a UUID sub', () => {
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
+    const claim = profile.token.userIdClaim;
+    if (claim === null) {
+      expect(claims.sub).toBe(DEMO_USER.id);
+    } else {
+      expect(claims.sub).toBe(subjectUuid(DEMO_USER.id));
+      expect(claims.sub).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(claims[claim.name]).toBe(claim.type === 'number' ? Number(DEMO_USER.id) : DEMO_USER.id);
+    }
+  });
+
+  it('refuses an upload for another owner with 422 naming document_owner only when it checks the owner', async () => {
+    const orderId = readOrder(profile, (await createOrder(sandbox.baseUrl, token, orderPayload())).data).id;
+    const form = uploadForm({
+      document_type: 'badge',
+      document_type_id: orderId,
+      document_owner: subjectUuid(DEMO_USER.id),
+      file: smallFile(),
+    });
+    const response = await rawHttp.post<string>(`${sandbox.baseUrl}${PLATFORM_PATHS.documents}`, form, {
+      headers: { ...form.getHeaders(), ...authHeaders(token) },
+    });
+    if (profile.documents.ownerChecked) expectErrorShape(profile, response, 422, 'document_owner');
+    else expect(response.status).toBe(profile.documents.status);
+  });
+
   it('lists the stocks in the declared envelope, id type and pages', async () => {
+    const first = await http.get(`${sandbox.baseUrl}${PLATFORM_PATHS.stocks}`, {
+      headers: authHeaders(token),
+    });
+    const header = (name: string): unknown => first.headers[name] as unknown;
+    const total = { 'x-total-count': header('x-total-count'), 'x-total': header('x-total') };
+    expect(total).toEqual({
+      'x-total-count': profile.stocks.totalHeader === 'x-total-count' ? '3' : undefined,
+      'x-total': profile.stocks.totalHeader === 'x-total' ? '3' : undefined,
+    });
     const { ids, requests } = await allStocks(sandbox, profile, token);
     const expected = DEMO_USER.stocks.map((stock) =>
       profile.stocks.stockIdType === 'string' ? String(stock.stock_id) : stock.stock_id,

@@ -1,13 +1,16 @@
 /**
  * The order workflow against every named sandbox profile: platforms that differ in everything the
- * specification leaves open (answer shapes, success codes, error bodies, paging) and in whether they honour
- * `Idempotency-Key`. Each profile runs the happy path, the 404 stock fallback, a repair, commit-then-fail
- * faults and a worker SIGKILL mid-upload; each ends with the order placed once and every document stored,
- * with any extra copy flagged `possibleDuplicate`. Real dev server, real sandbox over HTTP, real workers.
+ * specification leaves open (answer shapes, success codes, error bodies, paging in bodies or only in headers,
+ * which token claim names the user) and in whether they honour `Idempotency-Key`. Each profile runs the happy
+ * path, a stock beyond the first page, the 404 stock fallback, a repair, commit-then-fail faults and a worker
+ * SIGKILL mid-upload; each ends with the order placed once, with the stock it asked for whenever the platform
+ * has it, and every document stored, with any extra copy flagged `possibleDuplicate`. Profiles that check the
+ * owner also show an order whose owner the platform refused, repaired by the operator's `setDocumentOwner`.
+ * Real dev server, real sandbox over HTTP, real workers.
  */
 import { createHash } from 'node:crypto';
 import type { BadgeOrderInput, BadgeOrderResult } from '../../src/contract';
-import { SANDBOX_PROFILE_NAMES } from '../../src/sandbox';
+import { DEMO_USER, SANDBOX_PROFILE_NAMES, namedProfile, subjectUuid } from '../../src/sandbox';
 import { useTestStack, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
@@ -74,6 +77,25 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
     await expectPlacedOnce(stack, result);
   });
 
+  it('places the order with a stock beyond the first page of the user’s stocks', async () => {
+    // 1002 is on page two wherever the platform pages (one or two stocks a page).
+    const started = await stack.orders.startOrder(
+      orderOf(stack, `${profile}-page-two`, ['photo.jpg'], { stockId: 1002 }),
+    );
+    const result = await started.handle.result();
+    expect(result).toMatchObject({ stockId: 1002, stockFallback: false });
+    const [order] = await stack.sandbox.control.listOrders({
+      idempotencyKey: `badge-order-${profile}-page-two:create`,
+    });
+    expect(order?.stock_id).toBe(1002);
+    await expectPlacedOnce(stack, result);
+    // The lookup followed the paging, wherever the platform put it (advice only either way); it stops at the
+    // page listing the stock, so it knows the count only when the platform gave a total.
+    expect((await stack.orders.status(`${profile}-page-two`)).stockAdvice).toMatchObject({
+      verdict: 'listed',
+    });
+  });
+
   it('orders without the stock when the platform answers 404 for it', async () => {
     const result = await (
       await stack.orders.startOrder(orderOf(stack, `${profile}-fallback`, ['photo.jpg'], { stockId: 1003 }))
@@ -104,6 +126,38 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
       });
     }
   });
+
+  if (namedProfile(profile)?.documents.ownerChecked === true) {
+    it('sends the documents again with the owner an operator sets after the platform refused it', async () => {
+      // What the client used to send: the token's UUID `sub`, which this platform refuses as owner.
+      const orderRef = `${profile}-owner`;
+      const wrongOwner = subjectUuid(DEMO_USER.id);
+      const started = await stack.orders.startOrder(
+        orderOf(stack, orderRef, ['photo.jpg', 'form.pdf'], { documentOwner: wrongOwner }),
+      );
+      const waiting = await waitFor(
+        () => stack.orders.status(orderRef),
+        (status) => status.searchStatus === 'AwaitingRepair',
+        { what: 'the order awaiting repair' },
+      );
+      expect(waiting.documents.map((document) => document.status)).toEqual(['failed', 'failed']);
+      expect(waiting.documents[0]?.lastError).toMatch(/VALIDATION.*correct it with setDocumentOwner/);
+      expect(waiting.documentOwner).toMatchObject({ id: wrongOwner, source: 'input' });
+      expect(waiting.documentOwner?.refused).toMatch(/setDocumentOwner.*ops set-owner/);
+      // The platform refused both: it holds none of them.
+      expect(await stack.sandbox.control.listDocuments({ orderId: waiting.orderId ?? -1 })).toEqual([]);
+
+      const corrected = await stack.orders.setDocumentOwner(orderRef, { documentOwner: DEMO_USER.id });
+      expect(corrected.documentOwner).toEqual({ id: DEMO_USER.id, source: 'operator', refused: null });
+      const result = await started.handle.result();
+      await expectPlacedOnce(stack, result);
+      // Each document stored exactly once, owned by the platform's user.
+      const state = await stack.sandbox.control.state();
+      const stored = state.documents.filter((document) => document.document_type_id === result.orderId);
+      expect(stored.map((document) => document.document_owner)).toEqual([DEMO_USER.id, DEMO_USER.id]);
+      expect(new Set(stored.map((document) => document.sha256)).size).toBe(2);
+    });
+  }
 
   it('never places the order twice when the platform stores and then fails', async () => {
     await stack.sandbox.control.setFaults({

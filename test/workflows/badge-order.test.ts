@@ -73,7 +73,30 @@ describe('badgeOrder', () => {
     ]);
   });
 
-  it('orders without a stock when the user’s stocks do not list it', async () => {
+  it('orders with a stock the user’s list lacks when the platform accepts it: the lookup only advises', async () => {
+    stack.writeDocument('shared/form.pdf', '%PDF shared');
+    // 1004 is not among the user's three listed stocks, but the platform takes it (a shared stock).
+    const started = await stack.orders.startOrder({
+      orderRef: 'shared-stock',
+      stockId: 1004,
+      vehicle,
+      badge,
+      documents: [{ path: 'shared/form.pdf' }],
+    });
+    const result = await started.handle.result();
+    expect(result).toMatchObject({ stockId: 1004, stockFallback: false, stockFallbackReason: null });
+    const state = await stack.sandbox.control.state();
+    expect(state.orders).toEqual([expect.objectContaining({ id: result.orderId, stock_id: 1004 })]);
+    // The lookup read the whole list and said so; nobody acted on it.
+    expect((await stack.orders.status('shared-stock')).stockAdvice).toEqual({
+      verdict: 'unlisted',
+      stockCount: 3,
+    });
+    const summaries = await stepSummaries(started.handle, stack.payloadKeys);
+    expect(summaries.slice(1, 3)).toEqual(['Look up stock 1004', 'Create order with stock 1004']);
+  });
+
+  it('orders without a stock only once the platform answers 404 for it', async () => {
     stack.writeDocument('unlisted/form.pdf', '%PDF unlisted');
     const started = await stack.orders.startOrder({
       orderRef: 'unlisted-stock',
@@ -84,10 +107,16 @@ describe('badgeOrder', () => {
     });
     const result = await started.handle.result();
     expect(result).toMatchObject({ stockId: null, stockFallback: true });
-    expect(result.stockFallbackReason).toMatch(/stock 999 is not among/);
+    expect(result.stockFallbackReason).toMatch(/404 for stock 999/);
     const state = await stack.sandbox.control.state();
     expect(state.orders).toHaveLength(1);
     expect(state.orders[0]?.stock_id).toBeNull();
+    const summaries = await stepSummaries(started.handle, stack.payloadKeys);
+    expect(summaries.slice(1, 4)).toEqual([
+      'Look up stock 999',
+      'Create order with stock 999',
+      'Create order without stock',
+    ]);
   });
 
   it('orders again without the stock when the platform answers 404 for a listed stock', async () => {
@@ -272,12 +301,12 @@ describe('badgeOrder', () => {
   });
 
   it('keeps the password, access tokens, vehicle and badge data out of workflow history', async () => {
-    // Visibility is eventually consistent: wait until every run of this file so far is listed — 8 on this
-    // task queue: happy-1, unlisted-stock, retired-stock, repair-1, retry-1, twice-1, direct-invalid twice
-    // (forbidden-1 runs on a stack of its own). The raw client has no codec: it sees what the server stores.
+    // Visibility is eventually consistent: wait until every run of this file so far is listed — 9 on this
+    // task queue: happy-1, shared-stock, unlisted-stock, retired-stock, repair-1, retry-1, twice-1,
+    // direct-invalid twice (forbidden-1 runs on a stack of its own). The raw client has no codec: it sees what the server stores.
     const histories = await waitFor(
       () => historiesOf(stack.temporal.rawClient, `TaskQueue = '${stack.taskQueue}'`),
-      (found) => found.size >= 8,
+      (found) => found.size >= 9,
       { what: 'the runs of this file in visibility' },
     );
     const all = [...histories.values()].join('\n');

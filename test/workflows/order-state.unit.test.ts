@@ -38,6 +38,44 @@ describe('OrderState', () => {
     });
   });
 
+  it('takes a corrected owner only once the order exists, and sends each failed document again under a new key', () => {
+    const { state } = newState();
+    state.documentOwner = { id: '8f14e45f-ceea-467a-9575-5d6e4b2c1a90', source: 'claim sub (default chain)' };
+    expect(state.ownerCorrectable()).toMatch(/once the order exists/);
+    state.orderCreated(5001);
+    state.phase = 'awaiting-repair';
+    for (const job of state.documents.pendingJobs()) state.documents.markUploading(job.path);
+    state.documents.markFailed('a.jpg', {
+      error: 'VALIDATION: document_owner',
+      attempts: 1,
+      mayHaveBeenStored: false,
+    });
+    state.documents.markUploaded('b.jpg', {
+      documentId: 'doc-2',
+      links: { original: null, thumbnail: null },
+      attempts: 1,
+      possibleDuplicate: false,
+    });
+    state.documentOwnerRefused = 'The platform refused document_owner …';
+    expect(state.ownerCorrectable()).toBeNull();
+    expect(state.correctDocumentOwner('4711')).toBe(1);
+    expect(state.documents.pendingJobs()).toEqual([
+      expect.objectContaining({ path: 'a.jpg', idempotencyKey: 'badge-order-ref-1:doc:0:r1' }),
+    ]);
+    expect(state.view().documentOwner).toEqual({ id: '4711', source: 'operator', refused: null });
+    // A continued run keeps the owner and where it came from.
+    const next = new OrderState(
+      state.input,
+      'badge-order-ref-1',
+      () => undefined,
+      state.continuation({
+        keysHonoured: false,
+        runs: 1,
+      }),
+    );
+    expect(next.view().documentOwner).toEqual({ id: '4711', source: 'operator', refused: null });
+  });
+
   it('holds an unknown creation for reconciliation and takes exactly one answer', () => {
     const { state, published } = newState();
     expect(state.reconcilable()).toMatch(/not awaiting reconciliation/);

@@ -22,8 +22,8 @@ export interface PlannedOrder {
   readonly documents: readonly PlannedDocument[];
   readonly expected: Extract<BadgeOrderStatusValue, 'Completed' | 'AwaitingRepair'>;
   /**
-   * The platform answers 404 to a creation with this order's stock (retired, or not the user's: the stock
-   * lookup falls back before ordering, but only when it gets an answer).
+   * The platform answers 404 to a creation with this order's stock (retired, or not the user's): the order is
+   * created again without it. The stock lookup before only advises.
    */
   readonly stockRejected: boolean;
 }
@@ -35,7 +35,7 @@ const HEADERS: Record<string, Buffer> = {
   gif: Buffer.from('GIF89a'),
 };
 const EXTENSIONS = ['pdf', 'jpg', 'png'] as const;
-// Listed, retired (the platform answers 404: fallback), unlisted (fallback before ordering), none.
+// Listed, retired and unlisted (the platform answers 404 to both: fallback), none.
 const STOCKS = [1001, 1003, 999, undefined] as const;
 const REJECTED_STOCKS: ReadonlySet<number | undefined> = new Set([1003, 999]);
 

@@ -16,6 +16,7 @@ import {
   OrderMayExistError,
   ReconcileOrderRejectedError,
   ReplaceDocumentRejectedError,
+  SetDocumentOwnerRejectedError,
   type BadgeOrderHandle,
   type BadgeOrdersClient,
   type OrderKey,
@@ -406,6 +407,26 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     } catch (error) {
       if (error instanceof ReconcileOrderRejectedError) {
         throw new ApiProblem({ status: 409, code: 'reconcile-refused', detail: error.message });
+      }
+      if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
+      throw error;
+    }
+  });
+
+  route(ORDER_OPERATIONS.setDocumentOwner, async (request) => {
+    const { orderRef } = parsePart(ORDER_OPERATIONS.setDocumentOwner.params, request.params, 'path');
+    const query = parsePart(ORDER_OPERATIONS.setDocumentOwner.query, request.query, 'query');
+    const correction = parsePart(ORDER_OPERATIONS.setDocumentOwner.body[1], request.body, 'body');
+    const { key } = await find(request, orderRef, query.clientId);
+    try {
+      const view = await timed(
+        `Correcting the document owner of order ${orderRef}`,
+        orders.setDocumentOwner(key, correction),
+      );
+      return { status: 200, body: view };
+    } catch (error) {
+      if (error instanceof SetDocumentOwnerRejectedError) {
+        throw new ApiProblem({ status: 409, code: 'set-owner-refused', detail: error.message });
       }
       if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
       throw error;

@@ -211,6 +211,9 @@ function validateUpload(
   }
   const owner = fields.document_owner?.trim();
   if (!owner) throw validationError('document_owner', 'document_owner is required');
+  if (ctx.profile.documents.ownerChecked && owner !== userId) {
+    throw validationError('document_owner', `document_owner ${owner} is not the authenticated user`);
+  }
   if (!file) throw validationError(DOCUMENT_FILE_PART, `the "${DOCUMENT_FILE_PART}" part is missing`);
   if (file.size === 0) throw validationError(DOCUMENT_FILE_PART, 'the file is empty');
   return { orderId, owner, file };

@@ -44,7 +44,9 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext): 
       const payload = parseOrderPayload(request.body);
       if (payload.stockId !== null) {
         const user = ctx.users.find((candidate) => candidate.id === userId);
-        const listed = user?.stocks.some((stock) => stock.stock_id === payload.stockId) ?? false;
+        const listed =
+          (user?.stocks.some((stock) => stock.stock_id === payload.stockId) ?? false) ||
+          (user?.sharedStockIds?.includes(payload.stockId) ?? false);
         const retired = user?.retiredStockIds?.includes(payload.stockId) ?? false;
         if (!listed || retired) {
           throw new SandboxHttpError(

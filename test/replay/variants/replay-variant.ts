@@ -4,7 +4,7 @@
  * `patched()`, or a new default, would do to orders already running, without a copy of the workflow.
  */
 import type { temporal } from '@temporalio/proto';
-import { Worker, type ReplayResult } from '@temporalio/worker';
+import { Worker, type ReplayResult, type ReplayWorkerOptions } from '@temporalio/worker';
 import { createDataConverter } from '../../../src/codec/data-converter';
 import { PayloadKeyRing } from '../../../src/codec/key-ring';
 
@@ -57,16 +57,19 @@ export interface NamedHistory {
 
 /**
  * Replays `histories` against `src/workflows` with `swaps` applied (none: the real code), decoding payloads
- * with `payloadKeys` (the recorded histories are unencrypted; a live stack's are not).
+ * with `payloadKeys` (the recorded histories are unencrypted; a live stack's are not); `observe` adds sinks and
+ * workflow interceptors that watch the replay.
  */
 export async function replayVariant(
   histories: readonly NamedHistory[],
   swaps: readonly ImportSwap[] = [],
   payloadKeys: PayloadKeyRing = PayloadKeyRing.empty(),
+  observe: Pick<ReplayWorkerOptions, 'sinks' | 'interceptors'> = {},
 ): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
   const replay = Worker.runReplayHistories(
     {
+      ...observe,
       workflowsPath: require.resolve('../../../src/workflows'),
       dataConverter: createDataConverter(payloadKeys),
       replayName: 'badge-order-variant-replay',
