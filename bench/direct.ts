@@ -42,7 +42,11 @@ async function placeOrder(platform: PlatformClient, options: DirectOptions, key:
   let stockId = options.stockId;
   if (stockId !== undefined && !hasStock(await platform.listStocks(), stockId)) stockId = undefined;
   const order = await platform.createOrder({
-    payload: { vehicle: VEHICLE, badge: BADGE, ...(stockId === undefined ? {} : { stock_id: stockId }) },
+    payload: {
+      vehicle: VEHICLE,
+      badge: BADGE,
+      ...(stockId === undefined ? {} : { stock_id: String(stockId) }),
+    },
     idempotencyKey: `${key}:create`,
   });
   const jobs = options.documents.map((filePath, index) => ({ filePath, index }));

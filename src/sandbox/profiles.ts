@@ -86,6 +86,11 @@ export type ErrorStyle = (typeof ERROR_STYLES)[number];
 
 const successStatus = z.union([z.literal(200), z.literal(201)]);
 
+/** An order id the sandbox counts up from: a positive integer's digits, up to 40 (it may pass 2^53). */
+export const firstOrderIdSchema = z
+  .string()
+  .regex(/^[1-9]\d{0,39}$/, 'must be a positive integer of up to 40 digits');
+
 /** Zod schema of a profile; custom profiles passed to `startSandbox` are validated with it. */
 export const sandboxProfileSchema = z.strictObject({
   /** Name shown by `GET /_sandbox/profile`. */
@@ -111,12 +116,12 @@ export const sandboxProfileSchema = z.strictObject({
   }),
   orders: z.strictObject({
     status: successStatus,
-    /** The order `id` as a JSON number or a numeric string. */
+    /** The order `id` as a JSON number (written digit for digit, however large) or a numeric string. */
     idType: z.enum(['number', 'string']),
     envelope: z.enum(ORDER_ENVELOPES),
     fields: z.enum(ORDER_FIELD_SETS),
-    /** Id of the first order (and again after a reset); ids increase by one. */
-    firstOrderId: z.number().int().min(1).max(1e12),
+    /** Id of the first order (and again after a reset), as digits: it may pass 2^53. Ids increase by one. */
+    firstOrderId: firstOrderIdSchema,
   }),
   documents: z.strictObject({
     status: successStatus,
@@ -140,7 +145,7 @@ const REFERENCE: SandboxProfile = {
   description: "the sandbox's original choices; the default",
   token: { tokenType: 'Bearer', expiresIn: true, expiresAt: 'none', refreshToken: false },
   stocks: { envelope: 'data', pageSize: null, stockIdType: 'number' },
-  orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'full', firstOrderId: 5001 },
+  orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'full', firstOrderId: '5001' },
   documents: { status: 201, links: 'links', idStyle: 'doc-prefixed', filePart: 'file' },
   errors: 'reference',
   idempotency: 'honoured',
@@ -161,7 +166,7 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
       'the independent implementation of issue 15: urls.{original,thumbnail,signed} and document.id',
     token: { tokenType: null, expiresIn: false, expiresAt: 'epoch-seconds', refreshToken: false },
     stocks: { envelope: 'bare', pageSize: 1, stockIdType: 'number' },
-    orders: { status: 201, idType: 'number', envelope: 'data', fields: 'extra', firstOrderId: 70001 },
+    orders: { status: 201, idType: 'number', envelope: 'data', fields: 'extra', firstOrderId: '70001' },
     documents: { status: 201, links: 'urls', idStyle: 'number', filePart: 'file' },
     errors: 'message',
     idempotency: 'honoured',
@@ -171,7 +176,7 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
     description: 'a Spring HATEOAS style platform: _links with href, content pages, problem+json errors',
     token: { tokenType: 'bearer', expiresIn: true, expiresAt: 'none', refreshToken: true },
     stocks: { envelope: 'content-links', pageSize: 2, stockIdType: 'string' },
-    orders: { status: 200, idType: 'string', envelope: 'bare', fields: 'extra', firstOrderId: 900001 },
+    orders: { status: 200, idType: 'string', envelope: 'bare', fields: 'extra', firstOrderId: '900001' },
     documents: { status: 200, links: 'hal', idStyle: 'uuid', filePart: 'any' },
     errors: 'problem',
     idempotency: 'honoured',
@@ -182,7 +187,7 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
       'an older platform that ignores Idempotency-Key: page numbers, flat link fields, text errors',
     token: { tokenType: null, expiresIn: true, expiresAt: 'iso-8601', refreshToken: true },
     stocks: { envelope: 'items-page', pageSize: 1, stockIdType: 'string' },
-    orders: { status: 200, idType: 'string', envelope: 'order', fields: 'full', firstOrderId: 31337 },
+    orders: { status: 200, idType: 'string', envelope: 'order', fields: 'full', firstOrderId: '31337' },
     documents: { status: 200, links: 'flat', idStyle: 'number', filePart: 'any' },
     errors: 'text',
     idempotency: 'ignored',
@@ -192,7 +197,7 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
     description: 'a JSON:API style platform that ignores Idempotency-Key and answers errors without a body',
     token: { tokenType: 'Bearer', expiresIn: true, expiresAt: 'epoch-seconds', refreshToken: false },
     stocks: { envelope: 'data', pageSize: 2, stockIdType: 'number' },
-    orders: { status: 201, idType: 'string', envelope: 'data', fields: 'extra', firstOrderId: 12001 },
+    orders: { status: 201, idType: 'string', envelope: 'data', fields: 'extra', firstOrderId: '12001' },
     documents: { status: 201, links: 'json-api', idStyle: 'doc-prefixed', filePart: 'file' },
     errors: 'empty',
     idempotency: 'ignored',
@@ -202,7 +207,7 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
     description: 'as little as the specification allows: access_token only, { id } only, results pages',
     token: { tokenType: null, expiresIn: false, expiresAt: 'none', refreshToken: false },
     stocks: { envelope: 'results-next', pageSize: 2, stockIdType: 'number' },
-    orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'id-only', firstOrderId: 1 },
+    orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'id-only', firstOrderId: '1' },
     documents: { status: 201, links: 'urls', idStyle: 'uuid', filePart: 'any' },
     errors: 'message',
     idempotency: 'honoured',
@@ -243,7 +248,7 @@ function drawProfile(name: string, random: RandomSource): SandboxProfile {
       idType: pick(random, ['number', 'string'] as const),
       envelope: pick(random, ORDER_ENVELOPES),
       fields: pick(random, ORDER_FIELD_SETS),
-      firstOrderId: 1 + Math.floor(random() * 999_999),
+      firstOrderId: String(1 + Math.floor(random() * 999_999)),
     },
     documents: {
       status: pick(random, [200, 201] as const),

@@ -37,7 +37,7 @@ import {
   type ResolvedOrderOptions,
 } from './order-input';
 import { contractSchemas } from './contract-schemas';
-import { OrderState, type OrderContinuation } from './order-state';
+import { idText, OrderState, type OrderContinuation } from './order-state';
 import { PATCHES } from './patches';
 import { placeOrder } from './place-order';
 import { inputResolver, inputResolverWithSignIn, orderSteps, type OrderSteps } from './steps';
@@ -101,14 +101,18 @@ export async function badgeOrder(
     [
       { key: BadgeOrderRef, value: input.orderRef },
       { key: BadgeOrderStatus, value: state.status },
-      ...(continued ? [{ key: BadgeOrderId, value: String(continued.orderId) }] : []),
+      ...(continued ? [{ key: BadgeOrderId, value: idText(continued.orderId) }] : []),
     ],
     runPatches,
   );
   try {
     const platformRead = platformReads(steps, runPatches);
-    const session = continued ?? (await signIn(state, platformRead, firstSession));
-    const orderId = continued?.orderId ?? (await orderOnce(state, steps, session, options, platformRead));
+    const session = continued
+      ? { documentOwner: idText(continued.documentOwner), keysHonoured: continued.keysHonoured }
+      : await signIn(state, platformRead, firstSession);
+    const orderId = continued
+      ? idText(continued.orderId)
+      : await orderOnce(state, steps, session, options, platformRead);
     await uploadUntilAllStored(state, {
       steps,
       orderId,
@@ -240,10 +244,12 @@ async function signIn(
   state: OrderState,
   platformRead: PlatformRead,
   firstSession: AuthenticateResult | null,
-): Promise<{ documentOwner: string | number; keysHonoured: boolean }> {
+): Promise<{ documentOwner: string; keysHonoured: boolean }> {
   state.phase = 'authenticating';
   const session = firstSession ?? (await platformRead('Authenticate against the platform').authenticate());
-  const documentOwner = state.input.documentOwner ?? session.userId;
+  // Inputs recorded before 0.4.0 may hold a number.
+  const documentOwner =
+    state.input.documentOwner === undefined ? session.userId : idText(state.input.documentOwner);
   if (documentOwner === null && state.input.documents.length > 0) {
     throw ApplicationFailure.create({
       type: SERVICE_FAILURE_TYPES.invalidInput,
@@ -265,7 +271,7 @@ async function orderOnce(
   session: { keysHonoured: boolean },
   options: OrderOptions,
   platformRead: PlatformRead,
-): Promise<number> {
+): Promise<string> {
   await checkStock(state, platformRead);
   const orderId = await placeOrder(state, {
     steps,
@@ -273,7 +279,7 @@ async function orderOnce(
     retryWindowMs: options.platformRetryWindowMs,
     reconciliationWindowMs: options.reconciliationWindowMs,
   });
-  upsertSearchAttributes([{ key: BadgeOrderId, value: String(orderId) }]);
+  upsertSearchAttributes([{ key: BadgeOrderId, value: orderId }]);
   log.info('order created', { orderId, stockFallback: state.stockFallbackReason !== null });
   return orderId;
 }
@@ -301,8 +307,8 @@ async function uploadUntilAllStored(
   state: OrderState,
   settings: {
     steps: OrderSteps;
-    orderId: number;
-    documentOwner: string | number;
+    orderId: string;
+    documentOwner: string;
     maxParallelUploads: number;
     repairWindowMs: number;
     historyBudgetEvents: number;
@@ -333,7 +339,7 @@ async function uploadUntilAllStored(
 }
 
 /** Completes the order once every handler has answered. */
-async function finish(state: OrderState, orderId: number): Promise<BadgeOrderResult> {
+async function finish(state: OrderState, orderId: string): Promise<BadgeOrderResult> {
   // Let a replaceDocument update that is still running return its answer before the workflow completes.
   await condition(allHandlersFinished);
   state.phase = 'completed';

@@ -7,24 +7,34 @@ import type {
   BadgeOrderPhase,
   BadgeOrderStatusValue,
   BadgeOrderStatusView,
-  ReconcileOrderInput,
+  ReconcileOrderAnswer,
   ReconciliationView,
   WebhookDeliveriesView,
 } from '../contract';
+import type { PlatformIdValue } from '../activities/types';
 import { DocumentTracker, type TrackedDocument } from './document-tracker';
 import type { ResolvedBadgeOrderInput } from './order-input';
 import type { WebhookContinuation } from './webhooks';
+
+/**
+ * A platform id recorded in history (an activity result, a continuation, an input), as the order keeps it: its
+ * digits or text. Releases before 0.4.0 recorded numbers; they were safe integers, so `String` gives their
+ * digits exactly. Workflow code takes every recorded id through here.
+ */
+export function idText(id: PlatformIdValue): string {
+  return String(id);
+}
 
 /**
  * What a run hands to the next when it continues as new: everything the order has learnt, so the next run
  * goes on where this one stopped (the order exists; only documents remain).
  */
 export interface OrderContinuation {
-  readonly orderId: number;
-  readonly stockId: string | number | null;
+  readonly orderId: PlatformIdValue;
+  readonly stockId: PlatformIdValue | null;
   readonly stockFallbackReason: string | null;
   readonly repairDeadline: number | null;
-  readonly documentOwner: string | number;
+  readonly documentOwner: PlatformIdValue;
   readonly keysHonoured: boolean;
   readonly documents: readonly TrackedDocument[];
   /** How many runs came before this one. */
@@ -45,15 +55,16 @@ export type StatusListener = (status: BadgeOrderStatusValue) => void;
 interface Reconciliation {
   readonly view: ReconciliationView;
   readonly deadline: number;
-  answer: ReconcileOrderInput | null;
+  answer: ReconcileOrderAnswer | null;
 }
 
 /** Where a badge order stands; see the module comment. */
 export class OrderState {
   phase: BadgeOrderPhase = 'authenticating';
-  orderId: number | null = null;
+  /** The platform's order id, its digits as sent; null until the order exists. */
+  orderId: string | null = null;
   /** The stock the order is placed with; null once ordering without one. */
-  stockId: string | number | null;
+  stockId: string | null;
   stockFallbackReason: string | null = null;
   repairDeadline: number | null = null;
   failure: string | null = null;
@@ -69,10 +80,11 @@ export class OrderState {
     private readonly onStatus: StatusListener,
     continued?: OrderContinuation,
   ) {
-    this.stockId = continued ? continued.stockId : (input.stockId ?? null);
+    const stockId = continued ? continued.stockId : input.stockId;
+    this.stockId = stockId === undefined || stockId === null ? null : idText(stockId);
     this.documents = new DocumentTracker(input.documents, workflowId, continued?.documents);
     if (continued) {
-      this.orderId = continued.orderId;
+      this.orderId = idText(continued.orderId);
       this.stockFallbackReason = continued.stockFallbackReason;
       this.repairDeadline = continued.repairDeadline;
       this.phase = 'uploading';
@@ -81,7 +93,7 @@ export class OrderState {
 
   /** The state to continue as new with; only once the order exists. */
   continuation(session: {
-    documentOwner: string | number;
+    documentOwner: string;
     keysHonoured: boolean;
     runs: number;
     webhooks?: WebhookContinuation;
@@ -121,7 +133,7 @@ export class OrderState {
   }
 
   /** The order exists on the platform with this id. */
-  orderCreated(orderId: number): void {
+  orderCreated(orderId: string): void {
     this.orderId = orderId;
     this.reconciliation = null;
   }
@@ -143,14 +155,14 @@ export class OrderState {
   }
 
   /** Takes the operator's answer to the pending reconciliation; a given order id shows at once. */
-  answerReconciliation(answer: ReconcileOrderInput): void {
+  answerReconciliation(answer: ReconcileOrderAnswer): void {
     if (this.reconciliation === null) throw new Error('no reconciliation is pending');
     this.reconciliation.answer = answer;
     if ('orderId' in answer) this.orderId = answer.orderId;
   }
 
   /** The operator's answer, once given. */
-  get reconciliationAnswer(): ReconcileOrderInput | null {
+  get reconciliationAnswer(): ReconcileOrderAnswer | null {
     return this.reconciliation?.answer ?? null;
   }
 

@@ -14,8 +14,8 @@ import type { OrderSteps } from './steps';
 /** What uploading needs besides the state. */
 export interface UploadSettings {
   readonly steps: OrderSteps;
-  readonly orderId: number;
-  readonly documentOwner: string | number;
+  readonly orderId: string;
+  readonly documentOwner: string;
   readonly maxParallelUploads: number;
 }
 

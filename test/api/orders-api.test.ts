@@ -134,7 +134,7 @@ describe('the HTTP API', () => {
     const view = orderViewSchema.parse(completed.body);
     expect(view).toMatchObject({ orderRef, status: 'Completed', view: null, failure: null });
     expect(view.result?.documents).toHaveLength(1);
-    expect(view.orderId).toBe(String(view.result?.orderId));
+    expect(view.orderId).toBe(view.result?.orderId);
 
     const second = 'api-get-2';
     expect((await call('PUT', `/v1/orders/${second}`, { body: orderBody(second) })).status).toBe(201);

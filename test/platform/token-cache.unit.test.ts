@@ -228,7 +228,7 @@ describe('401 handling', () => {
       payload: { vehicle: {}, badge: {} },
       idempotencyKey: 'key-1',
     });
-    expect(order.orderId).toBe(5001);
+    expect(order.orderId).toBe('5001');
     expect(h.authCalls()).toBe(2);
     const [rejected, repeated] = h.apiRequests();
     expect(rejected?.headers.authorization).toBe(`Bearer ${h.tokens[0]}`);

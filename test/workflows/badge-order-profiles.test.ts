@@ -66,7 +66,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
       orderOf(stack, `${profile}-happy`, ['photo.jpg', 'form.pdf'], { stockId: 1001 }),
     );
     const result = await started.handle.result();
-    expect(result).toMatchObject({ stockId: 1001, stockFallback: false });
+    expect(result).toMatchObject({ stockId: '1001', stockFallback: false });
     const [order] = await stack.sandbox.control.listOrders({
       idempotencyKey: `badge-order-${profile}-happy:create`,
     });
@@ -126,7 +126,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
       idempotencyKey: held.reconciliation?.idempotencyKey ?? '',
     });
     expect(created).toHaveLength(1);
-    await stack.orders.reconcileOrder(orderRef, { orderId: created[0]?.id as number });
+    await stack.orders.reconcileOrder(orderRef, { orderId: created[0]?.id as string });
     const result = await started.handle.result();
 
     expect(result.orderId).toBe(created[0]?.id);

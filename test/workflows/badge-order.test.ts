@@ -38,7 +38,7 @@ describe('badgeOrder', () => {
     });
     const result = await started.handle.result();
 
-    expect(result).toMatchObject({ orderRef: 'happy-1', stockId: 1001, stockFallback: false });
+    expect(result).toMatchObject({ orderRef: 'happy-1', stockId: '1001', stockFallback: false });
     expect(result.documents.map((document) => document.status)).toEqual(['uploaded', 'uploaded']);
     expect(result.documents[0]?.links.original).toMatch(/^http/);
 

@@ -83,7 +83,10 @@ async function closedOutcome(
   // The run described, not the latest: a new run may have started since.
   const run = orders.getHandle(orderRef).client.getHandle(description.workflowId, description.runId);
   try {
-    return { result: (await run.result()) as BadgeOrderResult, failure: null };
+    const result = (await run.result()) as BadgeOrderResult;
+    // Runs completed before 0.4.0 returned the ids as numbers: the API answers strings, whatever the release.
+    const stockId = result.stockId === null ? null : String(result.stockId);
+    return { result: { ...result, orderId: String(result.orderId), stockId }, failure: null };
   } catch (error) {
     if (error instanceof WorkflowFailedError)
       return { result: null, failure: error.cause?.message ?? error.message };

@@ -28,8 +28,7 @@ const recordFilterSchema = z.strictObject({
   userId: z.string().optional(),
   orderId: z
     .string()
-    .regex(/^\d{1,15}$/, 'orderId must be a non-negative integer')
-    .transform(Number)
+    .regex(/^\d{1,40}$/, 'orderId must be an order id (digits)')
     .optional(),
 });
 
