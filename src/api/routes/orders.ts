@@ -28,7 +28,7 @@ import {
 import type { Principal } from '../auth';
 import type { ApiLimits } from '../config';
 import { inSpan, type Tracing } from '../../tracing';
-import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../input-hash';
+import { INPUT_HASH_MEMO_KEY, orderInputHash, orderInputHashBefore040 } from '../input-hash';
 import { fastifyPath, ORDER_OPERATIONS, type Operation } from '../operations';
 import { decodePageToken, encodePageToken } from '../page-token';
 import { ApiProblem, fieldErrors, invalidInput } from '../problem';
@@ -181,7 +181,8 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     if (!started.attached) return { status: 201, body: accepted(true, started.runId), location: statusUrl };
     const description = await timed(`Reading order ${orderRef}`, started.handle.describe());
     const stored = description.memo?.[INPUT_HASH_MEMO_KEY];
-    if (stored !== hash) {
+    const before040 = isPlainObject(body) ? orderInputHashBefore040(input, body) : null;
+    if (stored !== hash && (before040 === null || stored !== before040)) {
       throw new ApiProblem({
         status: 409,
         code: 'order-conflict',
