@@ -63,10 +63,11 @@ export const DOCUMENT_LINK_STYLES = ['links', 'urls', 'hal', 'flat', 'json-api']
 export type DocumentLinkStyle = (typeof DOCUMENT_LINK_STYLES)[number];
 
 /**
- * Form of a document id on the wire: `doc-prefixed` (`"doc-1"`), `number` (`1`, a JSON number) or `uuid`
- * (`"00000000-0000-4000-8000-000000000001"`). The control API always shows it as a string.
+ * Form of a document id on the wire: `doc-prefixed` (`"doc-1"`), `number` (`1`, a JSON number), `uuid`
+ * (`"00000000-0000-4000-8000-000000000001"`) or `int64` (`18000000000000000001`, a bare JSON number beyond 2^53
+ * that `JSON.parse` rounds). The control API always shows it as a string.
  */
-export const DOCUMENT_ID_STYLES = ['doc-prefixed', 'number', 'uuid'] as const;
+export const DOCUMENT_ID_STYLES = ['doc-prefixed', 'number', 'uuid', 'int64'] as const;
 
 /** See {@link DOCUMENT_ID_STYLES}. */
 export type DocumentIdStyle = (typeof DOCUMENT_ID_STYLES)[number];
@@ -152,7 +153,15 @@ const REFERENCE: SandboxProfile = {
 };
 
 /** Names of the named profiles, `reference` first; loop over them to run a test against every one. */
-export const SANDBOX_PROFILE_NAMES = ['reference', 'urls', 'hal', 'legacy', 'json-api', 'minimal'] as const;
+export const SANDBOX_PROFILE_NAMES = [
+  'reference',
+  'urls',
+  'hal',
+  'legacy',
+  'json-api',
+  'minimal',
+  'int64',
+] as const;
 
 /** One of {@link SANDBOX_PROFILE_NAMES}. */
 export type SandboxProfileName = (typeof SANDBOX_PROFILE_NAMES)[number];
@@ -211,6 +220,24 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
     documents: { status: 201, links: 'urls', idStyle: 'uuid', filePart: 'any' },
     errors: 'message',
     idempotency: 'honoured',
+  },
+  int64: {
+    name: 'int64',
+    description:
+      'a platform numbering orders and documents with 64-bit integers beyond 2^53, sent as bare JSON numbers',
+    token: { tokenType: 'bearer', expiresIn: true, expiresAt: 'epoch-seconds', refreshToken: false },
+    stocks: { envelope: 'data', pageSize: 2, stockIdType: 'number' },
+    // Near 2^63, doubles lie 1,024 apart: read through JSON.parse, consecutive orders would share one id.
+    orders: {
+      status: 201,
+      idType: 'number',
+      envelope: 'data',
+      fields: 'extra',
+      firstOrderId: '9223372036854770001',
+    },
+    documents: { status: 200, links: 'hal', idStyle: 'int64', filePart: 'file' },
+    errors: 'problem',
+    idempotency: 'ignored',
   },
 };
 

@@ -255,12 +255,15 @@ export class SandboxStore {
     });
   }
 
-  /** Clears orders, documents and keys; ids start again at the first order id and document 1. */
-  reset(): void {
+  /**
+   * Clears orders, documents and keys; ids start again at document 1 and at the first order id, or at
+   * `firstOrderId` (digits) this time.
+   */
+  reset(firstOrderId: string = this.firstOrderId): void {
     this.orders.clear();
     this.documents.clear();
     this.idempotency.clear();
-    this.nextOrderId = BigInt(this.firstOrderId);
+    this.nextOrderId = BigInt(firstOrderId);
     this.documentCounter = 1;
     this.nextSequence = 1;
   }

@@ -127,6 +127,9 @@ export function orderBody(profile: SandboxProfile, order: StoredOrder): string {
   );
 }
 
+/** First `int64` document id less one: beyond 2^53, below 2^64. */
+const INT64_DOCUMENT_BASE = 18_000_000_000_000_000_000n;
+
 /** The id of document number `n` in `style`, as the control API shows it (a string). */
 export function documentIdOf(style: DocumentIdStyle, n: number): string {
   switch (style) {
@@ -136,6 +139,8 @@ export function documentIdOf(style: DocumentIdStyle, n: number): string {
       return String(n);
     case 'uuid':
       return `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    case 'int64':
+      return String(INT64_DOCUMENT_BASE + BigInt(n));
   }
 }
 
@@ -149,7 +154,8 @@ export function documentBody(profile: SandboxProfile, document: DocumentResponse
 
 function documentRecord(profile: SandboxProfile, document: DocumentResponse): Record<string, unknown> {
   const { links, ...rest } = document;
-  const wireId = profile.documents.idStyle === 'number' ? jsonNumber(rest.id) : rest.id;
+  const numericId = profile.documents.idStyle === 'number' || profile.documents.idStyle === 'int64';
+  const wireId = numericId ? jsonNumber(rest.id) : rest.id;
   const orderId =
     profile.orders.idType === 'string' ? rest.document_type_id : jsonNumber(rest.document_type_id);
   const described = {

@@ -134,6 +134,28 @@ describe('state and reset', () => {
     expect(created.data.id).toBe(5001);
   });
 
+  it('restarts order ids where reset is told this time, digit for digit, and at the profile start after', async () => {
+    const token = await tokenFor(sandbox.baseUrl, DEMO_USER);
+    const first = '1234567890123456789012345678901234567890';
+    await sandbox.control.reset({ firstOrderId: first });
+    const created = await createOrder(sandbox.baseUrl, token, orderPayload());
+    // The wire carries the id as a bare JSON number of 40 digits; the ground truth shows the same digits.
+    expect(created.data.id).toBe(BigInt(first));
+    expect((await sandbox.control.listOrders()).map((order) => order.id)).toEqual([first]);
+    await sandbox.control.reset();
+    expect((await createOrder(sandbox.baseUrl, token, orderPayload())).data.id).toBe(5001);
+
+    const refused = await http.post(
+      `${sandbox.baseUrl}/_sandbox/reset`,
+      JSON.stringify({ firstOrderId: '007' }),
+      {
+        headers: { authorization: `Bearer ${sandbox.controlToken}`, 'content-type': 'application/json' },
+      },
+    );
+    expect(refused.status).toBe(400);
+    expect(errorOf(refused)).toMatchObject({ code: 'validation_failed', field: 'firstOrderId' });
+  });
+
   it('answers 404 with the error body for unknown paths', async () => {
     const response = await http.get(`${sandbox.baseUrl}/badge/v2/api/v1/nothing`);
     expect(response.status).toBe(404);

@@ -184,8 +184,10 @@ export function documentIdOf(profile: SandboxProfile, wireId: unknown): string {
       expect(wireId).toEqual(expect.stringMatching(/^doc-\d+$/));
       break;
     case 'number':
+    case 'int64':
       if (jsonApi) expect(wireId).toEqual(expect.stringMatching(/^\d+$/));
       else expect(isJsonInteger(wireId)).toBe(true);
+      if (profile.documents.idStyle === 'int64') expect(BigInt(String(wireId))).toBeGreaterThan(2n ** 53n);
       break;
     case 'uuid':
       expect(wireId).toEqual(
