@@ -47,7 +47,7 @@ async function placeOrder(platform: PlatformClient, options: DirectOptions, key:
       payload: {
         vehicle: VEHICLE,
         badge: BADGE,
-        ...(withStock && stockId !== undefined && { stock_id: stockId }),
+        ...(withStock && stockId !== undefined && { stock_id: String(stockId) }),
       },
       idempotencyKey: withStock ? `${key}:create` : `${key}:create:without-stock`,
     });

@@ -108,13 +108,55 @@ export function isInsideFolder(path: string, folder: string): boolean {
   return inner.length > outer.length && outer.every((segment, index) => inner[index] === segment);
 }
 
-const identifierSchema = z.union(
-  [
-    z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
-    z.number().int('must be an integer').nonnegative('must not be negative'),
-  ],
-  { error: 'must be a non-empty string or a non-negative integer' },
-);
+/**
+ * The platform's order id: its digits, as many as it sends (the specification calls it a "numeric identifier";
+ * platforms number orders with 64-bit integers, beyond what a JavaScript number holds), up to 64.
+ */
+export const ORDER_ID_PATTERN = /^\d{1,64}$/;
+
+/**
+ * The numeric form of an id that callers of earlier releases send: a non-negative integer up to 2^53 − 1. A
+ * larger number has lost its last digits in `JSON.parse` before any check could see it, so it is refused.
+ */
+const numericIdSchema = z
+  .number()
+  .nonnegative('must not be negative')
+  .max(
+    Number.MAX_SAFE_INTEGER,
+    'is beyond 2^53 and cannot arrive intact as a JSON number: send it as a string',
+  )
+  .refine(Number.isInteger, 'must be an integer')
+  .meta({ type: 'integer' });
+
+/**
+ * A platform identifier (a stock, a document owner): opaque, kept exactly as given. A number is taken as its
+ * digits, so `1001` and `"1001"` are the same id.
+ */
+const identifierSchema = z
+  .union(
+    [z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'), numericIdSchema],
+    { error: 'must be a non-empty string or a non-negative integer' },
+  )
+  .transform(String)
+  .meta({
+    description:
+      'A platform id, kept exactly as given. A number (up to 2^53 − 1) is taken as its digits; send larger ids as strings.',
+  });
+
+/** The platform's order id, as an operator names it: its digits as a string (or a number up to 2^53 − 1). */
+const orderIdSchema = z
+  .union(
+    [
+      z.string().trim().regex(ORDER_ID_PATTERN, "must be the platform's order id: 1 to 64 digits"),
+      numericIdSchema,
+    ],
+    { error: "must be the platform's order id as a string of digits" },
+  )
+  .transform(String)
+  .meta({
+    description:
+      "The platform's order id, its digits as a string, every digit kept (a number is accepted up to 2^53 − 1).",
+  });
 
 /**
  * UTF-8 bytes of a string as `JSON.stringify` writes it: quotes, two-character escapes, `\u00XX` for other
@@ -501,9 +543,10 @@ export interface DocumentLinks {
 /** Result of a completed `badgeOrder` workflow. */
 export interface BadgeOrderResult {
   readonly orderRef: string;
-  readonly orderId: number;
+  /** The platform's order id, its digits exactly as the platform sent them. */
+  readonly orderId: string;
   /** The stock the order was placed with, or null when ordered without one. */
-  readonly stockId: string | number | null;
+  readonly stockId: string | null;
   readonly stockFallback: boolean;
   readonly stockFallbackReason: string | null;
   readonly documents: readonly {
@@ -571,7 +614,7 @@ export interface ReconciliationView {
   /** The `Idempotency-Key` the creation was sent with: ask the platform about this key. */
   readonly idempotencyKey: string;
   /** The stock the creation was sent with, or null. */
-  readonly stockId: string | number | null;
+  readonly stockId: string | null;
   /** ISO time the order started waiting. */
   readonly since: string;
 }
@@ -608,7 +651,8 @@ export interface BadgeOrderStatusView {
   readonly orderRef: string;
   readonly phase: BadgeOrderPhase;
   readonly searchStatus: BadgeOrderStatusValue;
-  readonly orderId: number | null;
+  /** The platform's order id (its digits), once created. */
+  readonly orderId: string | null;
   readonly stockFallback: boolean;
   readonly stockFallbackReason: string | null;
   /**
@@ -649,7 +693,8 @@ export interface WebhookEvent {
   /** ISO time of the transition (workflow time). */
   readonly occurredAt: string;
   readonly status: BadgeOrderStatusValue;
-  readonly orderId: number | null;
+  /** The platform's order id (its digits), once created. */
+  readonly orderId: string | null;
   readonly documents: { readonly total: number; readonly uploaded: number; readonly failed: number };
   /** The failure's code (e.g. `REPAIR_DEADLINE_PASSED`) for `order.failed`, else null. */
   readonly failureType: string | null;
@@ -696,25 +741,16 @@ export const replaceDocumentInputSchema = z.object({
 });
 
 /**
- * Argument of the `reconcileOrder` update: the operator's answer after checking the platform.
- * `{ orderId }`: the order was created with this id, continue with the uploads. `{ notCreated: true }`: the
- * platform holds no such order, create it now.
+ * Validation of the `reconcileOrder` update's argument, the operator's answer after checking the platform:
+ * `{ orderId }`, the order was created with this id (its digits as a string; a number up to 2^53 − 1 is taken as
+ * its digits), continue with the uploads; `{ notCreated: true }`, the platform holds no such order, create it now.
  */
-export type ReconcileOrderInput = { readonly orderId: number } | { readonly notCreated: true };
-
-/** Validation of {@link ReconcileOrderInput}. */
 export const reconcileOrderInputSchema = z.union(
   [
-    z.strictObject({
-      orderId: z
-        .number({ error: 'must be a number' })
-        .int('must be an integer')
-        .positive('must be positive')
-        .max(Number.MAX_SAFE_INTEGER, 'is too large'),
-    }),
+    z.strictObject({ orderId: orderIdSchema }),
     z.strictObject({ notCreated: z.literal(true, { error: 'must be true' }) }),
   ],
-  { error: 'must be { "orderId": <number> } or { "notCreated": true }' },
+  { error: 'must be { "orderId": "<digits>" } or { "notCreated": true }' },
 );
 
 /**
@@ -738,6 +774,10 @@ export const setDocumentOwnerInputSchema = z.strictObject(
   },
   { error: 'must be { "documentOwner": "<platform user id>" }' },
 );
+/** Argument of the `reconcileOrder` update, as a caller sends it; see {@link reconcileOrderInputSchema}. */
+export type ReconcileOrderInput = z.input<typeof reconcileOrderInputSchema>;
+/** A validated {@link ReconcileOrderInput}: the order id as its digits. */
+export type ReconcileOrderAnswer = z.output<typeof reconcileOrderInputSchema>;
 
 /** Id of the Temporal Schedule that starts {@link WORKFLOW_TYPES.replayFailedUploads} every night. */
 export const REPLAY_SCHEDULE_ID = 'badge-nightly-upload-replay';

@@ -16,7 +16,8 @@ export function createOrderActivity(
       const payload = {
         vehicle: input.vehicle,
         badge: input.badge,
-        ...(input.stockId === undefined ? {} : { stock_id: input.stockId }),
+        // Scheduled before 0.4.0, the stock id may be a number.
+        ...(input.stockId === undefined ? {} : { stock_id: String(input.stockId) }),
       };
       const order = await deps.platform.createOrder({
         payload,

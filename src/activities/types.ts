@@ -4,6 +4,12 @@
  */
 import type { DocumentLinks } from '../contract';
 
+/**
+ * A platform id in an activity's input or result: its digits (or text) as a string. A number where a release
+ * before 0.4.0 scheduled the activity or recorded its result (a safe integer: `String` gives its digits).
+ */
+export type PlatformIdValue = string | number;
+
 /** Non-secret facts about the worker's platform session. */
 export interface AuthenticateResult {
   /** The token's `sub`; the document owner of sessions recorded before `documentOwner` existed. */
@@ -26,7 +32,7 @@ export interface AuthenticateResult {
 }
 
 export interface LookUpStockInput {
-  readonly stockId: string | number;
+  readonly stockId: PlatformIdValue;
 }
 
 export interface LookUpStockResult {
@@ -41,11 +47,12 @@ export interface CreateOrderInput {
   readonly vehicle: Record<string, unknown>;
   readonly badge: Record<string, unknown>;
   /** Omitted to order without a stock. */
-  readonly stockId?: string | number;
+  readonly stockId?: PlatformIdValue;
 }
 
 export interface CreateOrderResult {
-  readonly orderId: number;
+  /** The platform's order id, its digits as sent (a number in results recorded before 0.4.0). */
+  readonly orderId: PlatformIdValue;
 }
 
 export interface InspectDocumentInput {
@@ -61,8 +68,8 @@ export interface InspectDocumentResult {
 
 export interface UploadDocumentInput {
   readonly idempotencyKey: string;
-  readonly orderId: number;
-  readonly documentOwner: string | number;
+  readonly orderId: PlatformIdValue;
+  readonly documentOwner: PlatformIdValue;
   /**
    * The document's source: relative to DOCUMENTS_ROOT, or a document reference (`sha256:<hex>`) in the document
    * store (the contract keeps the two apart: a path shaped like a reference is refused).

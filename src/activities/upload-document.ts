@@ -65,8 +65,9 @@ export function uploadDocumentActivity(
           const contentType = input.contentType ?? defaults.contentType;
           const uploaded = await deps.platform.uploadDocument({
             source: document,
-            orderId: input.orderId,
-            documentOwner: input.documentOwner,
+            // Scheduled before 0.4.0, the ids may be numbers.
+            orderId: String(input.orderId),
+            documentOwner: String(input.documentOwner),
             idempotencyKey: input.idempotencyKey,
             ...(contentType !== undefined && { contentType }),
             filename: input.filename ?? defaults.filename,

@@ -142,8 +142,9 @@ export const ORDER_OPERATIONS = {
     path: '/v1/orders/{orderRef}/reconcile',
     summary: 'Resolve an order awaiting reconciliation',
     description:
-      'Runs the `reconcileOrder` update with the operator’s answer after checking the platform: `{ "orderId": n }` ' +
-      'when it holds the order, `{ "notCreated": true }` when it does not. Refused (409) unless the order awaits it.',
+      'Runs the `reconcileOrder` update with the operator’s answer after checking the platform: ' +
+      '`{ "orderId": "<digits>" }` when it holds the order (the id as a string, every digit kept; a number is ' +
+      'accepted up to 2^53 − 1), `{ "notCreated": true }` when it does not. Refused (409) unless the order awaits it.',
     scope: 'ops',
     params: orderRefParamsSchema,
     query: orderQuerySchema,

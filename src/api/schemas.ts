@@ -112,7 +112,10 @@ export const documentStateSchema = z.object({
   sourcePath: z.string(),
 });
 
-const stockIdSchema = z.union([z.string(), z.number()]).nullable();
+/** A platform id in an answer: always a string, its digits exactly as the platform sent them. */
+const platformIdSchema = z.string().meta({
+  description: "The platform's id as a string, exactly as the platform sent it (every digit kept).",
+});
 
 /** The `status` query's answer. */
 export const statusViewSchema = z.object({
@@ -129,7 +132,7 @@ export const statusViewSchema = z.object({
     'cancelled',
   ]),
   searchStatus: orderStatusSchema,
-  orderId: z.number().nullable(),
+  orderId: platformIdSchema.nullable(),
   stockFallback: z.boolean(),
   stockFallbackReason: z.string().nullable(),
   /** What the stock lookup advised (orders since 0.4.0 with a stock); it never decides what is ordered. */
@@ -155,7 +158,7 @@ export const statusViewSchema = z.object({
     .object({
       reason: z.string(),
       idempotencyKey: z.string(),
-      stockId: stockIdSchema,
+      stockId: platformIdSchema.nullable(),
       since: z.string(),
     })
     .nullable(),
@@ -184,8 +187,8 @@ export const statusViewSchema = z.object({
 /** The result of a completed order. */
 export const orderResultSchema = z.object({
   orderRef: z.string(),
-  orderId: z.number(),
-  stockId: stockIdSchema,
+  orderId: platformIdSchema,
+  stockId: platformIdSchema.nullable(),
   stockFallback: z.boolean(),
   stockFallbackReason: z.string().nullable(),
   documents: z
@@ -221,7 +224,7 @@ export const orderViewSchema = z.object({
   /** `BadgeOrderStatus` as last recorded; null for a run that recorded none. */
   status: orderStatusSchema.nullable(),
   /** The platform's order id, once created. */
-  orderId: z.string().nullable(),
+  orderId: platformIdSchema.nullable(),
   /** The client that owns the order; null for an order placed without one. */
   clientId: z.string().nullable(),
   startedAt: z.string().nullable(),
@@ -241,7 +244,7 @@ export const orderSummarySchema = z.object({
   runId: z.string(),
   runStatus: runStatusSchema,
   status: orderStatusSchema.nullable(),
-  orderId: z.string().nullable(),
+  orderId: platformIdSchema.nullable(),
   clientId: z.string().nullable(),
   startedAt: z.string().nullable(),
   closedAt: z.string().nullable(),

@@ -63,7 +63,7 @@ export class OrderMayExistError extends Error {
   override readonly name = 'OrderMayExistError';
   constructor(
     message: string,
-    readonly orderId: number | null,
+    readonly orderId: string | null,
   ) {
     super(message);
   }
@@ -256,7 +256,7 @@ export class BadgeOrdersClient {
       throw new OrderMayExistError(
         `Order ${orderRef} was already created on the platform as order ${orderId} by a run that ended ` +
           `${description.status.name}; starting it again would order twice. Use that order, or pick a new orderRef.`,
-        Number(orderId),
+        orderId,
       );
     }
     const unknownOutcome =

@@ -130,7 +130,7 @@ export interface paths {
     put?: never;
     /**
      * Resolve an order awaiting reconciliation
-     * @description Runs the `reconcileOrder` update with the operator’s answer after checking the platform: `{ "orderId": n }` when it holds the order, `{ "notCreated": true }` when it does not. Refused (409) unless the order awaits it.
+     * @description Runs the `reconcileOrder` update with the operator’s answer after checking the platform: `{ "orderId": "<digits>" }` when it holds the order (the id as a string, every digit kept; a number is accepted up to 2^53 − 1), `{ "notCreated": true }` when it does not. Refused (409) unless the order awaits it.
      *
      *     Scope: `ops`.
      */
@@ -172,6 +172,7 @@ export interface components {
         [key: string]: unknown;
       };
       callbackUrl?: string;
+      /** @description A platform id, kept exactly as given. A number (up to 2^53 − 1) is taken as its digits; send larger ids as strings. */
       documentOwner?: string | number;
       documents: {
         contentType?: string;
@@ -189,6 +190,7 @@ export interface components {
         uploadHeartbeatTimeoutMs?: number;
         uploadRetryWindowMs?: number;
       };
+      /** @description A platform id, kept exactly as given. A number (up to 2^53 − 1) is taken as its digits; send larger ids as strings. */
       stockId?: string | number;
       vehicle: {
         [key: string]: unknown;
@@ -225,7 +227,7 @@ export interface components {
         uploadHeartbeatTimeoutMs: number;
         uploadRetryWindowMs: number;
       };
-      orderId: number | null;
+      orderId: string | null;
       orderRef: string;
       /** @enum {string} */
       phase:
@@ -242,7 +244,7 @@ export interface components {
         idempotencyKey: string;
         reason: string;
         since: string;
-        stockId: string | number | null;
+        stockId: string | null;
       } | null;
       reconciliationDeadline: string | null;
       repairDeadline: string | null;
@@ -355,11 +357,12 @@ export interface components {
           /** @constant */
           status: 'uploaded';
         }[];
-        orderId: number;
+        /** @description The platform's id as a string, exactly as the platform sent it (every digit kept). */
+        orderId: string;
         orderRef: string;
         stockFallback: boolean;
         stockFallbackReason: string | null;
-        stockId: string | number | null;
+        stockId: string | null;
       } | null;
       runId: string;
       /** @enum {string} */
@@ -408,7 +411,7 @@ export interface components {
           uploadHeartbeatTimeoutMs: number;
           uploadRetryWindowMs: number;
         };
-        orderId: number | null;
+        orderId: string | null;
         orderRef: string;
         /** @enum {string} */
         phase:
@@ -425,7 +428,7 @@ export interface components {
           idempotencyKey: string;
           reason: string;
           since: string;
-          stockId: string | number | null;
+          stockId: string | null;
         } | null;
         reconciliationDeadline: string | null;
         repairDeadline: string | null;
@@ -471,7 +474,8 @@ export interface components {
     };
     ReconcileOrderInput:
       | {
-          orderId: number;
+          /** @description The platform's order id, its digits as a string, every digit kept (a number is accepted up to 2^53 − 1). */
+          orderId: string | number;
         }
       | {
           /** @constant */

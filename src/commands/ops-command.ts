@@ -12,6 +12,7 @@ import {
   BadgeOrderId,
   BadgeOrderRef,
   BadgeOrderStatus,
+  ORDER_ID_PATTERN,
   REPLAY_SCHEDULE_ID,
   type BadgeOrderStatusValue,
   type BadgeOrderStatusView,
@@ -333,9 +334,10 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
     .addOption(
       new Option('--order-id <id>', 'the platform created the order with this id: continue with its uploads')
         .argParser((value) => {
-          if (!/^\d{1,15}$/.test(value))
-            throw new OpsError(`--order-id: must be a positive integer, got ${value}`);
-          return Number(value);
+          // Kept as the digits typed, however many: the platform's ids may pass 2^53.
+          if (!ORDER_ID_PATTERN.test(value))
+            throw new OpsError(`--order-id: must be the platform's order id (1 to 64 digits), got ${value}`);
+          return value;
         })
         .conflicts('notCreated'),
     )
@@ -344,7 +346,7 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
     .action(
       async (
         orderRef: string,
-        options: { orderId?: number; notCreated?: boolean; client?: string },
+        options: { orderId?: string; notCreated?: boolean; client?: string },
         command: Command,
       ) => {
         const order = { orderRef, clientId: options.client };

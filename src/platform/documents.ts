@@ -173,11 +173,15 @@ export async function uploadDocument(
   input: UploadDocumentInput,
 ): Promise<UploadedDocument> {
   const idempotencyKey = requireIdempotencyKey(input.idempotencyKey, 'uploadDocument');
-  if (!Number.isSafeInteger(input.orderId) || input.orderId < 0) {
-    throw new TypeError('uploadDocument requires a non-negative integer orderId');
+  // Ids are sent as the text they are, digit for digit: multipart parts are text.
+  const orderId = input.orderId;
+  if (typeof orderId !== 'string' || orderId.trim() === '') {
+    throw new TypeError('uploadDocument requires an orderId');
   }
-  const owner = String(input.documentOwner);
-  if (owner.trim() === '') throw new TypeError('uploadDocument requires a documentOwner');
+  const owner = input.documentOwner;
+  if (typeof owner !== 'string' || owner.trim() === '') {
+    throw new TypeError('uploadDocument requires a documentOwner');
+  }
   if ((input.filePath === undefined) === (input.source === undefined)) {
     throw new TypeError('uploadDocument requires exactly one of filePath and source');
   }
@@ -207,7 +211,7 @@ export async function uploadDocument(
 
     const form = new FormData();
     form.append('document_type', DOCUMENT_TYPE_BADGE);
-    form.append('document_type_id', String(input.orderId));
+    form.append('document_type_id', orderId);
     form.append('document_owner', owner);
     form.append(DOCUMENT_FILE_PART, source, { filename, contentType, knownLength: size });
     let formEnded = false;

@@ -9,6 +9,7 @@
  * Nothing here throws on a body, and nothing copies a value into a message: signed links are credentials.
  */
 import { z } from 'zod';
+import { ORDER_ID_PATTERN } from '../contract';
 
 // ---------------------------------------------------------------------------------------------------------
 // Response map
@@ -29,7 +30,7 @@ export const jsonPointerSchema = z
  */
 export const responseMapSchema = z
   .object({
-    /** Pointer to the numeric order id in the order-creation answer. */
+    /** Pointer to the numeric order id (a number or a digit string) in the order-creation answer. */
     orderId: jsonPointerSchema.optional(),
     /** Pointer to the document id in the upload answer. */
     documentId: jsonPointerSchema.optional(),
@@ -206,7 +207,8 @@ const DOCUMENT_ID_KEYS = new Set(['documentid', 'docid']);
 const ID_ENVELOPES = new Set(['data', 'attributes', 'result', 'payload', 'item', 'response', 'body']);
 
 function idText(value: unknown): string | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+  // Safe integers only: the lossless parse hands any other number over as the string that was sent.
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? String(value) : undefined;
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
   return text.length > 0 && text.length <= 256 && !/\s/.test(text) ? text : undefined;
@@ -277,13 +279,15 @@ export function extractDocument(body: unknown, map?: ResponseMap): ExtractedDocu
 // ---------------------------------------------------------------------------------------------------------
 // Order id
 
-/** A numeric id: a safe non-negative integer, or a string of up to 15 digits. */
-export function numericId(value: unknown): number | undefined {
-  if (typeof value === 'number') {
-    return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
-  }
-  if (typeof value === 'string' && /^\s*\d{1,15}\s*$/.test(value)) return Number(value.trim());
-  return undefined;
+/**
+ * A numeric id as the digits that were sent: a non-negative safe integer, or a string of digits (trimmed). A
+ * number beyond 2^53 arrives as its digit string from the lossless parse (`http.ts`), never as a rounded number.
+ */
+export function numericId(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? String(value) : undefined;
+  if (typeof value !== 'string') return undefined;
+  const digits = value.trim();
+  return ORDER_ID_PATTERN.test(digits) ? digits : undefined;
 }
 
 /** Envelopes an order (or its id) may be wrapped in. */
@@ -300,19 +304,19 @@ const ORDER_ENVELOPES = new Set([
 
 /**
  * Find the numeric order id in an order-creation answer: `order_id` / `orderId` / `id` at the top or inside
- * envelopes (`data`, `order`, `result`, …), a number or a digit string. Never looks into arrays or other
- * objects (a `vehicle.id` is not the order's), and reads nothing when the candidates name different ids.
- * Never throws.
+ * envelopes (`data`, `order`, `result`, …), a number or a digit string, returned as its digits. Never looks
+ * into arrays or other objects (a `vehicle.id` is not the order's), and reads nothing when the candidates name
+ * different ids. Never throws.
  * @param body the parsed body (anything)
  * @param map a pinned `orderId` pointer wins
- * @returns the id, or `null` when none is recognisable
+ * @returns the id's digits, or `null` when none is recognisable
  */
-export function extractOrderId(body: unknown, map?: ResponseMap): number | null {
+export function extractOrderId(body: unknown, map?: ResponseMap): string | null {
   if (map?.orderId !== undefined) {
     const pinned = numericId(resolvePointer(body, map.orderId));
     if (pinned !== undefined) return pinned;
   }
-  const ids: { rank: number; depth: number; value: number }[] = [];
+  const ids: { rank: number; depth: number; value: string }[] = [];
   for (const { path, value } of walk(body, false)) {
     const leaf = path[path.length - 1];
     if (leaf === undefined) continue;

@@ -11,6 +11,7 @@ import type { AxiosInstance, AxiosRequestConfig, RawAxiosRequestHeaders } from '
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
+import { parseJsonKeepingDigits } from '../json-numbers';
 import {
   ConflictError,
   ForbiddenError,
@@ -142,7 +143,10 @@ export interface PlatformResponse {
   readonly status: number;
   /** Response headers, lower-case names. */
   readonly headers: Readonly<Record<string, string | undefined>>;
-  /** The body: parsed JSON when it is JSON, else the text, `undefined` when empty. */
+  /**
+   * The body: parsed JSON when it is JSON (a number a double would change kept as the string of its digits), else
+   * the text, `undefined` when empty.
+   */
   readonly body: unknown;
 }
 
@@ -196,13 +200,17 @@ export function parseRetryAfter(value: string | undefined, nowMs: number = Date.
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
-/** Decode a response body: JSON when it parses, else the text; `undefined` when empty. */
+/**
+ * Decode a response body: JSON when it parses, else the text; `undefined` when empty. The one place the platform's
+ * answers are parsed, losslessly: a number a double would change (an order id beyond 2^53) arrives as the string
+ * of its digits, exactly as sent.
+ */
 function decodeBody(data: unknown): unknown {
   const text = Buffer.isBuffer(data) ? data.toString('utf8') : data;
   if (typeof text !== 'string') return text;
   if (text.trim() === '') return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonKeepingDigits(text);
   } catch {
     return text;
   }

@@ -1,6 +1,7 @@
 /**
  * The badge API's order creation: `POST /badge/v2/api/v1/orders`.
  */
+import { jsonNumber } from '../json-numbers';
 import type { ApiContext } from './auth';
 import { IDEMPOTENCY_KEY_HEADER, PLATFORM_PATHS } from './http';
 import type { PlatformRequest } from './http';
@@ -19,6 +20,14 @@ export function requireIdempotencyKey(key: unknown, operation: string): string {
 }
 
 /**
+ * `stock_id` as the create payload carries it: an integer's digits as a bare JSON number, written digit for digit
+ * however many there are; any other id (letters, a leading zero) as a string. Why: docs/platform-client.md.
+ */
+function stockIdValue(stockId: string): unknown {
+  return /^(0|[1-9]\d*)$/.test(stockId) ? jsonNumber(stockId) : stockId;
+}
+
+/**
  * Create an order. The caller's idempotency key is sent as `Idempotency-Key`, so repeating the call (after a
  * timeout, or in a retried activity) yields the same order instead of a second one.
  * @throws `StockNotFoundError` on 404 when a `stock_id` was sent, `ValidationError` on 422, `ForbiddenError`
@@ -29,7 +38,11 @@ export function requireIdempotencyKey(key: unknown, operation: string): string {
 export async function createOrder(context: ApiContext, input: CreateOrderInput): Promise<CreatedOrder> {
   const idempotencyKey = requireIdempotencyKey(input.idempotencyKey, 'createOrder');
   const { vehicle, badge, stock_id } = input.payload;
-  const data = JSON.stringify({ vehicle, badge, ...(stock_id !== undefined && { stock_id }) });
+  const data = JSON.stringify({
+    vehicle,
+    badge,
+    ...(stock_id !== undefined && { stock_id: stockIdValue(stock_id) }),
+  });
   const { request, response } = await context.auth.withToken(async (bearer) => {
     const request: PlatformRequest = {
       route: 'orders',

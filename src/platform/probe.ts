@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { isPlatformError } from './errors';
 import type { CallOutcome } from './errors';
-import { describeShape } from './extract';
+import { describeShape, numericId } from './extract';
 import type { ResponseMap } from './extract';
 import type { ClaimsReport } from './owner';
 import type { CreateOrderInput, PlatformClient, UploadSource } from './types';
@@ -68,8 +68,8 @@ export interface ProbeReport {
   readonly stocks: ProbeCall & { readonly stockCount: number | null };
   /** Order creation twice with one key; absent without `allowTestOrders`. */
   readonly orders?: {
-    readonly first: ProbeCall & { readonly orderId: number | null };
-    readonly second: ProbeCall & { readonly orderId: number | null };
+    readonly first: ProbeCall & { readonly orderId: string | null };
+    readonly second: ProbeCall & { readonly orderId: string | null };
     /** `true` when both answers named the same order, `false` when two orders were created, else `null`. */
     readonly keyHonoured: boolean | null;
   };
@@ -220,7 +220,7 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     );
   } else {
     const key = `probe-${randomUUID()}`;
-    const order = async (): Promise<ProbeCall & { orderId: number | null; raw?: unknown }> => {
+    const order = async (): Promise<ProbeCall & { orderId: string | null; raw?: unknown }> => {
       try {
         const created = await client.createOrder({
           payload: input.testOrder ?? DEFAULT_TEST_ORDER,
@@ -244,7 +244,7 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     orders = { first, second, keyHonoured: sameIds(first.orderId, second.orderId) };
     if (first.orderId !== null) {
       const orderId = first.orderId;
-      map.orderId = pointerTo(firstOrderBody, (value) => value === orderId || value === String(orderId));
+      map.orderId = pointerTo(firstOrderBody, (value) => numericId(value) === orderId);
     }
     if (orders.keyHonoured === false)
       notes.push('the same key created two orders: the platform ignores Idempotency-Key');

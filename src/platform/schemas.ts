@@ -208,12 +208,12 @@ export const ORDER_ID_KEYS = ['id', 'order_id', 'orderId'] as const;
 export const ORDER_ENVELOPE_KEYS = ['data', 'order', 'result'] as const;
 
 /**
- * Parse the order-creation response and return the order id as a number: `order_id`, `orderId` or `id` at the
+ * Parse the order-creation response and return the order id as its digits: `order_id`, `orderId` or `id` at the
  * top or inside envelopes (`data`, `order`, `result`, …), a number or a digit string; a pinned pointer of
  * `map` wins. Throws {@link ResponseShapeError} when none is found (the caller must treat the order as
  * possibly created: the status said success).
  */
-export function parseOrderResponse(body: unknown, map?: ResponseMap): { orderId: number } {
+export function parseOrderResponse(body: unknown, map?: ResponseMap): { orderId: string } {
   const orderId = extractOrderId(body, map);
   if (orderId === null) {
     throw new ResponseShapeError(

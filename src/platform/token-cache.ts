@@ -5,8 +5,8 @@
  * in-flight authentication, so a burst of activities never stampedes the identity API. The token string is
  * held in a private field: it does not show up in `util.inspect`, `JSON.stringify` or structured logs.
  */
-import { decodeJwt } from 'jose';
 import { inspect } from 'node:util';
+import { parseJsonKeepingDigits } from '../json-numbers';
 
 /** What an authentication yields, before the cache turns it into an {@link AccessToken}. */
 export interface IssuedToken {
@@ -28,16 +28,20 @@ export interface TokenClaims {
 
 /**
  * Decode a JWT's payload without verifying it (the client only needs `sub`, `exp` and `iat`; the platform
- * verifies the signature). Returns `null` when the token is not a decodable JWT.
+ * verifies the signature). Parsed like every platform answer, so a numeric `sub` beyond 2^53 keeps its digits.
+ * Returns `null` when the token is not a decodable JWT.
  */
 export function decodeTokenClaims(token: string): TokenClaims | null {
   try {
-    const payload = decodeJwt(token);
-    const sub: unknown = payload.sub;
+    const parts = token.split('.');
+    if (parts.length !== 3) return null;
+    const payload = parseJsonKeepingDigits(Buffer.from(parts[1] ?? '', 'base64url').toString('utf8'));
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return null;
+    const { sub, exp, iat } = payload as Record<string, unknown>;
     return {
       userId: typeof sub === 'string' && sub !== '' ? sub : typeof sub === 'number' ? String(sub) : null,
-      exp: typeof payload.exp === 'number' && Number.isFinite(payload.exp) ? payload.exp : null,
-      iat: typeof payload.iat === 'number' && Number.isFinite(payload.iat) ? payload.iat : null,
+      exp: typeof exp === 'number' && Number.isFinite(exp) ? exp : null,
+      iat: typeof iat === 'number' && Number.isFinite(iat) ? iat : null,
     };
   } catch {
     return null;

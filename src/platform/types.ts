@@ -148,7 +148,8 @@ export interface CreateOrderInput {
   readonly payload: {
     readonly vehicle: Record<string, unknown>;
     readonly badge: Record<string, unknown>;
-    readonly stock_id?: string | number;
+    /** Sent as a bare JSON number when it is an integer's digits, else as a string (see docs/platform-client.md). */
+    readonly stock_id?: string;
   };
   /** Sent as `Idempotency-Key`: the same key must yield the same order, however often it is sent. */
   readonly idempotencyKey: string;
@@ -164,8 +165,8 @@ export interface CallOptions {
 
 /** The order the platform created. */
 export interface CreatedOrder {
-  /** The platform's numeric order id, the `document_type_id` of its documents. */
-  readonly orderId: number;
+  /** The platform's numeric order id as the digits it sent, the `document_type_id` of its documents. */
+  readonly orderId: string;
   /** The HTTP status of the answer (200 or 201, …). */
   readonly status: number;
   /** The response body as sent. */
@@ -190,10 +191,10 @@ export interface UploadDocumentInput {
   readonly filePath?: string;
   /** An already-open document to stream instead of a path. */
   readonly source?: UploadSource;
-  /** The order the document belongs to (`document_type_id`). */
-  readonly orderId: number;
+  /** The order the document belongs to (`document_type_id`): its id as {@link CreatedOrder.orderId} gave it. */
+  readonly orderId: string;
   /** The user who owns the document (`document_owner`), normally {@link AuthSession.documentOwner}. */
-  readonly documentOwner: string | number;
+  readonly documentOwner: string;
   /** Sent as `Idempotency-Key`: the same key must yield the same document. */
   readonly idempotencyKey: string;
   /** Content type of the file part. @default derived from the file name, else `application/octet-stream` */

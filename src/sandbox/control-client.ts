@@ -94,9 +94,12 @@ export class SandboxControl {
     return this.call<SandboxRules>('PUT', '/rules', rules);
   }
 
-  /** Clears orders, documents, idempotency keys and counters; users, faults and rules stay. */
-  async reset(): Promise<void> {
-    await this.call<unknown>('POST', '/reset');
+  /**
+   * Clears orders, documents, idempotency keys and counters; users, faults and rules stay. Order ids start again
+   * at the profile's first order id, or at `firstOrderId` (a positive integer's digits, up to 40) this time.
+   */
+  async reset(options: { readonly firstOrderId?: string } = {}): Promise<void> {
+    await this.call<unknown>('POST', '/reset', options.firstOrderId === undefined ? undefined : options);
   }
 
   private async call<T>(

@@ -12,7 +12,8 @@ import type { SandboxRoute } from './shapes';
 /** A response produced by a route's effect. */
 export interface RouteResult {
   status: number;
-  body: unknown;
+  /** The answer as JSON text (see `wire.ts`). */
+  body: string;
 }
 
 /** A response and whether it was replayed from a remembered key. */
@@ -78,7 +79,7 @@ export async function runIdempotent(
     throw error;
   }
   if (result.status >= 200 && result.status < 300) {
-    ctx.store.completeIdempotent(userId, route, key, result.status, structuredClone(result.body));
+    ctx.store.completeIdempotent(userId, route, key, result.status, result.body);
   } else {
     ctx.store.abandonIdempotent(userId, route, key);
   }

@@ -63,10 +63,11 @@ export const DOCUMENT_LINK_STYLES = ['links', 'urls', 'hal', 'flat', 'json-api']
 export type DocumentLinkStyle = (typeof DOCUMENT_LINK_STYLES)[number];
 
 /**
- * Form of a document id on the wire: `doc-prefixed` (`"doc-1"`), `number` (`1`, a JSON number) or `uuid`
- * (`"00000000-0000-4000-8000-000000000001"`). The control API always shows it as a string.
+ * Form of a document id on the wire: `doc-prefixed` (`"doc-1"`), `number` (`1`, a JSON number), `uuid`
+ * (`"00000000-0000-4000-8000-000000000001"`) or `int64` (`18000000000000000001`, a bare JSON number beyond 2^53
+ * that `JSON.parse` rounds). The control API always shows it as a string.
  */
-export const DOCUMENT_ID_STYLES = ['doc-prefixed', 'number', 'uuid'] as const;
+export const DOCUMENT_ID_STYLES = ['doc-prefixed', 'number', 'uuid', 'int64'] as const;
 
 /** See {@link DOCUMENT_ID_STYLES}. */
 export type DocumentIdStyle = (typeof DOCUMENT_ID_STYLES)[number];
@@ -107,6 +108,11 @@ export const STOCK_TOTAL_HEADERS = ['none', 'x-total-count', 'x-total'] as const
 
 const successStatus = z.union([z.literal(200), z.literal(201)]);
 
+/** An order id the sandbox counts up from: a positive integer's digits, up to 40 (it may pass 2^53). */
+export const firstOrderIdSchema = z
+  .string()
+  .regex(/^[1-9]\d{0,39}$/, 'must be a positive integer of up to 40 digits');
+
 /** Zod schema of a profile; custom profiles passed to `startSandbox` are validated with it. */
 export const sandboxProfileSchema = z.strictObject({
   /** Name shown by `GET /_sandbox/profile`. */
@@ -137,12 +143,12 @@ export const sandboxProfileSchema = z.strictObject({
   }),
   orders: z.strictObject({
     status: successStatus,
-    /** The order `id` as a JSON number or a numeric string. */
+    /** The order `id` as a JSON number (written digit for digit, however large) or a numeric string. */
     idType: z.enum(['number', 'string']),
     envelope: z.enum(ORDER_ENVELOPES),
     fields: z.enum(ORDER_FIELD_SETS),
-    /** Id of the first order (and again after a reset); ids increase by one. */
-    firstOrderId: z.number().int().min(1).max(1e12),
+    /** Id of the first order (and again after a reset), as digits: it may pass 2^53. Ids increase by one. */
+    firstOrderId: firstOrderIdSchema,
   }),
   documents: z.strictObject({
     status: successStatus,
@@ -171,7 +177,7 @@ const REFERENCE: SandboxProfile = {
   description: "the sandbox's original choices; the default",
   token: { tokenType: 'Bearer', expiresIn: true, expiresAt: 'none', refreshToken: false, userIdClaim: null },
   stocks: { envelope: 'data', pageSize: null, stockIdType: 'number', link: 'next', totalHeader: 'none' },
-  orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'full', firstOrderId: 5001 },
+  orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'full', firstOrderId: '5001' },
   documents: {
     status: 201,
     links: 'links',
@@ -193,6 +199,7 @@ export const SANDBOX_PROFILE_NAMES = [
   'minimal',
   'keycloak',
   'link-pages',
+  'int64',
 ] as const;
 
 /** One of {@link SANDBOX_PROFILE_NAMES}. */
@@ -213,7 +220,7 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
       userIdClaim: null,
     },
     stocks: { envelope: 'bare', pageSize: 1, stockIdType: 'number', link: 'next', totalHeader: 'none' },
-    orders: { status: 201, idType: 'number', envelope: 'data', fields: 'extra', firstOrderId: 70001 },
+    orders: { status: 201, idType: 'number', envelope: 'data', fields: 'extra', firstOrderId: '70001' },
     documents: { status: 201, links: 'urls', idStyle: 'number', filePart: 'file', ownerChecked: false },
     errors: 'message',
     idempotency: 'honoured',
@@ -229,7 +236,7 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
       link: 'next',
       totalHeader: 'none',
     },
-    orders: { status: 200, idType: 'string', envelope: 'bare', fields: 'extra', firstOrderId: 900001 },
+    orders: { status: 200, idType: 'string', envelope: 'bare', fields: 'extra', firstOrderId: '900001' },
     documents: { status: 200, links: 'hal', idStyle: 'uuid', filePart: 'any', ownerChecked: false },
     errors: 'problem',
     idempotency: 'honoured',
@@ -240,7 +247,7 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
       'an older platform that ignores Idempotency-Key: page numbers, flat link fields, text errors',
     token: { tokenType: null, expiresIn: true, expiresAt: 'iso-8601', refreshToken: true, userIdClaim: null },
     stocks: { envelope: 'items-page', pageSize: 1, stockIdType: 'string', link: 'next', totalHeader: 'none' },
-    orders: { status: 200, idType: 'string', envelope: 'order', fields: 'full', firstOrderId: 31337 },
+    orders: { status: 200, idType: 'string', envelope: 'order', fields: 'full', firstOrderId: '31337' },
     documents: { status: 200, links: 'flat', idStyle: 'number', filePart: 'any', ownerChecked: false },
     errors: 'text',
     idempotency: 'ignored',
@@ -256,7 +263,7 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
       userIdClaim: null,
     },
     stocks: { envelope: 'data', pageSize: 2, stockIdType: 'number', link: 'next', totalHeader: 'none' },
-    orders: { status: 201, idType: 'string', envelope: 'data', fields: 'extra', firstOrderId: 12001 },
+    orders: { status: 201, idType: 'string', envelope: 'data', fields: 'extra', firstOrderId: '12001' },
     documents: {
       status: 201,
       links: 'json-api',
@@ -278,7 +285,7 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
       link: 'next',
       totalHeader: 'none',
     },
-    orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'id-only', firstOrderId: 1 },
+    orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'id-only', firstOrderId: '1' },
     documents: { status: 201, links: 'urls', idStyle: 'uuid', filePart: 'any', ownerChecked: false },
     errors: 'message',
     idempotency: 'honoured',
@@ -301,7 +308,7 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
       link: 'next',
       totalHeader: 'x-total-count',
     },
-    orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'full', firstOrderId: 880001 },
+    orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'full', firstOrderId: '880001' },
     documents: { status: 201, links: 'flat', idStyle: 'uuid', filePart: 'file', ownerChecked: true },
     errors: 'problem',
     idempotency: 'honoured',
@@ -318,9 +325,33 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
       userIdClaim: { name: 'uid', type: 'string' },
     },
     stocks: { envelope: 'bare', pageSize: 1, stockIdType: 'string', link: 'rels', totalHeader: 'x-total' },
-    orders: { status: 200, idType: 'string', envelope: 'data', fields: 'extra', firstOrderId: 640001 },
+    orders: { status: 200, idType: 'string', envelope: 'data', fields: 'extra', firstOrderId: '640001' },
     documents: { status: 200, links: 'urls', idStyle: 'number', filePart: 'any', ownerChecked: true },
     errors: 'message',
+    idempotency: 'ignored',
+  },
+  int64: {
+    name: 'int64',
+    description:
+      'a platform numbering orders and documents with 64-bit integers beyond 2^53, sent as bare JSON numbers',
+    token: {
+      tokenType: 'bearer',
+      expiresIn: true,
+      expiresAt: 'epoch-seconds',
+      refreshToken: false,
+      userIdClaim: null,
+    },
+    stocks: { envelope: 'data', pageSize: 2, stockIdType: 'number', link: 'next', totalHeader: 'none' },
+    // Near 2^63, doubles lie 1,024 apart: read through JSON.parse, consecutive orders would share one id.
+    orders: {
+      status: 201,
+      idType: 'number',
+      envelope: 'data',
+      fields: 'extra',
+      firstOrderId: '9223372036854770001',
+    },
+    documents: { status: 200, links: 'hal', idStyle: 'int64', filePart: 'file', ownerChecked: false },
+    errors: 'problem',
     idempotency: 'ignored',
   },
 };
@@ -386,7 +417,7 @@ function drawChoices(name: string, random: RandomSource, bool: () => boolean): D
       idType: pick(random, ['number', 'string'] as const),
       envelope: pick(random, ORDER_ENVELOPES),
       fields: pick(random, ORDER_FIELD_SETS),
-      firstOrderId: 1 + Math.floor(random() * 999_999),
+      firstOrderId: String(1 + Math.floor(random() * 999_999)),
     },
     documents: {
       status: pick(random, [200, 201] as const),

@@ -66,8 +66,11 @@ export type OrderStatus = 'created';
 
 /** Response body of `POST /badge/v2/api/v1/orders` (201) under the `reference` profile: the created order. */
 export interface OrderResponse {
-  /** Numeric order id, increasing from 5001; used as `document_type_id` of its documents. */
-  id: number;
+  /**
+   * Numeric order id as its digits, increasing from the profile's first order id (5001); used as
+   * `document_type_id` of its documents. The wire form is a JSON number or a string (the profile's `idType`).
+   */
+  id: string;
   stock_id: number | null;
   /** The vehicle object as sent by the client. */
   vehicle: Record<string, unknown>;
@@ -105,8 +108,8 @@ export interface DocumentResponse {
   /** `doc-<n>`, n increasing from 1. */
   id: string;
   document_type: 'badge';
-  /** The order id the document is linked to. */
-  document_type_id: number;
+  /** The order id the document is linked to, its digits as received. */
+  document_type_id: string;
   /** The owner id as sent (e.g. `"4711"`). */
   document_owner: string;
   filename: string;

@@ -38,8 +38,8 @@ export interface StoredDocument extends DocumentResponse {
 export interface OrderRecord {
   /** Position in the creation order of all orders and documents, from 1. */
   sequence: number;
-  /** The order id (always a number here, whatever the profile sends). */
-  id: number;
+  /** The order id as its digits (always a string here, whatever the profile sends; it may pass 2^53). */
+  id: string;
   user_id: string;
   stock_id: number | null;
   /** The `Idempotency-Key` header the creating request carried, or null. */
@@ -53,8 +53,8 @@ export interface DocumentRecord {
   sequence: number;
   /** The document id as a string. */
   id: string;
-  /** The order it is linked to (`document_type_id`). */
-  order_id: number;
+  /** The order it is linked to (`document_type_id`), as its digits. */
+  order_id: string;
   user_id: string;
   /** The `Idempotency-Key` header the storing request carried, or null. */
   idempotency_key: string | null;
@@ -73,8 +73,8 @@ export interface RecordFilter {
   idempotencyKey?: string;
   /** Only records of this user id. */
   userId?: string;
-  /** Documents only: only those linked to this order id. */
-  orderId?: number;
+  /** Documents only: only those linked to this order id (its digits). */
+  orderId?: string;
 }
 
 /** A remembered idempotency key. In flight until the first request finishes successfully. */
@@ -85,8 +85,8 @@ export interface IdempotencyRecord {
   state: 'in-flight' | 'completed';
   /** Status of the remembered response (completed keys only). */
   status?: number;
-  /** Body of the remembered response (completed keys only). */
-  body?: unknown;
+  /** Body of the remembered response as the JSON text sent (completed keys only). */
+  body?: string;
   created_at: string;
 }
 
@@ -99,7 +99,7 @@ export interface SandboxState {
 
 /** Outcome of {@link SandboxStore.beginIdempotent}. */
 export type IdempotencyBegin =
-  { kind: 'new' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'in-flight' };
+  { kind: 'new' } | { kind: 'replay'; status: number; body: string } | { kind: 'in-flight' };
 
 /** Input of {@link SandboxStore.createOrder}. */
 export interface NewOrder {
@@ -115,26 +115,32 @@ export interface NewOrder {
 export type NewDocument = Omit<StoredDocument, 'sequence'>;
 
 /** First order id of the `reference` profile; ids increase by one from here. */
-export const FIRST_ORDER_ID = 5001;
+export const FIRST_ORDER_ID = '5001';
 
 /** The sandbox's in-memory store. */
 export class SandboxStore {
-  private orders = new Map<number, StoredOrder>();
+  private orders = new Map<string, StoredOrder>();
   private documents = new Map<string, StoredDocument>();
   private idempotency = new Map<string, IdempotencyRecord>();
-  private nextOrderId: number;
+  // A bigint: ids may pass 2^53, where a number would skip and repeat them.
+  private nextOrderId: bigint;
   private documentCounter = 1;
   private nextSequence = 1;
 
-  /** @param firstOrderId id of the first order, and again after a reset (the profile's `orders.firstOrderId`) */
-  constructor(private readonly firstOrderId: number = FIRST_ORDER_ID) {
-    this.nextOrderId = firstOrderId;
+  /**
+   * @param firstOrderId id of the first order as digits, and again after a reset (the profile's
+   * `orders.firstOrderId`)
+   */
+  constructor(private readonly firstOrderId: string = FIRST_ORDER_ID) {
+    this.nextOrderId = BigInt(firstOrderId);
   }
 
   /** Stores a new order and returns it with its fresh id. */
   createOrder(order: NewOrder): StoredOrder {
+    const id = String(this.nextOrderId);
+    this.nextOrderId += 1n;
     const stored: StoredOrder = {
-      id: this.nextOrderId++,
+      id,
       stock_id: order.stockId,
       vehicle: order.vehicle,
       badge: order.badge,
@@ -148,8 +154,8 @@ export class SandboxStore {
     return stored;
   }
 
-  /** The order `id` if it belongs to `userId`. */
-  findOrder(userId: string, id: number): StoredOrder | undefined {
+  /** The order `id` (exactly these digits) if it belongs to `userId`. */
+  findOrder(userId: string, id: string): StoredOrder | undefined {
     const order = this.orders.get(id);
     return order && order.user_id === userId ? order : undefined;
   }
@@ -221,7 +227,7 @@ export class SandboxStore {
     const id = idempotencyId(userId, route, key);
     const existing = this.idempotency.get(id);
     if (existing?.state === 'completed') {
-      return { kind: 'replay', status: existing.status ?? 200, body: existing.body };
+      return { kind: 'replay', status: existing.status ?? 200, body: existing.body ?? '' };
     }
     if (existing) return { kind: 'in-flight' };
     this.idempotency.set(id, { userId, route, key, state: 'in-flight', created_at: createdAt });
@@ -229,7 +235,7 @@ export class SandboxStore {
   }
 
   /** Remembers the successful response of a key begun with {@link beginIdempotent}. */
-  completeIdempotent(userId: string, route: SandboxRoute, key: string, status: number, body: unknown): void {
+  completeIdempotent(userId: string, route: SandboxRoute, key: string, status: number, body: string): void {
     const record = this.idempotency.get(idempotencyId(userId, route, key));
     if (record) Object.assign(record, { state: 'completed', status, body });
   }
@@ -249,12 +255,15 @@ export class SandboxStore {
     });
   }
 
-  /** Clears orders, documents and keys; ids start again at the first order id and document 1. */
-  reset(): void {
+  /**
+   * Clears orders, documents and keys; ids start again at document 1 and at the first order id, or at
+   * `firstOrderId` (digits) this time.
+   */
+  reset(firstOrderId: string = this.firstOrderId): void {
     this.orders.clear();
     this.documents.clear();
     this.idempotency.clear();
-    this.nextOrderId = this.firstOrderId;
+    this.nextOrderId = BigInt(firstOrderId);
     this.documentCounter = 1;
     this.nextSequence = 1;
   }

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import { jsonNumber } from '../json-numbers';
 import type { SandboxHttpError } from './http-error';
 import type { DocumentIdStyle, ErrorStyle, SandboxProfile } from './profiles';
 import { PLATFORM_PATHS } from './shapes';
@@ -122,10 +123,13 @@ function bareLinkHeader(
   return { link: rels.join(', ') };
 }
 
-/** The created order as `profile` answers it. */
-export function orderBody(profile: SandboxProfile, order: StoredOrder): Record<string, unknown> {
+/**
+ * The created order as `profile` answers it, as JSON text: an id sent as a JSON number is written digit for digit,
+ * however large (so the body is text, not an object that `JSON.stringify` would round).
+ */
+export function orderBody(profile: SandboxProfile, order: StoredOrder): string {
   const { idType, envelope, fields } = profile.orders;
-  const id = idType === 'string' ? String(order.id) : order.id;
+  const id = idType === 'string' ? order.id : jsonNumber(order.id);
   const stockId =
     order.stock_id === null || profile.stocks.stockIdType === 'number'
       ? order.stock_id
@@ -140,40 +144,48 @@ export function orderBody(profile: SandboxProfile, order: StoredOrder): Record<s
   };
   const extra = {
     ...full,
-    reference: `BO-${String(order.id).padStart(8, '0')}`,
+    reference: `BO-${order.id.padStart(8, '0')}`,
     user_id: Number(order.user_id),
     tenant_id: 42,
     updated_at: order.created_at,
   };
   const record = fields === 'id-only' ? { id } : fields === 'full' ? full : extra;
-  if (envelope === 'data') return { data: record };
-  if (envelope === 'order') return { order: record };
-  return record;
+  return JSON.stringify(
+    envelope === 'data' ? { data: record } : envelope === 'order' ? { order: record } : record,
+  );
 }
 
-/** The wire form of document number `n`. */
-export function documentWireId(style: DocumentIdStyle, n: number): string | number {
+/** First `int64` document id less one: beyond 2^53, below 2^64. */
+const INT64_DOCUMENT_BASE = 18_000_000_000_000_000_000n;
+
+/** The id of document number `n` in `style`, as the control API shows it (a string). */
+export function documentIdOf(style: DocumentIdStyle, n: number): string {
   switch (style) {
     case 'doc-prefixed':
       return `doc-${n}`;
     case 'number':
-      return n;
+      return String(n);
     case 'uuid':
       return `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    case 'int64':
+      return String(INT64_DOCUMENT_BASE + BigInt(n));
   }
 }
 
 /**
- * The stored document as `profile` answers it. `document` is the canonical (reference) body; `wireId` is its id
- * in the profile's form.
+ * The stored document as `profile` answers it, as JSON text (see {@link orderBody}). `document` is the canonical
+ * (reference) body; its id goes out in the profile's form.
  */
-export function documentBody(
-  profile: SandboxProfile,
-  document: DocumentResponse,
-  wireId: string | number,
-): Record<string, unknown> {
+export function documentBody(profile: SandboxProfile, document: DocumentResponse): string {
+  return JSON.stringify(documentRecord(profile, document));
+}
+
+function documentRecord(profile: SandboxProfile, document: DocumentResponse): Record<string, unknown> {
   const { links, ...rest } = document;
-  const orderId = profile.orders.idType === 'string' ? String(rest.document_type_id) : rest.document_type_id;
+  const numericId = profile.documents.idStyle === 'number' || profile.documents.idStyle === 'int64';
+  const wireId = numericId ? jsonNumber(rest.id) : rest.id;
+  const orderId =
+    profile.orders.idType === 'string' ? rest.document_type_id : jsonNumber(rest.document_type_id);
   const described = {
     document_type: rest.document_type,
     document_type_id: orderId,
@@ -215,7 +227,7 @@ export function documentBody(
         data: {
           type: 'document',
           // JSON:API ids are always strings.
-          id: String(wireId),
+          id: rest.id,
           attributes: {
             ...described,
             links: { original: links.original, thumbnail: links.thumbnail, signed_download: links.download },

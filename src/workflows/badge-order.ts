@@ -39,7 +39,7 @@ import {
   type ResolvedOrderOptions,
 } from './order-input';
 import { contractSchemas } from './contract-schemas';
-import { OrderState, type OrderContinuation } from './order-state';
+import { idText, OrderState, type OrderContinuation } from './order-state';
 import { PATCHES } from './patches';
 import { placeOrder } from './place-order';
 import { inputResolver, inputResolverWithSignIn, orderSteps, type OrderSteps } from './steps';
@@ -118,15 +118,16 @@ export async function badgeOrder(
     [
       { key: BadgeOrderRef, value: input.orderRef },
       { key: BadgeOrderStatus, value: state.status },
-      ...(continued ? [{ key: BadgeOrderId, value: String(continued.orderId) }] : []),
+      ...(continued ? [{ key: BadgeOrderId, value: idText(continued.orderId) }] : []),
     ],
     runPatches,
   );
   try {
     const platformRead = platformReads(steps, runPatches);
     const session = continued ?? (await signIn(state, platformRead, firstSession));
-    const orderId =
-      continued?.orderId ?? (await orderOnce(state, { steps, session, options, platformRead, runPatches }));
+    const orderId = continued
+      ? idText(continued.orderId)
+      : await orderOnce(state, { steps, session, options, platformRead, runPatches });
     await uploadUntilAllStored(state, {
       steps,
       orderId,
@@ -267,7 +268,8 @@ async function signIn(
   const owner =
     state.input.documentOwner === undefined
       ? fromPlatform
-      : { id: state.input.documentOwner, source: 'input' };
+      : // Inputs recorded before 0.4.0 may hold a number.
+        { id: idText(state.input.documentOwner), source: 'input' };
   if (owner.id === null && state.input.documents.length > 0) {
     throw ApplicationFailure.create({
       type: SERVICE_FAILURE_TYPES.invalidInput,
@@ -290,7 +292,7 @@ async function orderOnce(
     readonly platformRead: PlatformRead;
     readonly runPatches: RunPatches;
   },
-): Promise<number> {
+): Promise<string> {
   await checkStock(state, run.platformRead, run.runPatches);
   const orderId = await placeOrder(state, {
     steps: run.steps,
@@ -298,7 +300,7 @@ async function orderOnce(
     retryWindowMs: run.options.platformRetryWindowMs,
     reconciliationWindowMs: run.options.reconciliationWindowMs,
   });
-  upsertSearchAttributes([{ key: BadgeOrderId, value: String(orderId) }]);
+  upsertSearchAttributes([{ key: BadgeOrderId, value: orderId }]);
   log.info('order created', { orderId, stockFallback: state.stockFallbackReason !== null });
   countStockAdvice(state);
   return orderId;
@@ -353,7 +355,7 @@ async function uploadUntilAllStored(
   state: OrderState,
   settings: {
     steps: OrderSteps;
-    orderId: number;
+    orderId: string;
     maxParallelUploads: number;
     repairWindowMs: number;
     historyBudgetEvents: number;
@@ -384,7 +386,7 @@ async function uploadUntilAllStored(
 }
 
 /** Completes the order once every handler has answered. */
-async function finish(state: OrderState, orderId: number): Promise<BadgeOrderResult> {
+async function finish(state: OrderState, orderId: string): Promise<BadgeOrderResult> {
   // Let a replaceDocument update that is still running return its answer before the workflow completes.
   await condition(allHandlersFinished);
   state.phase = 'completed';

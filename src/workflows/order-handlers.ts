@@ -39,8 +39,11 @@ export function registerOrderHandlers(
   setHandler(
     reconcileOrderUpdate,
     (answer: ReconcileOrderInput) => {
-      state.answerReconciliation(answer);
-      log.info('reconcileOrder received', { answer });
+      // The order id as its digits: the Web UI sends a string, callers of earlier releases (and their recorded
+      // updates) a number. The validator ran before; on replay it does not, and the recorded answer was valid.
+      const taken = contractSchemas().reconcileOrderInputSchema.parse(answer);
+      state.answerReconciliation(taken);
+      log.info('reconcileOrder received', { answer: taken });
       return state.view();
     },
     {

@@ -8,27 +8,37 @@ import type {
   BadgeOrderStatusValue,
   BadgeOrderStatusView,
   DocumentOwnerView,
-  ReconcileOrderInput,
+  ReconcileOrderAnswer,
   ReconciliationView,
   StockAdvice,
   WebhookDeliveriesView,
 } from '../contract';
+import type { PlatformIdValue } from '../activities/types';
 import { DocumentTracker, type TrackedDocument } from './document-tracker';
 import type { ResolvedBadgeOrderInput } from './order-input';
 import type { WebhookContinuation } from './webhooks';
+
+/**
+ * A platform id recorded in history (an activity result, a continuation, an input), as the order keeps it: its
+ * digits or text. Releases before 0.4.0 recorded numbers; they were safe integers, so `String` gives their
+ * digits exactly. Workflow code takes every recorded id through here.
+ */
+export function idText(id: PlatformIdValue): string {
+  return String(id);
+}
 
 /**
  * What a run hands to the next when it continues as new: everything the order has learnt, so the next run
  * goes on where this one stopped (the order exists; only documents remain).
  */
 export interface OrderContinuation {
-  readonly orderId: number;
-  readonly stockId: string | number | null;
+  readonly orderId: PlatformIdValue;
+  readonly stockId: PlatformIdValue | null;
   readonly stockFallbackReason: string | null;
   /** What the stock lookup advised; absent in continuations written before 0.4.0. */
   readonly stockAdvice?: StockAdvice | null;
   readonly repairDeadline: number | null;
-  readonly documentOwner: string | number;
+  readonly documentOwner: PlatformIdValue;
   /** Where the owner came from, and whether the platform refused it; absent before 0.4.0. */
   readonly documentOwnerSource?: string;
   readonly documentOwnerRefused?: string | null;
@@ -52,21 +62,22 @@ export type StatusListener = (status: BadgeOrderStatusValue) => void;
 interface Reconciliation {
   readonly view: ReconciliationView;
   readonly deadline: number;
-  answer: ReconcileOrderInput | null;
+  answer: ReconcileOrderAnswer | null;
 }
 
 /** Where a badge order stands; see the module comment. */
 export class OrderState {
   phase: BadgeOrderPhase = 'authenticating';
-  orderId: number | null = null;
+  /** The platform's order id, its digits as sent; null until the order exists. */
+  orderId: string | null = null;
   /** The stock the order is placed with; null once ordering without one. */
-  stockId: string | number | null;
+  stockId: string | null;
   stockFallbackReason: string | null = null;
   /** What the stock lookup advised (orders since 0.4.0); it never decides what is ordered. */
   stockAdvice: StockAdvice | null = null;
   repairDeadline: number | null = null;
   /** Whose documents these are; settled at sign-in, corrected by an operator's `setDocumentOwner`. */
-  documentOwner: { readonly id: string | number; readonly source: string } | null = null;
+  documentOwner: { readonly id: string; readonly source: string } | null = null;
   /** What to set, once the platform refused the owner (422 naming `document_owner`). */
   documentOwnerRefused: string | null = null;
   failure: string | null = null;
@@ -82,15 +93,16 @@ export class OrderState {
     private readonly onStatus: StatusListener,
     continued?: OrderContinuation,
   ) {
-    this.stockId = continued ? continued.stockId : (input.stockId ?? null);
+    const stockId = continued ? continued.stockId : input.stockId;
+    this.stockId = stockId === undefined || stockId === null ? null : idText(stockId);
     this.documents = new DocumentTracker(input.documents, workflowId, continued?.documents);
     if (continued) {
-      this.orderId = continued.orderId;
+      this.orderId = idText(continued.orderId);
       this.stockFallbackReason = continued.stockFallbackReason;
       this.stockAdvice = continued.stockAdvice ?? null;
       this.repairDeadline = continued.repairDeadline;
       this.documentOwner = {
-        id: continued.documentOwner,
+        id: idText(continued.documentOwner),
         source: continued.documentOwnerSource ?? 'recorded',
       };
       this.documentOwnerRefused = continued.documentOwnerRefused ?? null;
@@ -162,7 +174,7 @@ export class OrderState {
   }
 
   /** The order exists on the platform with this id. */
-  orderCreated(orderId: number): void {
+  orderCreated(orderId: string): void {
     this.orderId = orderId;
     this.reconciliation = null;
   }
@@ -184,14 +196,14 @@ export class OrderState {
   }
 
   /** Takes the operator's answer to the pending reconciliation; a given order id shows at once. */
-  answerReconciliation(answer: ReconcileOrderInput): void {
+  answerReconciliation(answer: ReconcileOrderAnswer): void {
     if (this.reconciliation === null) throw new Error('no reconciliation is pending');
     this.reconciliation.answer = answer;
     if ('orderId' in answer) this.orderId = answer.orderId;
   }
 
   /** The operator's answer, once given. */
-  get reconciliationAnswer(): ReconcileOrderInput | null {
+  get reconciliationAnswer(): ReconcileOrderAnswer | null {
     return this.reconciliation?.answer ?? null;
   }
 

@@ -24,7 +24,7 @@ import {
   isFinalFailure,
   requestedRetryDelayMs,
 } from './failures';
-import type { OrderState } from './order-state';
+import { idText, type OrderState } from './order-state';
 import type { OrderSteps } from './steps';
 
 /** What placing the order needs besides the state. */
@@ -39,7 +39,7 @@ export interface PlaceOrderSettings {
 }
 
 /** Creates the order (falling back to no stock on 404) and returns its id; see the module comment. */
-export async function placeOrder(state: OrderState, settings: PlaceOrderSettings): Promise<number> {
+export async function placeOrder(state: OrderState, settings: PlaceOrderSettings): Promise<string> {
   state.phase = 'creating-order';
   const started = Date.now();
   for (let attempt = 1; ; attempt += 1) {
@@ -109,7 +109,7 @@ async function createOnce(
   state: OrderState,
   activities: ReturnType<OrderSteps['createOrder']>,
   idempotencyKey: string,
-): Promise<number> {
+): Promise<string> {
   const stockId = state.stockId;
   const result = await CancellationScope.nonCancellable(() =>
     activities.createOrder({
@@ -119,21 +119,22 @@ async function createOnce(
       ...(stockId === null ? {} : { stockId }),
     }),
   );
-  return result.orderId;
+  // Results recorded before 0.4.0 hold a number.
+  return idText(result.orderId);
 }
 
 /** Waits for `reconcileOrder`; past the deadline the order fails, saying what to check. */
 async function awaitReconciliation(
   state: OrderState,
   settings: PlaceOrderSettings,
-  unknown: { reason: string; idempotencyKey: string; stockId: string | number | null },
+  unknown: { reason: string; idempotencyKey: string; stockId: string | null },
 ): Promise<NonNullable<OrderState['reconciliationAnswer']>> {
   const deadline = Date.now() + settings.reconciliationWindowMs;
   state.awaitReconciliation({ ...unknown, since: new Date(Date.now()).toISOString() }, deadline);
   setCurrentDetails(
     `Awaiting reconciliation: order creation (Idempotency-Key ${unknown.idempotencyKey}) may or may not have ` +
       `created the order (${unknown.reason}). Check the platform, then send the update reconcileOrder with ` +
-      `{"orderId": <id>} or {"notCreated": true} before ${new Date(deadline).toISOString()}.`,
+      `{"orderId": "<id>"} or {"notCreated": true} before ${new Date(deadline).toISOString()}.`,
   );
   log.warn('order creation outcome unknown; awaiting reconciliation', {
     idempotencyKey: unknown.idempotencyKey,

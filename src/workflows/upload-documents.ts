@@ -14,7 +14,7 @@ import type { OrderSteps } from './steps';
 /** What uploading needs besides the state. */
 export interface UploadSettings {
   readonly steps: OrderSteps;
-  readonly orderId: number;
+  readonly orderId: string;
   readonly maxParallelUploads: number;
 }
 

@@ -4,8 +4,9 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { z } from 'zod';
-import { INPUT_HASH_MEMO_KEY } from '../../src/api/input-hash';
+import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
 import type { OrderKey } from '../../src/client/badge-orders-client';
+import { parseBadgeOrderInput, type ValidBadgeOrderInput } from '../../src/contract';
 import {
   documentStateSchema,
   orderAcceptedSchema,
@@ -136,6 +137,23 @@ describe('the HTTP API', () => {
     expect(Object.keys(description.searchAttributes)).not.toContain(INPUT_HASH_MEMO_KEY);
   });
 
+  it('attaches a repeated PUT of an order placed through 0.3.0, whose hash took the numeric stockId as a number', async () => {
+    const orderRef = 'api-put-numeric';
+    const body = { ...orderBody(orderRef), stockId: 1001 };
+    // As the API validates it: the caller's key id is the order's clientId.
+    const input = parseBadgeOrderInput({ ...body, orderRef, clientId: 'writer' });
+    // 0.3.0's validated input kept the caller's number, and its memo holds the hash of that.
+    const hashOf030 = orderInputHash({ ...input, stockId: 1001 } as unknown as ValidBadgeOrderInput);
+    expect(hashOf030).not.toBe(orderInputHash(input));
+    await stack.orders.startOrder(input, { memo: { [INPUT_HASH_MEMO_KEY]: hashOf030 } });
+
+    const again = await call('PUT', `/v1/orders/${orderRef}`, { body });
+    expect(again.status).toBe(200);
+    expect(orderAcceptedSchema.parse(again.body)).toMatchObject({ created: false });
+    const otherStock = await call('PUT', `/v1/orders/${orderRef}`, { body: { ...body, stockId: 1002 } });
+    expect(problem(otherStock).code).toBe('order-conflict');
+  });
+
   it('reads an order while it runs and after it closed, and lists it by status, page by page', async () => {
     const orderRef = 'api-get-1';
     expect((await call('PUT', `/v1/orders/${orderRef}`, { body: orderBody(orderRef) })).status).toBe(201);
@@ -147,7 +165,7 @@ describe('the HTTP API', () => {
     const view = orderViewSchema.parse(completed.body);
     expect(view).toMatchObject({ orderRef, status: 'Completed', view: null, failure: null });
     expect(view.result?.documents).toHaveLength(1);
-    expect(view.orderId).toBe(String(view.result?.orderId));
+    expect(view.orderId).toBe(view.result?.orderId);
 
     const second = 'api-get-2';
     expect((await call('PUT', `/v1/orders/${second}`, { body: orderBody(second) })).status).toBe(201);

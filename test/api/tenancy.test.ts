@@ -261,7 +261,7 @@ describe('tenancy of the HTTP API', () => {
       'resolves outside clients/other/ (symlink escape refused)',
     );
     expect(status.orderId).not.toBeNull();
-    expect(await stack.sandbox.control.listDocuments({ orderId: Number(status.orderId) })).toEqual([]);
+    expect(await stack.sandbox.control.listDocuments({ orderId: String(status.orderId) })).toEqual([]);
   });
 
   it("never meets another client's failed orderRef", async () => {

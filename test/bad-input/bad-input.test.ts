@@ -85,6 +85,16 @@ const REFUSED: readonly [string, unknown, string][] = [
     'stockId: must be a non-empty string or a non-negative integer',
   ],
   [
+    'stockId a number beyond 2^53',
+    { ...valid, stockId: 2 ** 60 },
+    'stockId: is beyond 2^53 and cannot arrive intact as a JSON number: send it as a string',
+  ],
+  [
+    'documentOwner a number beyond 2^53',
+    { ...valid, documentOwner: JSON.parse('12345678901234567890') as number },
+    'documentOwner: is beyond 2^53 and cannot arrive intact as a JSON number: send it as a string',
+  ],
+  [
     'path traversal',
     { ...valid, documents: [{ path: '../../etc/passwd' }] },
     'documents.0.path: must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',

@@ -171,7 +171,7 @@ describe('the client package', () => {
     });
     const outcome = JSON.parse(ran.stdout.trim().split('\n').at(-1) ?? '{}') as {
       workflowId: string;
-      orderId: number;
+      orderId: string;
       stored: { ref: string };
       accepted: { created: boolean };
       runStatus: string;

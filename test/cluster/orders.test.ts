@@ -60,7 +60,7 @@ describe('badge orders on a Temporal cluster', () => {
       .startOrder(order('cl-happy', { 'photo.jpg': 'jpeg photo', 'form.pdf': '%PDF-1.4 form' }, 1001));
     const result = await started.handle.result();
 
-    expect(result).toMatchObject({ orderRef: 'cl-happy', stockId: 1001, stockFallback: false });
+    expect(result).toMatchObject({ orderRef: 'cl-happy', stockId: '1001', stockFallback: false });
     const orders = (await stack().sandbox.control.state()).orders;
     expect(orders).toHaveLength(1);
     expect(orders[0]).toMatchObject({ id: result.orderId, stock_id: 1001, vehicle, badge });
@@ -125,7 +125,7 @@ describe('badge orders on a Temporal cluster', () => {
 
     await stack()
       .orders()
-      .reconcileOrder('cl-reconcile', { orderId: stored[0]?.id as number });
+      .reconcileOrder('cl-reconcile', { orderId: stored[0]?.id as string });
     const result = await started.handle.result();
 
     expect(result.orderId).toBe(stored[0]?.id);

@@ -33,7 +33,7 @@ function source(text: string): UploadSource & { opened: number } {
 }
 
 const SIGNED = 'https://cdn.example/doc?X-Signature=very-secret-signature';
-const upload = { orderId: 5001, documentOwner: '4711', idempotencyKey: 'doc-1', filename: 'a.pdf' };
+const upload = { orderId: '5001', documentOwner: '4711', idempotencyKey: 'doc-1', filename: 'a.pdf' };
 
 describe('uploads', () => {
   it('succeeds on a 2xx whatever the body, and logs its shape once without values', async () => {
@@ -94,7 +94,7 @@ describe('order creation', () => {
     [{ order: { id: 5001, vehicle: { id: 9 } } }],
   ])('finds the id in %j', async (body) => {
     const h = harness(() => ({ status: 201, body }));
-    await expect(h.client.createOrder(order)).resolves.toMatchObject({ orderId: 5001 });
+    await expect(h.client.createOrder(order)).resolves.toMatchObject({ orderId: '5001' });
   });
 
   it('treats a 2xx without a recognisable id as an order that may exist, never a rejection', async () => {
@@ -116,14 +116,14 @@ describe('order creation', () => {
     const error = await rejectionOf(h.client.createOrder(order));
     expect(error).toMatchObject({ code: 'UNEXPECTED_RESPONSE', outcome: 'maybe-applied', status: 201 });
     const same = harness(() => ({ status: 201, body: { order_id: '5001', data: { id: 5001 } } }));
-    await expect(same.client.createOrder(order)).resolves.toMatchObject({ orderId: 5001 });
+    await expect(same.client.createOrder(order)).resolves.toMatchObject({ orderId: '5001' });
   });
 
   it('lets a pinned pointer win', async () => {
     const h = harness(() => ({ status: 201, body: { id: 1, real: { number: '5001' } } }), {
       responseMap: { orderId: '/real/number' },
     });
-    await expect(h.client.createOrder(order)).resolves.toMatchObject({ orderId: 5001 });
+    await expect(h.client.createOrder(order)).resolves.toMatchObject({ orderId: '5001' });
   });
 });
 

@@ -77,7 +77,7 @@ function key(name: string): string {
   return `${name}-${keys}`;
 }
 
-async function newOrderId(client: PlatformClient): Promise<number> {
+async function newOrderId(client: PlatformClient): Promise<string> {
   return (await client.createOrder({ payload: { vehicle: VEHICLE, badge: BADGE }, idempotencyKey: key('o') }))
     .orderId;
 }
@@ -137,7 +137,7 @@ describe('tokens', () => {
       payload: { vehicle: VEHICLE, badge: BADGE },
       idempotencyKey: key('401'),
     });
-    expect(order.orderId).toBeGreaterThan(0);
+    expect(order.orderId).toMatch(/^[1-9]\d*$/);
     expect(events.map((event) => `${event.route}:${String(event.status)}`)).toEqual([
       'auth:200',
       'orders:401',
@@ -183,7 +183,7 @@ describe('errors', () => {
   it('maps 404 for an unknown stock to StockNotFoundError', async () => {
     const error = await clientFor()
       .createOrder({
-        payload: { vehicle: VEHICLE, badge: BADGE, stock_id: 9999 },
+        payload: { vehicle: VEHICLE, badge: BADGE, stock_id: '9999' },
         idempotencyKey: key('404'),
       })
       .catch((caught: unknown) => caught);
@@ -253,7 +253,7 @@ describe('idempotency', () => {
   it('creates one order however often the same key is sent', async () => {
     const client = clientFor();
     const input = {
-      payload: { vehicle: VEHICLE, badge: BADGE, stock_id: 1001 },
+      payload: { vehicle: VEHICLE, badge: BADGE, stock_id: '1001' },
       idempotencyKey: key('same'),
     };
     const first = await client.createOrder(input);

@@ -55,15 +55,19 @@ afterAll(async () => {
 describe('orders', () => {
   it('sends the payload with the caller’s Idempotency-Key', async () => {
     const h = harness(() => ({ status: 201, body: { id: 5001, stock_id: 1001, status: 'created' } }));
-    const payload = { vehicle: { plate: 'B-XY 123' }, badge: { colour: 'green' }, stock_id: 1001 };
+    const payload = { vehicle: { plate: 'B-XY 123' }, badge: { colour: 'green' }, stock_id: '1001' };
     const order = await h.client.createOrder({ payload, idempotencyKey: 'order-ref-1' });
     expect(order).toEqual({
-      orderId: 5001,
+      orderId: '5001',
       status: 201,
       raw: { id: 5001, stock_id: 1001, status: 'created' },
     });
     const [request] = h.apiRequests();
-    expect(request).toMatchObject({ method: 'POST', path: '/badge/v2/api/v1/orders', body: payload });
+    expect(request).toMatchObject({
+      method: 'POST',
+      path: '/badge/v2/api/v1/orders',
+      body: { ...payload, stock_id: 1001 },
+    });
     expect(request?.headers['idempotency-key']).toBe('order-ref-1');
     expect(request?.headers['content-type']).toBe('application/json');
     expect(request?.headers.authorization).toBe(`Bearer ${h.tokens[0]}`);
@@ -72,8 +76,31 @@ describe('orders', () => {
   it('omits stock_id when not given', async () => {
     const h = harness(() => ({ status: 201, body: { id: '42' } }));
     const order = await h.client.createOrder({ payload: { vehicle: {}, badge: {} }, idempotencyKey: 'k' });
-    expect(order.orderId).toBe(42);
+    expect(order.orderId).toBe('42');
     expect(h.apiRequests()[0]?.body).toEqual({ vehicle: {}, badge: {} });
+  });
+
+  it('reads an order id beyond 2^53 as the digits the platform sent', async () => {
+    const h = harness(() => ({ status: 201, body: '{"data":{"id":9223372036854770001,"tenant_id":42}}' }));
+    const order = await h.client.createOrder({ payload: { vehicle: {}, badge: {} }, idempotencyKey: 'k' });
+    expect(order.orderId).toBe('9223372036854770001');
+    expect(order.raw).toEqual({ data: { id: '9223372036854770001', tenant_id: 42 } });
+  });
+
+  it('sends an integer stock id as a bare JSON number, digit for digit, and any other id as a string', async () => {
+    const h = harness(() => ({ status: 201, body: { id: 1 } }));
+    const sent = async (stockId: string): Promise<unknown> => {
+      await h.client.createOrder({
+        payload: { vehicle: {}, badge: {}, stock_id: stockId },
+        idempotencyKey: `k-${stockId}`,
+      });
+      return h.apiRequests().at(-1)?.config.data;
+    };
+    expect(await sent('98765432109876543210')).toBe(
+      '{"vehicle":{},"badge":{},"stock_id":98765432109876543210}',
+    );
+    expect(await sent('0042')).toBe('{"vehicle":{},"badge":{},"stock_id":"0042"}');
+    expect(await sent('ST-7')).toBe('{"vehicle":{},"badge":{},"stock_id":"ST-7"}');
   });
 
   it('requires an idempotency key', async () => {
@@ -100,8 +127,8 @@ describe('uploads', () => {
     const progress: number[] = [];
     const uploaded = await h.client.uploadDocument({
       filePath: photo,
-      orderId: 5001,
-      documentOwner: 4711,
+      orderId: '98765432109876543210',
+      documentOwner: '4711',
       idempotencyKey: 'upload-1',
       onProgress: (bytes) => progress.push(bytes),
     });
@@ -129,7 +156,7 @@ describe('uploads', () => {
       'document_owner',
       'file',
     ]);
-    expect(parts.slice(0, 3).map((part) => part.content)).toEqual(['badge', '5001', '4711']);
+    expect(parts.slice(0, 3).map((part) => part.content)).toEqual(['badge', '98765432109876543210', '4711']);
     expect(parts[3]).toMatchObject({ filename: 'vehicle-photo.png', type: 'image/png' });
     expect(Buffer.from(parts[3]?.content ?? '', 'latin1').equals(PHOTO_BYTES)).toBe(true);
 
@@ -142,7 +169,7 @@ describe('uploads', () => {
     const h = harness(() => DOCUMENT_REPLY);
     await h.client.uploadDocument({
       filePath: photo,
-      orderId: 1,
+      orderId: '1',
       documentOwner: 'owner-1',
       idempotencyKey: 'k',
       filename: 'scan.pdf',
@@ -169,7 +196,7 @@ describe('uploads', () => {
     const progress: number[] = [];
     await h.client.uploadDocument({
       filePath: photo,
-      orderId: 5001,
+      orderId: '5001',
       documentOwner: '4711',
       idempotencyKey: 'upload-2',
       onProgress: (bytes) => progress.push(bytes),
@@ -191,7 +218,7 @@ describe('uploads', () => {
     const h = harness(() => DOCUMENT_REPLY);
     const missing = join(dir, 'nope.png');
     const error = await rejectionOf(
-      h.client.uploadDocument({ filePath: missing, orderId: 1, documentOwner: 1, idempotencyKey: 'k' }),
+      h.client.uploadDocument({ filePath: missing, orderId: '1', documentOwner: '1', idempotencyKey: 'k' }),
     );
     expect(error).toBeInstanceOf(FileError);
     expect(error).toMatchObject({ code: 'FILE_ERROR', filePath: missing });
@@ -200,7 +227,7 @@ describe('uploads', () => {
       `POST /document/api/v1/documents not sent: cannot read local file ${missing} (ENOENT)`,
     );
     const directory = await rejectionOf(
-      h.client.uploadDocument({ filePath: dir, orderId: 1, documentOwner: 1, idempotencyKey: 'k' }),
+      h.client.uploadDocument({ filePath: dir, orderId: '1', documentOwner: '1', idempotencyKey: 'k' }),
     );
     expect(directory).toBeInstanceOf(FileError);
     expect((directory as Error).message).toContain('(not a regular file)');
@@ -209,9 +236,9 @@ describe('uploads', () => {
 
   it('rejects invalid input before sending', async () => {
     const h = harness(() => DOCUMENT_REPLY);
-    const base = { filePath: photo, orderId: 1, documentOwner: 1, idempotencyKey: 'k' };
+    const base = { filePath: photo, orderId: '1', documentOwner: '1', idempotencyKey: 'k' };
     await expect(h.client.uploadDocument({ ...base, idempotencyKey: '' })).rejects.toThrow(TypeError);
-    await expect(h.client.uploadDocument({ ...base, orderId: 1.5 })).rejects.toThrow(TypeError);
+    await expect(h.client.uploadDocument({ ...base, orderId: ' ' })).rejects.toThrow(TypeError);
     await expect(h.client.uploadDocument({ ...base, documentOwner: '' })).rejects.toThrow(TypeError);
     expect(h.requests).toHaveLength(0);
   });
@@ -229,8 +256,8 @@ describe('uploads', () => {
     const error = await rejectionOf(
       h.client.uploadDocument({
         filePath: photo,
-        orderId: 1,
-        documentOwner: 1,
+        orderId: '1',
+        documentOwner: '1',
         idempotencyKey: 'k',
         signal: controller.signal,
       }),

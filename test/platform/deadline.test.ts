@@ -99,7 +99,7 @@ describe('total deadline', () => {
       .uploadDocument({
         source: { sizeBytes: 5, openStream: () => Readable.from([Buffer.from('hello')]) },
         filename: 'a.pdf',
-        orderId: 1,
+        orderId: '1',
         documentOwner: '7',
         idempotencyKey: 'd-1',
       })
@@ -130,7 +130,7 @@ describe('stall timeout', () => {
       .uploadDocument({
         source: { sizeBytes: 1000, openStream: stuck },
         filename: 'a.pdf',
-        orderId: 1,
+        orderId: '1',
         documentOwner: '7',
         idempotencyKey: 'd-2',
       })
@@ -189,7 +189,7 @@ describe('upload source errors', () => {
       .uploadDocument({
         source: { sizeBytes: 10, openStream: broken },
         filename: 'a.pdf',
-        orderId: 1,
+        orderId: '1',
         documentOwner: '7',
         idempotencyKey: 'd-3',
       })
@@ -216,7 +216,7 @@ describe('upload source errors', () => {
       .uploadDocument({
         source: { sizeBytes: 10, openStream: broken },
         filename: 'a.pdf',
-        orderId: 1,
+        orderId: '1',
         documentOwner: '7',
         idempotencyKey: 'd-4',
       })

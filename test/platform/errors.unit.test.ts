@@ -30,7 +30,7 @@ const ORDER = {
   payload: { vehicle: { plate: 'B-XY 123' }, badge: { colour: 'green' } },
   idempotencyKey: 'k-1',
 };
-const ORDER_WITH_STOCK = { ...ORDER, payload: { ...ORDER.payload, stock_id: 1001 } };
+const ORDER_WITH_STOCK = { ...ORDER, payload: { ...ORDER.payload, stock_id: '1001' } };
 
 function errorBody(
   status: number,

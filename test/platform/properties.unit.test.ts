@@ -138,7 +138,7 @@ describe('document answers', () => {
             openStream: () => Readable.from([Buffer.from('x')]),
           },
           filename: 'a.pdf',
-          orderId: 1,
+          orderId: '1',
           documentOwner: '1',
           idempotencyKey: 'k',
         });
@@ -182,9 +182,31 @@ describe('order answers', () => {
         (extra, at, key, id, asString) => {
           const body: Json = structuredClone(extra);
           plant(body, [...at, key], asString ? String(id) : id);
-          expect(extractOrderId(body)).toBe(id);
+          expect(extractOrderId(body)).toBe(String(id));
         },
       ),
+    );
+  });
+
+  it('read an order id of any length, sent as a bare JSON number, as exactly the digits sent', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.stringMatching(/^[1-9]\d{0,39}$/),
+        orderEnvelope,
+        fc.constantFrom('id', 'order_id', 'orderId'),
+        async (digits, at, key) => {
+          // The answer's text holds the digits as a number: a body written by JSON.stringify could not.
+          const opening = at.map((envelope) => `{"${envelope}":`).join('');
+          const text = `${opening}{"${key}":${digits},"tenant_id":42}${'}'.repeat(at.length)}`;
+          const h = harness(() => ({ status: 201, body: text }));
+          const created = await h.client.createOrder({
+            payload: { vehicle: {}, badge: {} },
+            idempotencyKey: 'k',
+          });
+          expect(created.orderId).toBe(digits);
+        },
+      ),
+      { numRuns: 100 },
     );
   });
 

@@ -115,11 +115,16 @@ describe('order response', () => {
     ['order.orderId', { order: { orderId: 5001 } }],
     ['data.order.id', { data: { order: { id: 5001 } } }],
   ])('accepts %s', (_name, body) => {
-    expect(parseOrderResponse(body)).toEqual({ orderId: 5001 });
+    expect(parseOrderResponse(body)).toEqual({ orderId: '5001' });
+  });
+
+  it('keeps every digit of an id beyond 2^53, and any leading zero of a digit string', () => {
+    expect(parseOrderResponse({ id: '99999999999999999999' })).toEqual({ orderId: '99999999999999999999' });
+    expect(parseOrderResponse({ data: { order_id: ' 007 ' } })).toEqual({ orderId: '007' });
   });
 
   it('skips a non-numeric top-level id when a numeric one is nested', () => {
-    expect(parseOrderResponse({ id: 'uuid-1', data: { order_id: 7 } })).toEqual({ orderId: 7 });
+    expect(parseOrderResponse({ id: 'uuid-1', data: { order_id: 7 } })).toEqual({ orderId: '7' });
   });
 
   it.each<[unknown, string]>([
@@ -128,7 +133,8 @@ describe('order response', () => {
     [{ id: 'abc' }, 'no order id'],
     [{ id: 1.5 }, 'no order id'],
     [{ id: -1 }, 'no order id'],
-    [{ id: '99999999999999999999' }, 'no order id'],
+    [{ id: '9'.repeat(65) }, 'no order id'],
+    [{ id: 2 ** 60 }, 'no order id'],
     [{ vehicle: { id: 5 }, stock_id: 1001 }, 'no order id'],
     [[{ id: 1 }], 'order response is an array'],
     ['', 'an empty body'],

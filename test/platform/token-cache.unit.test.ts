@@ -68,6 +68,14 @@ describe('token reuse', () => {
     expect(token.isUsable(receivedAt + 840_000, 60_000)).toBe(false);
   });
 
+  it('takes a numeric sub beyond 2^53 as the digits the platform wrote', () => {
+    const part = (text: string): string => Buffer.from(text).toString('base64url');
+    const token = `${part('{"alg":"HS256"}')}.${part('{"sub":9223372036854775807}')}.c2ln`;
+    expect(AccessToken.fromIssued({ accessToken: token }, Date.UTC(2030, 0, 1)).userId).toBe(
+      '9223372036854775807',
+    );
+  });
+
   it('without iat, uses exp as an absolute time; without exp, expires_in; without either, never expires', () => {
     const now = Date.UTC(2030, 0, 1);
     const exp = Math.floor(now / 1000) + 300;
@@ -221,7 +229,7 @@ describe('401 handling', () => {
       payload: { vehicle: {}, badge: {} },
       idempotencyKey: 'key-1',
     });
-    expect(order.orderId).toBe(5001);
+    expect(order.orderId).toBe('5001');
     expect(h.authCalls()).toBe(2);
     const [rejected, repeated] = h.apiRequests();
     expect(rejected?.headers.authorization).toBe(`Bearer ${h.tokens[0]}`);

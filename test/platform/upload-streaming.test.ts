@@ -164,7 +164,7 @@ it('streams a 64 MB file intact, reading it only as fast as the server takes it'
   const memory: number[] = [];
   const uploaded = await client().uploadDocument({
     filePath,
-    orderId: 5001,
+    orderId: '5001',
     documentOwner: '4711',
     idempotencyKey: 'large-1',
     onProgress: (bytes) => {
@@ -198,7 +198,7 @@ it('times out an upload that takes longer than uploadMs', async () => {
   };
   const started = Date.now();
   const error = await client({ uploadMs: 300 })
-    .uploadDocument({ filePath, orderId: 1, documentOwner: 1, idempotencyKey: 'slow' })
+    .uploadDocument({ filePath, orderId: '1', documentOwner: '1', idempotencyKey: 'slow' })
     .catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(TimeoutError);
   expect((error as TimeoutError).message).toBe('POST /document/api/v1/documents timed out after 300 ms');

@@ -57,7 +57,7 @@ describe('patched(stock-lookup-advisory)', () => {
     // The 0.3.0 order takes the new path: no determinism error, and a creation with the stock it never had.
     const { stocks, errors } = await creationsOnReplay(true);
     expect(errors).toEqual([]);
-    expect(stocks.filter((stock) => stock === 999)).toHaveLength(1);
+    expect(stocks.filter((stock) => stock === '999')).toHaveLength(1);
     expect(stocks.filter((stock) => stock === null)).toHaveLength(2);
   });
 });

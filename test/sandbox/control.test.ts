@@ -116,9 +116,7 @@ describe('state and reset', () => {
     const token = await tokenFor(sandbox.baseUrl, DEMO_USER);
     await createOrder(sandbox.baseUrl, token, orderPayload(), 'state-key');
     const state = await sandbox.control.state();
-    expect(state.orders).toEqual([
-      expect.objectContaining({ id: expect.any(Number) as number, user_id: '4711' }),
-    ]);
+    expect(state.orders).toEqual([expect.objectContaining({ id: '5001', user_id: '4711' })]);
     expect(state.idempotencyKeys).toEqual([
       expect.objectContaining({ key: 'state-key', state: 'completed' }),
     ]);
@@ -136,6 +134,28 @@ describe('state and reset', () => {
     expect(created.data.id).toBe(5001);
   });
 
+  it('restarts order ids where reset is told this time, digit for digit, and at the profile start after', async () => {
+    const token = await tokenFor(sandbox.baseUrl, DEMO_USER);
+    const first = '1234567890123456789012345678901234567890';
+    await sandbox.control.reset({ firstOrderId: first });
+    const created = await createOrder(sandbox.baseUrl, token, orderPayload());
+    // The wire carries the id as a bare JSON number of 40 digits; the ground truth shows the same digits.
+    expect(created.data.id).toBe(BigInt(first));
+    expect((await sandbox.control.listOrders()).map((order) => order.id)).toEqual([first]);
+    await sandbox.control.reset();
+    expect((await createOrder(sandbox.baseUrl, token, orderPayload())).data.id).toBe(5001);
+
+    const refused = await http.post(
+      `${sandbox.baseUrl}/_sandbox/reset`,
+      JSON.stringify({ firstOrderId: '007' }),
+      {
+        headers: { authorization: `Bearer ${sandbox.controlToken}`, 'content-type': 'application/json' },
+      },
+    );
+    expect(refused.status).toBe(400);
+    expect(errorOf(refused)).toMatchObject({ code: 'validation_failed', field: 'firstOrderId' });
+  });
+
   it('answers 404 with the error body for unknown paths', async () => {
     const response = await http.get(`${sandbox.baseUrl}/badge/v2/api/v1/nothing`);
     expect(response.status).toBe(404);
@@ -149,7 +169,7 @@ describe('ground truth for harnesses', () => {
     await sandbox.control.reset();
   });
 
-  async function upload(token: string, orderId: number, key?: string, bytes = 2048): Promise<void> {
+  async function upload(token: string, orderId: string, key?: string, bytes = 2048): Promise<void> {
     const response = await uploadDocument(
       sandbox.baseUrl,
       token,
@@ -162,17 +182,17 @@ describe('ground truth for harnesses', () => {
   it('lists every order and document with its key, id, order and creation sequence', async () => {
     const token = await tokenFor(sandbox.baseUrl, DEMO_USER);
     await createOrder(sandbox.baseUrl, token, orderPayload(1001), 'order-a');
-    await upload(token, 5001, 'doc-a1', 100);
+    await upload(token, '5001', 'doc-a1', 100);
     await createOrder(sandbox.baseUrl, token, orderPayload(), undefined);
-    await upload(token, 5001, undefined, 200);
-    await upload(token, 5002, 'doc-b1', 300);
+    await upload(token, '5001', undefined, 200);
+    await upload(token, '5002', 'doc-b1', 300);
     // A replayed key creates nothing new.
     await createOrder(sandbox.baseUrl, token, orderPayload(1001), 'order-a');
 
     expect(await sandbox.control.listOrders()).toEqual([
       {
         sequence: 1,
-        id: 5001,
+        id: '5001',
         user_id: '4711',
         stock_id: 1001,
         idempotency_key: 'order-a',
@@ -180,7 +200,7 @@ describe('ground truth for harnesses', () => {
       },
       {
         sequence: 3,
-        id: 5002,
+        id: '5002',
         user_id: '4711',
         stock_id: null,
         idempotency_key: null,
@@ -189,14 +209,14 @@ describe('ground truth for harnesses', () => {
     ]);
     const documents = await sandbox.control.listDocuments();
     expect(documents.map((document) => [document.sequence, document.id, document.order_id])).toEqual([
-      [2, 'doc-1', 5001],
-      [4, 'doc-2', 5001],
-      [5, 'doc-3', 5002],
+      [2, 'doc-1', '5001'],
+      [4, 'doc-2', '5001'],
+      [5, 'doc-3', '5002'],
     ]);
     expect(documents[0]).toEqual({
       sequence: 2,
       id: 'doc-1',
-      order_id: 5001,
+      order_id: '5001',
       user_id: '4711',
       idempotency_key: 'doc-a1',
       size: 100,
@@ -208,15 +228,14 @@ describe('ground truth for harnesses', () => {
     });
 
     expect(await sandbox.control.listOrders({ idempotencyKey: 'order-a' })).toEqual([
-      expect.objectContaining({ id: 5001 }),
+      expect.objectContaining({ id: '5001' }),
     ]);
     expect(await sandbox.control.listOrders({ idempotencyKey: 'never-sent' })).toEqual([]);
     expect(await sandbox.control.listOrders({ userId: '4712' })).toEqual([]);
-    expect((await sandbox.control.listDocuments({ orderId: 5001 })).map((document) => document.id)).toEqual([
-      'doc-1',
-      'doc-2',
-    ]);
-    expect(await sandbox.control.listDocuments({ idempotencyKey: 'doc-b1', orderId: 5002 })).toEqual([
+    expect((await sandbox.control.listDocuments({ orderId: '5001' })).map((document) => document.id)).toEqual(
+      ['doc-1', 'doc-2'],
+    );
+    expect(await sandbox.control.listDocuments({ idempotencyKey: 'doc-b1', orderId: '5002' })).toEqual([
       expect.objectContaining({ id: 'doc-3', size: 300 }),
     ]);
     // The full state carries the same bookkeeping.
@@ -226,7 +245,9 @@ describe('ground truth for harnesses', () => {
 
     await sandbox.control.reset();
     await createOrder(sandbox.baseUrl, token, orderPayload());
-    expect(await sandbox.control.listOrders()).toEqual([expect.objectContaining({ sequence: 1, id: 5001 })]);
+    expect(await sandbox.control.listOrders()).toEqual([
+      expect.objectContaining({ sequence: 1, id: '5001' }),
+    ]);
   });
 
   it('records orders that a commit-then-fail answered with an error', async () => {
@@ -234,7 +255,7 @@ describe('ground truth for harnesses', () => {
     await sandbox.control.setFaults({ failNext: { route: 'orders', kind: 'commit-then-500' } });
     expect((await createOrder(sandbox.baseUrl, token, orderPayload(), 'k')).status).toBe(500);
     expect(await sandbox.control.listOrders({ idempotencyKey: 'k' })).toEqual([
-      expect.objectContaining({ id: 5001, idempotency_key: 'k' }),
+      expect.objectContaining({ id: '5001', idempotency_key: 'k' }),
     ]);
   });
 

@@ -21,7 +21,7 @@ import type { UploadParts } from './helpers';
 
 let sandbox: RunningSandbox;
 let token: string;
-let orderId: number;
+let orderId: string;
 
 beforeAll(async () => {
   sandbox = await startSandbox();
@@ -66,7 +66,7 @@ describe('document upload', () => {
     expect(body).toEqual({
       id: 'doc-1',
       document_type: 'badge',
-      document_type_id: orderId,
+      document_type_id: Number(orderId),
       document_owner: '4711',
       filename: 'form.pdf',
       content_type: 'application/pdf',

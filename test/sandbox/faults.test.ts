@@ -123,7 +123,7 @@ describe('commit-then-fail', () => {
       const failed = await createOrder(sandbox.baseUrl, token, orderPayload(1001), 'commit-key');
       expect(failed.status).toBe(status);
       const [stored] = (await sandbox.control.state()).orders;
-      expect(stored).toMatchObject({ id: 5001, stock_id: 1001 });
+      expect(stored).toMatchObject({ id: '5001', stock_id: 1001 });
 
       const retried = await createOrder(sandbox.baseUrl, token, orderPayload(1001), 'commit-key');
       expect(retried.status).toBe(201);
@@ -268,7 +268,7 @@ describe('Retry-After tells "not sent" from "may have taken effect"', () => {
     expect(order.status).toBe(503);
     expect(order.headers['retry-after']).toBeUndefined();
     const orderId = (await sandbox.control.listOrders({ idempotencyKey: 'ra-order' }))[0]?.id;
-    expect(orderId).toBe(5001);
+    expect(orderId).toBe('5001');
     const upload = await uploadDocument(
       sandbox.baseUrl,
       token,

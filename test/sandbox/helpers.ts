@@ -10,11 +10,37 @@ import FormData from 'form-data';
 import { PLATFORM_PATHS } from '../../src/sandbox';
 import type { ErrorBody, OrderResponse, SandboxUser, TokenResponse } from '../../src/sandbox';
 
-/** An axios instance that never throws on a status, so tests assert on statuses. */
+type ReviverWithSource = (key: string, value: unknown, context?: { readonly source?: string }) => unknown;
+
+/**
+ * JSON as the wire has it: an integer beyond 2^53 is a `bigint` (still a JSON number, every digit kept), so a
+ * test tells a bare number from a string whatever its size.
+ */
+export function parseWireJson(text: string): unknown {
+  const parse = JSON.parse as (text: string, reviver: ReviverWithSource) => unknown;
+  return parse(text, (_key, value, context) =>
+    typeof value === 'number' && !Number.isSafeInteger(value) && /^-?\d+$/.test(context?.source ?? '')
+      ? BigInt(context?.source ?? '')
+      : value,
+  );
+}
+
+/** An axios instance that never throws on a status, so tests assert on statuses. JSON is read with {@link parseWireJson}. */
 export const http = axios.create({
   validateStatus: () => true,
   maxBodyLength: Infinity,
   maxContentLength: Infinity,
+  responseType: 'text',
+  transformResponse: [
+    (data: unknown) => {
+      if (typeof data !== 'string') return data;
+      try {
+        return parseWireJson(data);
+      } catch {
+        return data;
+      }
+    },
+  ],
 });
 
 /** The body of an error answer, typed. */
@@ -66,11 +92,11 @@ export function createOrder(
   });
 }
 
-/** Creates an order and returns its id; fails the test unless 201. */
-export async function createOrderId(baseUrl: string, token: string): Promise<number> {
+/** Creates an order and returns its id's digits; fails the test unless 201. */
+export async function createOrderId(baseUrl: string, token: string): Promise<string> {
   const response = await createOrder(baseUrl, token, orderPayload());
   if (response.status !== 201) throw new Error(`order create answered ${response.status}`);
-  return response.data.id;
+  return String(response.data.id);
 }
 
 /** The file of an upload: bytes, or a stream of known length. */

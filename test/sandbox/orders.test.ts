@@ -146,6 +146,6 @@ describe('idempotency keys on orders', () => {
   it('creates a new order for every request without a key', async () => {
     await createOrder(sandbox.baseUrl, token, orderPayload());
     await createOrder(sandbox.baseUrl, token, orderPayload());
-    expect((await sandbox.control.state()).orders.map((order) => order.id)).toEqual([5001, 5002]);
+    expect((await sandbox.control.state()).orders.map((order) => order.id)).toEqual(['5001', '5002']);
   });
 });

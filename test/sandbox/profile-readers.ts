@@ -101,11 +101,19 @@ export function readStockPage(
   }
 }
 
-/** The order record inside the profile's envelope, checked against the declared field set and id type. */
+/** A bare JSON number as `parseWireJson` reads it: a number, or a bigint beyond 2^53. */
+function isJsonInteger(value: unknown): value is number | bigint {
+  return typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value));
+}
+
+/**
+ * The order record inside the profile's envelope, checked against the declared field set and id type; its id as
+ * the digits sent.
+ */
 export function readOrder(
   profile: SandboxProfile,
   body: unknown,
-): { id: number; order: Record<string, unknown> } {
+): { id: string; order: Record<string, unknown> } {
   const outer = record(body, 'order body');
   const { envelope, fields, idType } = profile.orders;
   if (envelope !== 'bare') expect(Object.keys(outer)).toEqual([envelope]);
@@ -116,9 +124,9 @@ export function readOrder(
   if (fields === 'full') expect(keys).toEqual(full);
   if (fields === 'extra')
     expect(keys).toEqual([...full, 'reference', 'tenant_id', 'updated_at', 'user_id'].sort());
-  if (idType === 'number') expect(typeof order.id).toBe('number');
+  if (idType === 'number') expect(isJsonInteger(order.id)).toBe(true);
   else expect(order.id).toEqual(expect.stringMatching(/^\d+$/));
-  return { id: Number(order.id), order };
+  return { id: String(order.id), order };
 }
 
 /** The id and links of an uploaded document, read from where the profile declares them. */
@@ -184,8 +192,10 @@ export function documentIdOf(profile: SandboxProfile, wireId: unknown): string {
       expect(wireId).toEqual(expect.stringMatching(/^doc-\d+$/));
       break;
     case 'number':
+    case 'int64':
       if (jsonApi) expect(wireId).toEqual(expect.stringMatching(/^\d+$/));
-      else expect(typeof wireId).toBe('number');
+      else expect(isJsonInteger(wireId)).toBe(true);
+      if (profile.documents.idStyle === 'int64') expect(BigInt(String(wireId))).toBeGreaterThan(2n ** 53n);
       break;
     case 'uuid':
       expect(wireId).toEqual(

@@ -474,7 +474,7 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
       expect(secondDocument.wireId).toEqual(firstDocument.wireId);
       expect(documents).toHaveLength(1);
     } else {
-      expect(secondId).toBe(firstId + 1);
+      expect(secondId).toBe(String(BigInt(firstId) + 1n));
       expect(second.headers['idempotent-replayed']).toBeUndefined();
       expect(orders.map((order) => order.id)).toEqual([firstId, secondId]);
       expect(secondDocument.wireId).not.toEqual(firstDocument.wireId);

@@ -5,7 +5,17 @@
  */
 import type { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { BadgeOrderId, BadgeOrderStatus, type BadgeOrderInput } from '../../src/contract';
+import {
+  BadgeOrderId,
+  BadgeOrderStatus,
+  WORKFLOW_TYPES,
+  badgeOrderWorkflowId,
+  type BadgeOrderInput,
+  type BadgeOrderResult,
+} from '../../src/contract';
+import { createPlatformClient } from '../../src/platform';
+import { DEMO_USER } from '../../src/sandbox';
+import { resolveBadgeOrderInput } from '../../src/workflows/order-input';
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
 import type { BadgeOrderHandle } from '../../src/client';
 import { useTestStack, type TestStack } from '../helpers/stack';
@@ -257,5 +267,71 @@ describe('badgeOrder over a long life', () => {
     expect(result.documents[0]?.status).toBe('uploaded');
     const after = await stack.orders.status(orderRef);
     expect(Date.parse(after.repairDeadline ?? '')).toBeGreaterThan(deadline + 60_000);
+  });
+
+  it('finishes a run that a release before 0.4.0 continued, its ids numbers, with the ids as digits', async () => {
+    const orderRef = 'life-numeric-ids';
+    const platform = createPlatformClient({
+      baseUrl: stack.sandbox.baseUrl,
+      credentials: { username: DEMO_USER.username, password: DEMO_USER.password },
+    });
+    const created = await platform.createOrder({
+      payload: { vehicle, badge, stock_id: '1001' },
+      idempotencyKey: `${orderRef}:create`,
+    });
+    const path = stack.writeDocument(`${orderRef}/form.pdf`, `bytes of ${orderRef}`);
+    // The continuation and resolved input as 0.3.0 wrote them: every id a number.
+    const input = {
+      ...resolveBadgeOrderInput(order(stack, orderRef, [])),
+      stockId: 1001,
+      documentOwner: 4711,
+    };
+    const continuation = {
+      orderId: Number(created.orderId),
+      stockId: 1001,
+      stockFallbackReason: null,
+      repairDeadline: null,
+      documentOwner: 4711,
+      keysHonoured: false,
+      documents: [
+        {
+          index: 0,
+          path,
+          sourcePath: path,
+          contentType: undefined,
+          filename: undefined,
+          status: 'failed',
+          attempts: 1,
+          lastError: 'VALIDATION: refused',
+          documentId: null,
+          links: null,
+          mayHaveBeenStored: false,
+          possibleDuplicate: false,
+          revision: 0,
+        },
+      ],
+      runs: 1,
+      inputResolved: true,
+    };
+    const handle = await stack.temporal.client.workflow.start(WORKFLOW_TYPES.badgeOrder, {
+      args: [{ ...input, documents: [{ path }] }, continuation],
+      taskQueue: stack.taskQueue,
+      workflowId: badgeOrderWorkflowId(orderRef),
+    });
+    await waitFor(
+      () => stack.orders.status(orderRef),
+      (status) => status.phase === 'awaiting-repair',
+    );
+    await stack.orders.retryUploads(orderRef);
+    const result = (await handle.result()) as BadgeOrderResult;
+    expect(result).toMatchObject({ orderId: created.orderId, stockId: '1001' });
+    expect((await stack.orders.status(orderRef)).orderId).toBe(created.orderId);
+    expect(await stack.sandbox.control.listDocuments({ orderId: created.orderId })).toEqual([
+      expect.objectContaining({ order_id: created.orderId, user_id: DEMO_USER.id }),
+    ]);
+    const [stored] = (await stack.sandbox.control.state()).documents.filter(
+      (document) => document.document_type_id === created.orderId,
+    );
+    expect(stored?.document_owner).toBe('4711');
   });
 });

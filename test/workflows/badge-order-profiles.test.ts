@@ -69,7 +69,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
       orderOf(stack, `${profile}-happy`, ['photo.jpg', 'form.pdf'], { stockId: 1001 }),
     );
     const result = await started.handle.result();
-    expect(result).toMatchObject({ stockId: 1001, stockFallback: false });
+    expect(result).toMatchObject({ stockId: '1001', stockFallback: false });
     const [order] = await stack.sandbox.control.listOrders({
       idempotencyKey: `badge-order-${profile}-happy:create`,
     });
@@ -83,7 +83,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
       orderOf(stack, `${profile}-page-two`, ['photo.jpg'], { stockId: 1002 }),
     );
     const result = await started.handle.result();
-    expect(result).toMatchObject({ stockId: 1002, stockFallback: false });
+    expect(result).toMatchObject({ stockId: '1002', stockFallback: false });
     const [order] = await stack.sandbox.control.listOrders({
       idempotencyKey: `badge-order-${profile}-page-two:create`,
     });
@@ -145,7 +145,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
       expect(waiting.documentOwner).toMatchObject({ id: wrongOwner, source: 'input' });
       expect(waiting.documentOwner?.refused).toMatch(/setDocumentOwner.*ops set-owner/);
       // The platform refused both: it holds none of them.
-      expect(await stack.sandbox.control.listDocuments({ orderId: waiting.orderId ?? -1 })).toEqual([]);
+      expect(await stack.sandbox.control.listDocuments({ orderId: waiting.orderId ?? '-1' })).toEqual([]);
 
       const corrected = await stack.orders.setDocumentOwner(orderRef, { documentOwner: DEMO_USER.id });
       expect(corrected.documentOwner).toEqual({ id: DEMO_USER.id, source: 'operator', refused: null });
@@ -180,7 +180,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
       idempotencyKey: held.reconciliation?.idempotencyKey ?? '',
     });
     expect(created).toHaveLength(1);
-    await stack.orders.reconcileOrder(orderRef, { orderId: created[0]?.id as number });
+    await stack.orders.reconcileOrder(orderRef, { orderId: created[0]?.id as string });
     const result = await started.handle.result();
 
     expect(result.orderId).toBe(created[0]?.id);

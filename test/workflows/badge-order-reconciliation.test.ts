@@ -41,7 +41,7 @@ describe('badgeOrder with an unknown creation outcome', () => {
     // Nothing was sent again: the platform holds the one order the failed attempt created.
     const platform = await stack.sandbox.control.state();
     expect(platform.orders).toHaveLength(1);
-    const createdId = platform.orders[0]?.id as number;
+    const createdId = platform.orders[0]?.id as string;
     expect((await started.handle.describe()).searchAttributes[BadgeOrderStatus.name]).toEqual([
       'AwaitingReconciliation',
     ]);
@@ -93,15 +93,24 @@ describe('badgeOrder with an unknown creation outcome', () => {
     await stack.orders.startOrder(order(stack, 'rc-invalid'));
     await awaitingReconciliation(stack, 'rc-invalid');
     await expect(stack.orders.reconcileOrder('rc-invalid', { orderId: -3 })).rejects.toThrow(
-      /orderId: must be positive/,
+      /orderId: must not be negative/,
+    );
+    // A number JSON.parse has rounded cannot name the order: the refusal says to send the digits as a string.
+    await expect(stack.orders.reconcileOrder('rc-invalid', { orderId: 2 ** 60 })).rejects.toThrow(
+      /orderId: is beyond 2\^53 and cannot arrive intact as a JSON number: send it as a string/,
+    );
+    await expect(stack.orders.reconcileOrder('rc-invalid', { orderId: '12a' })).rejects.toThrow(
+      /orderId: must be the platform's order id: 1 to 64 digits/,
     );
     await expect(
-      stack.orders.reconcileOrder('rc-invalid', {} as unknown as { orderId: number }),
-    ).rejects.toThrow(/must be \{ "orderId": <number> \} or \{ "notCreated": true \}/);
-    // Still waiting after the refusals; answer it so the run ends.
-    const createdId = (await stack.sandbox.control.state()).orders[0]?.id as number;
-    await stack.orders.reconcileOrder('rc-invalid', { orderId: createdId });
-    await stack.orders.getHandle('rc-invalid').result();
+      stack.orders.reconcileOrder('rc-invalid', {} as unknown as { orderId: string }),
+    ).rejects.toThrow(/must be \{ "orderId": "<digits>" \} or \{ "notCreated": true \}/);
+    // Still waiting after the refusals; answer it so the run ends. Callers of earlier releases send a number:
+    // taken as its digits.
+    const createdId = (await stack.sandbox.control.state()).orders[0]?.id as string;
+    const answered = await stack.orders.reconcileOrder('rc-invalid', { orderId: Number(createdId) });
+    expect(answered.orderId).toBe(createdId);
+    expect((await stack.orders.getHandle('rc-invalid').result()).orderId).toBe(createdId);
   });
 
   it('fails at the reconciliation deadline, and refuses to start the order again while it may exist', async () => {
@@ -132,7 +141,7 @@ describe('badgeOrder with an unknown creation outcome', () => {
       order(stack, 'rc-repair-expired', { repairWindowMs: 1_000 }),
     );
     await expect(started.handle.result()).rejects.toThrow(WorkflowFailedError);
-    const createdId = (await stack.sandbox.control.state()).orders[0]?.id as number;
+    const createdId = (await stack.sandbox.control.state()).orders[0]?.id as string;
 
     const again = stack.orders.startOrder(order(stack, 'rc-repair-expired'));
     await expect(again).rejects.toThrow(OrderMayExistError);

@@ -35,7 +35,7 @@ async function expectExactlyOnce(
   stack: TestStack,
   orderRef: string,
   count: number,
-  orderId: number,
+  orderId: string,
 ): Promise<void> {
   const state = await stack.sandbox.control.state();
   expect(state.orders.map((order) => order.id)).toEqual([orderId]);

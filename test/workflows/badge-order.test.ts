@@ -38,7 +38,7 @@ describe('badgeOrder', () => {
     });
     const result = await started.handle.result();
 
-    expect(result).toMatchObject({ orderRef: 'happy-1', stockId: 1001, stockFallback: false });
+    expect(result).toMatchObject({ orderRef: 'happy-1', stockId: '1001', stockFallback: false });
     expect(result.documents.map((document) => document.status)).toEqual(['uploaded', 'uploaded']);
     expect(result.documents[0]?.links.original).toMatch(/^http/);
 
@@ -84,7 +84,7 @@ describe('badgeOrder', () => {
       documents: [{ path: 'shared/form.pdf' }],
     });
     const result = await started.handle.result();
-    expect(result).toMatchObject({ stockId: 1004, stockFallback: false, stockFallbackReason: null });
+    expect(result).toMatchObject({ stockId: '1004', stockFallback: false, stockFallbackReason: null });
     const state = await stack.sandbox.control.state();
     expect(state.orders).toEqual([expect.objectContaining({ id: result.orderId, stock_id: 1004 })]);
     // The lookup read the whole list and said so; nobody acted on it.

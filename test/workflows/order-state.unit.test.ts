@@ -1,18 +1,23 @@
 /** The order's state and its rules, without a server: statuses, fallbacks, reconciliation, the status view. */
 import type { BadgeOrderStatusValue } from '../../src/contract';
-import { resolveBadgeOrderInput, startingView } from '../../src/workflows/order-input';
+import {
+  resolveBadgeOrderInput,
+  startingView,
+  type ResolvedBadgeOrderInput,
+} from '../../src/workflows/order-input';
 import { OrderState } from '../../src/workflows/order-state';
+
+const baseInput = {
+  orderRef: 'ref-1',
+  stockId: 1001,
+  vehicle: { plate: 'B-AB 123' },
+  badge: { colour: 'green' },
+  documents: [{ path: 'a.jpg' }, { path: 'b.jpg' }],
+};
 
 function newState(overrides: Record<string, unknown> = {}) {
   const published: BadgeOrderStatusValue[] = [];
-  const input = resolveBadgeOrderInput({
-    orderRef: 'ref-1',
-    stockId: 1001,
-    vehicle: { plate: 'B-AB 123' },
-    badge: { colour: 'green' },
-    documents: [{ path: 'a.jpg' }, { path: 'b.jpg' }],
-    ...overrides,
-  });
+  const input = resolveBadgeOrderInput({ ...baseInput, ...overrides });
   const state = new OrderState(input, 'badge-order-ref-1', (status) => published.push(status));
   return { state, published };
 }
@@ -29,7 +34,7 @@ describe('OrderState', () => {
 
   it('falls back from the stock and says why in the view', () => {
     const { state } = newState();
-    expect(state.stockId).toBe(1001);
+    expect(state.stockId).toBe('1001');
     state.fallBackFromStock('the platform answered 404 for stock 1001');
     expect(state.stockId).toBeNull();
     expect(state.view()).toMatchObject({
@@ -42,7 +47,7 @@ describe('OrderState', () => {
     const { state } = newState();
     state.documentOwner = { id: '8f14e45f-ceea-467a-9575-5d6e4b2c1a90', source: 'claim sub (default chain)' };
     expect(state.ownerCorrectable()).toMatch(/once the order exists/);
-    state.orderCreated(5001);
+    state.orderCreated('5001');
     state.phase = 'awaiting-repair';
     for (const job of state.documents.pendingJobs()) state.documents.markUploading(job.path);
     state.documents.markFailed('a.jpg', {
@@ -81,7 +86,7 @@ describe('OrderState', () => {
     expect(state.reconcilable()).toMatch(/not awaiting reconciliation/);
     const since = '2026-11-23T10:00:00.000Z';
     state.awaitReconciliation(
-      { reason: 'SERVER_ERROR: 502', idempotencyKey: 'badge-order-ref-1:create', stockId: 1001, since },
+      { reason: 'SERVER_ERROR: 502', idempotencyKey: 'badge-order-ref-1:create', stockId: '1001', since },
       Date.parse('2026-11-30T10:00:00.000Z'),
     );
     expect(published).toEqual(['AwaitingReconciliation']);
@@ -92,12 +97,38 @@ describe('OrderState', () => {
       reconciliationDeadline: '2026-11-30T10:00:00.000Z',
     });
     expect(state.reconcilable()).toBeNull();
-    state.answerReconciliation({ orderId: 5001 });
-    expect(state.reconciliationAnswer).toEqual({ orderId: 5001 });
-    expect(state.view().orderId).toBe(5001);
+    state.answerReconciliation({ orderId: '9223372036854770001' });
+    expect(state.reconciliationAnswer).toEqual({ orderId: '9223372036854770001' });
+    expect(state.view().orderId).toBe('9223372036854770001');
     expect(state.reconcilable()).toMatch(/already given/);
-    state.orderCreated(5001);
-    expect(state.view()).toMatchObject({ orderId: 5001, reconciliation: null, reconciliationDeadline: null });
+    state.orderCreated('9223372036854770001');
+    expect(state.view()).toMatchObject({
+      orderId: '9223372036854770001',
+      reconciliation: null,
+      reconciliationDeadline: null,
+    });
+  });
+
+  it('takes the numbers that runs before 0.4.0 recorded as their digits', () => {
+    // The resolved input as a 0.3.0 marker holds it: the stock id a number.
+    const recorded = {
+      ...resolveBadgeOrderInput(baseInput),
+      stockId: 1001,
+    } as unknown as ResolvedBadgeOrderInput;
+    const fresh = new OrderState(recorded, 'badge-order-ref-1', () => undefined);
+    expect(fresh.stockId).toBe('1001');
+    const continued = new OrderState(recorded, 'badge-order-ref-1', () => undefined, {
+      orderId: 5001,
+      stockId: 1001,
+      stockFallbackReason: null,
+      repairDeadline: null,
+      documentOwner: 4711,
+      keysHonoured: false,
+      documents: [],
+      runs: 1,
+    });
+    expect(continued.view()).toMatchObject({ orderId: '5001', phase: 'uploading' });
+    expect(continued.stockId).toBe('1001');
   });
 
   it('goes back to creating after a "not created" answer', () => {

@@ -42,7 +42,7 @@ export interface GroundTruthCheck {
 /** Checks the platform's holdings against the plan; see the module comment. */
 export function checkGroundTruth(check: GroundTruthCheck): DocumentFigures {
   const { state, planned, flags, keysHonoured, violations } = check;
-  const ordersByRef = new Map<string, number[]>();
+  const ordersByRef = new Map<string, string[]>();
   for (const order of state.orders) {
     const ref = typeof order.vehicle.chaosOrderRef === 'string' ? order.vehicle.chaosOrderRef : '(none)';
     ordersByRef.set(ref, [...(ordersByRef.get(ref) ?? []), order.id]);
@@ -51,7 +51,7 @@ export function checkGroundTruth(check: GroundTruthCheck): DocumentFigures {
     if (!planned.some((order) => order.orderRef === ref))
       violations.push(`sandbox holds unplanned order(s) ${ids.join(', ')} for ${ref}`);
   }
-  const copies = new Map<string, number[]>();
+  const copies = new Map<string, string[]>();
   for (const document of state.documents) {
     copies.set(document.sha256, [...(copies.get(document.sha256) ?? []), document.document_type_id]);
   }

@@ -67,7 +67,7 @@ export interface ChaosOrderReport {
   readonly expected: BadgeOrderStatusValue;
   /** The BadgeOrderStatus at the end, or what went wrong reading it. */
   readonly outcome: string;
-  readonly orderId: number | null;
+  readonly orderId: string | null;
   readonly stockFallback: boolean;
   readonly uploaded: number;
   readonly failedDocuments: readonly string[];

@@ -38,7 +38,7 @@ import { principalOf } from '../auth';
 import { callbackUrlProblem, type CallbackUrlPolicy } from '../../webhook-destination';
 import type { ApiLimits } from '../config';
 import { inSpan, type Tracing } from '../../tracing';
-import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../input-hash';
+import { INPUT_HASH_MEMO_KEY, orderInputHash, orderInputHashBefore040 } from '../input-hash';
 import { fastifyPath, ORDER_OPERATIONS, type Operation } from '../operations';
 import { decodePageToken, encodePageToken } from '../page-token';
 import { ApiProblem, fieldErrors, invalidInput } from '../problem';
@@ -92,7 +92,10 @@ async function closedOutcome(
   // The run described, not the latest: a new run may have started since.
   const run = handle.client.getHandle(description.workflowId, description.runId);
   try {
-    return { result: (await run.result()) as BadgeOrderResult, failure: null };
+    const result = (await run.result()) as BadgeOrderResult;
+    // Runs completed before 0.4.0 returned the ids as numbers: the API answers strings, whatever the release.
+    const stockId = result.stockId === null ? null : String(result.stockId);
+    return { result: { ...result, orderId: String(result.orderId), stockId }, failure: null };
   } catch (error) {
     if (error instanceof WorkflowFailedError)
       return { result: null, failure: error.cause?.message ?? error.message };
@@ -235,7 +238,8 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     if (!started.attached) return { status: 201, body: accepted(true, started.runId), location: statusUrl };
     const description = await timed(`Reading order ${orderRef}`, started.handle.describe());
     const stored = description.memo?.[INPUT_HASH_MEMO_KEY];
-    if (stored !== hash) {
+    const before040 = isPlainObject(body) ? orderInputHashBefore040(input, body) : null;
+    if (stored !== hash && (before040 === null || stored !== before040)) {
       throw new ApiProblem({
         status: 409,
         code: 'order-conflict',

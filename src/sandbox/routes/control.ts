@@ -10,6 +10,7 @@ import { describeZodError, parseFaultConfig, parseRulesUpdate } from '../config'
 import type { FaultConfig, SandboxRules } from '../config';
 import type { SandboxContext } from '../context';
 import { SandboxHttpError } from '../http-error';
+import { firstOrderIdSchema } from '../profiles';
 import type { SandboxProfile } from '../profiles';
 import type { SandboxStats } from '../stats';
 import type { DocumentRecord, OrderRecord, RecordFilter, SandboxState } from '../store';
@@ -28,10 +29,12 @@ const recordFilterSchema = z.strictObject({
   userId: z.string().optional(),
   orderId: z
     .string()
-    .regex(/^\d{1,15}$/, 'orderId must be a non-negative integer')
-    .transform(Number)
+    .regex(/^\d{1,40}$/, 'orderId must be an order id (digits)')
     .optional(),
 });
+
+/** Body of `POST /reset`: optionally where order ids start this time (the profile's first order id otherwise). */
+const resetSchema = z.strictObject({ firstOrderId: firstOrderIdSchema.optional() });
 
 /** Parses the query of the ground-truth listings; 400 naming the parameter when invalid. */
 function recordFilter(query: unknown, allowOrderId: boolean): RecordFilter {
@@ -126,8 +129,19 @@ export async function registerControlRoutes(app: FastifyInstance, ctx: SandboxCo
         return reply.send(ctx.rules);
       });
 
-      control.post('/reset', (_request, reply) => {
-        ctx.store.reset();
+      control.post('/reset', (request, reply) => {
+        const parsed = resetSchema.safeParse(request.body ?? {});
+        if (!parsed.success) {
+          throw new SandboxHttpError(
+            400,
+            'validation_failed',
+            `invalid body: ${describeZodError(parsed.error)}`,
+            {
+              field: 'firstOrderId',
+            },
+          );
+        }
+        ctx.store.reset(parsed.data.firstOrderId);
         ctx.stats.reset();
         return reply.code(204).send();
       });

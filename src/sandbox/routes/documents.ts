@@ -27,7 +27,7 @@ import {
 } from '../shapes';
 import type { DocumentResponse } from '../shapes';
 import type { NewDocument } from '../store';
-import { documentBody, documentWireId } from '../wire';
+import { documentBody, documentIdOf } from '../wire';
 import { sendEffectResult } from './respond';
 
 /** Lifetime of a signed download link. */
@@ -197,17 +197,17 @@ function validateUpload(
   userId: string,
   fields: Partial<Record<DocumentField, string>>,
   file: ReceivedFile | undefined,
-): { orderId: number; owner: string; file: ReceivedFile } {
+): { orderId: string; owner: string; file: ReceivedFile } {
   const documentType = fields.document_type?.trim();
   if (!documentType) throw validationError('document_type', 'document_type is required');
   if (documentType !== DOCUMENT_TYPE_BADGE) {
     throw validationError('document_type', `document_type must be "${DOCUMENT_TYPE_BADGE}"`);
   }
-  const rawOrderId = fields.document_type_id?.trim();
-  if (!rawOrderId) throw validationError('document_type_id', 'document_type_id is required');
-  const orderId = /^\d{1,15}$/.test(rawOrderId) ? Number(rawOrderId) : undefined;
-  if (orderId === undefined || !ctx.store.findOrder(userId, orderId)) {
-    throw validationError('document_type_id', `document_type_id ${rawOrderId} is not an order of this user`);
+  const orderId = fields.document_type_id?.trim();
+  if (!orderId) throw validationError('document_type_id', 'document_type_id is required');
+  // The order is found by exactly these digits: a rounded id names another order (or none).
+  if (!ctx.store.findOrder(userId, orderId)) {
+    throw validationError('document_type_id', `document_type_id ${orderId} is not an order of this user`);
   }
   const owner = fields.document_owner?.trim();
   if (!owner) throw validationError('document_owner', 'document_owner is required');
@@ -245,8 +245,7 @@ async function storeDocument(
     throw error;
   }
   const { orderId, owner, file } = valid;
-  const wireId = documentWireId(ctx.profile.documents.idStyle, ctx.store.nextDocumentNumber());
-  const id = String(wireId);
+  const id = documentIdOf(ctx.profile.documents.idStyle, ctx.store.nextDocumentNumber());
   let storedPath: string | undefined;
   if (file.tempPath !== undefined && ctx.storageDir !== undefined) {
     storedPath = join(ctx.storageDir, id);
@@ -273,7 +272,7 @@ async function storeDocument(
     file_part: file.part,
   };
   ctx.store.addDocument(stored);
-  return { status: ctx.profile.documents.status, body: documentBody(ctx.profile, canonical, wireId) };
+  return { status: ctx.profile.documents.status, body: documentBody(ctx.profile, canonical) };
 }
 
 /** Registers the document upload route. */

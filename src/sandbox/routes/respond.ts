@@ -17,5 +17,6 @@ export function sendEffectResult(
 ): FastifyReply {
   if (applyCommitFault(ctx, request, reply)) return reply;
   if (result.replayed) void reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
-  return reply.code(result.status).send(result.body);
+  // JSON text, as wire.ts writes it (ids beyond 2^53 digit for digit).
+  return reply.code(result.status).type('application/json; charset=utf-8').send(result.body);
 }

@@ -18,7 +18,7 @@ const second = defined(order.documents[1], "the order's second document");
 
 function storedOrder(id: number, sequence: number): StoredOrder {
   return {
-    id,
+    id: String(id),
     stock_id: null,
     vehicle: { chaosOrderRef: order.orderRef },
     badge: { type: 'green' },
@@ -34,7 +34,7 @@ function storedDocument(sha256: string, orderId: number, sequence: number): Stor
   return {
     id: `doc-${sequence}`,
     document_type: 'badge',
-    document_type_id: orderId,
+    document_type_id: String(orderId),
     document_owner: '4711',
     filename: 'file.pdf',
     content_type: 'application/pdf',

@@ -52,7 +52,7 @@ describe('order progress on a stream that is not a TTY', () => {
     progress.update([
       order({
         phase: 'uploading',
-        orderId: 5001,
+        orderId: '5001',
         documents: [
           document('vehicle-photo.jpg', { status: 'uploaded', attempts: 1 }),
           document('handwritten-note.txt', { status: 'uploading', attempts: 1 }),
@@ -63,7 +63,7 @@ describe('order progress on a stream that is not a TTY', () => {
       order({
         phase: 'awaiting-repair',
         searchStatus: 'AwaitingRepair',
-        orderId: 5001,
+        orderId: '5001',
         documents: [
           document('vehicle-photo.jpg', { status: 'uploaded', attempts: 1 }),
           document('handwritten-note.txt', {
@@ -98,7 +98,7 @@ describe('order progress on a stream that is not a TTY', () => {
       order({
         orderRef: 'demo-stock-fallback',
         phase: 'completed',
-        orderId: 5002,
+        orderId: '5002',
         stockFallback: true,
         documents: [document('scan.gif', { status: 'uploading', attempts: 3, sourcePath: 'scan-fixed.pdf' })],
       }),
@@ -118,7 +118,7 @@ describe('order progress on a TTY', () => {
     progress.update([
       order({
         phase: 'uploading',
-        orderId: 5001,
+        orderId: '5001',
         documents: [
           document('vehicle-photo.jpg', { status: 'uploaded', attempts: 1 }),
           document('handwritten-note.txt', { status: 'uploading', attempts: 1 }),
