@@ -11,13 +11,14 @@ import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { apiDocumentsFromConfig } from '../../src/api/documents-plugin';
 import { documentUploadResponseSchema } from '../../src/api/routes/documents';
-import { orderPageSchema, orderViewSchema, problemSchema } from '../../src/api/schemas';
+import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
+import { orderAcceptedSchema, orderPageSchema, orderViewSchema, problemSchema } from '../../src/api/schemas';
 import { documentStoreConfigSchema } from '../../src/config';
 import {
   badgeOrderWorkflowId,
   BadgeOrderClient,
+  parseBadgeOrderInput,
   WORKFLOW_TYPES,
-  type BadgeOrderInput,
 } from '../../src/contract';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
@@ -285,17 +286,16 @@ describe('tenancy of the HTTP API', () => {
   });
 
   it('keeps an order its client placed before orders had client ids of their own', async () => {
-    // As 0.3.0 started it: workflow id badge-order-<orderRef>, the client only in the input, no BadgeOrderClient.
+    // As 0.3.0 placed it through the API: workflow id badge-order-<orderRef>, the client only in the input, no
+    // BadgeOrderClient, the memo the hash of that input (0.3.0 set no documentsFolder).
     const orderRef = 'tenant-legacy';
-    const input: BadgeOrderInput = {
-      ...(orderBody('writer', orderRef) as Omit<BadgeOrderInput, 'orderRef'>),
-      orderRef,
-      clientId: 'writer',
-    };
+    const body = orderBody('writer', orderRef);
+    const input = parseBadgeOrderInput({ ...body, orderRef, clientId: 'writer' });
     const legacy = await stack.temporal.client.workflow.start(WORKFLOW_TYPES.badgeOrder, {
       taskQueue: stack.taskQueue,
       workflowId: badgeOrderWorkflowId(orderRef),
       args: [input],
+      memo: { [INPUT_HASH_MEMO_KEY]: orderInputHash(input) },
     });
     await legacy.result();
     expect((await legacy.describe()).typedSearchAttributes.get(BadgeOrderClient)).toBeUndefined();
@@ -304,9 +304,19 @@ describe('tenancy of the HTTP API', () => {
     const view = orderViewSchema.parse((await call('GET', `/v1/orders/${orderRef}`, 'reader')).body);
     expect(view.workflowId).toBe(badgeOrderWorkflowId(orderRef));
     expect((await call('GET', `/v1/orders/${orderRef}`, 'other')).status).toBe(404);
-    // Placing it again never places it twice: the client's PUT meets the old order.
-    const again = await call('PUT', `/v1/orders/${orderRef}`, 'writer', orderBody('writer', orderRef));
-    expect(again.status).toBe(409);
+    // Placing it again never places it twice: the same input attaches to the old order, another is refused.
+    const again = await call('PUT', `/v1/orders/${orderRef}`, 'writer', body);
+    expect(again.status).toBe(200);
+    expect(orderAcceptedSchema.parse(again.body)).toMatchObject({
+      created: false,
+      workflowId: badgeOrderWorkflowId(orderRef),
+      runId: legacy.firstExecutionRunId,
+    });
+    const different = await call('PUT', `/v1/orders/${orderRef}`, 'writer', {
+      ...body,
+      badge: { type: 'red' },
+    });
+    expect(problemSchema.parse(different.body).code).toBe('order-conflict');
     await expect(stack.orders.getHandle({ orderRef, clientId: 'writer' }).describe()).rejects.toBeInstanceOf(
       WorkflowNotFoundError,
     );

@@ -239,7 +239,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const description = await timed(`Reading order ${orderRef}`, started.handle.describe());
     const stored = description.memo?.[INPUT_HASH_MEMO_KEY];
     const before040 = isPlainObject(body) ? orderInputHashBefore040(input, body) : null;
-    if (stored !== hash && (before040 === null || stored !== before040)) {
+    if (stored !== hash && stored !== before040) {
       throw new ApiProblem({
         status: 409,
         code: 'order-conflict',
