@@ -8,7 +8,7 @@ import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/e
 import { z } from 'zod';
 import { PayloadKeyRing, parsePayloadKeys } from './codec/key-ring';
 import { responseMapSchema, type ResponseMap } from './platform/extract';
-import { bareHostname, DEFAULT_TASK_QUEUE, formatIssues } from './contract';
+import { bareHostname, DEFAULT_TASK_QUEUE, formatIssues, isLoopbackHostname } from './contract';
 
 /** Thrown when the environment is invalid; the message names every variable concerned. */
 export class ConfigError extends Error {
@@ -108,13 +108,6 @@ export const temporalConfigSchema = z.object({
 /** Parsed Temporal connection settings. */
 export type TemporalConfig = z.infer<typeof temporalConfigSchema>;
 
-/** Whether `hostname` (as `URL.hostname` gives it) is this machine: `localhost`, 127.0.0.0/8 or `::1`. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  // Not `*.localhost`: not every resolver keeps those names on this machine.
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
 /**
  * Why `baseUrl` must not be used to send credentials, or `undefined` when it may: only `https://`, or
  * `http://` to this machine, unless plain HTTP was allowed explicitly (`BADGE_ALLOW_INSECURE_HTTP=true`).
@@ -132,7 +125,7 @@ export function insecureBaseUrlReason(baseUrl: string, allowInsecureHttp: boolea
   }
   if (url.protocol === 'https:') return undefined;
   if (url.protocol !== 'http:') return 'must be an http:// or https:// URL';
-  if (allowInsecureHttp || isLoopbackHost(url.hostname)) return undefined;
+  if (allowInsecureHttp || isLoopbackHostname(url.hostname)) return undefined;
   return `sends the password and token in clear over http:// to ${url.hostname}: use https://, or set BADGE_ALLOW_INSECURE_HTTP=true`;
 }
 
@@ -259,7 +252,7 @@ export type TracingConfig = z.infer<typeof tracingConfigSchema>;
 /** Shortest webhook secret accepted: an HMAC key guessable by brute force signs nothing. */
 const MIN_WEBHOOK_SECRET_LENGTH = 16;
 
-/** `WEBHOOK_ALLOW_HTTP_LOOPBACK`: deliver to `http://` URLs on this machine (tests, local receivers). */
+/** `WEBHOOK_ALLOW_HTTP_LOOPBACK`: deliver to this machine, `http://` too (tests, local receivers). */
 const allowHttpLoopbackSchema = booleanFromEnv.default(false);
 
 /** One entry of `WEBHOOK_ALLOWED_HOSTS`: a host name, `*.` and a domain, an IPv4 or an IPv6 address. */
@@ -267,7 +260,7 @@ const CALLBACK_HOST_PATTERN = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$|^[0-9a-f:.]*:[
 
 /**
  * `WEBHOOK_ALLOWED_HOSTS`: the comma-separated hosts that callback URLs may name (`hooks.example.com`,
- * `*.partner.example`, `10.0.0.7`). Empty: any host.
+ * `*.partner.example`, `10.0.0.7`); listed hosts may be internal. Empty: any host with public addresses.
  */
 const allowedCallbackHostsSchema = z
   .string()
@@ -293,7 +286,7 @@ const allowedCallbackHostsSchema = z
 export const callbackUrlPolicySchema = z.object({
   /** `WEBHOOK_ALLOW_HTTP_LOOPBACK`. @default false */
   allowHttpLoopback: allowHttpLoopbackSchema,
-  /** `WEBHOOK_ALLOWED_HOSTS`: deliver only to these hosts. @default any host */
+  /** `WEBHOOK_ALLOWED_HOSTS`: deliver only to these hosts. @default any host with public addresses */
   allowedHosts: allowedCallbackHostsSchema,
 });
 
@@ -364,7 +357,7 @@ function s3EndpointReason(endpoint: string, allowInsecureHttp: boolean): string 
   }
   if (url.protocol === 'https:') return undefined;
   if (url.protocol !== 'http:') return 'must be an http:// or https:// URL';
-  if (allowInsecureHttp || isLoopbackHost(url.hostname)) return undefined;
+  if (allowInsecureHttp || isLoopbackHostname(url.hostname)) return undefined;
   return `sends documents in clear over http:// to ${url.hostname}: use https://, or set DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP=true`;
 }
 

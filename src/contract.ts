@@ -5,11 +5,18 @@
  */
 import { z } from 'zod';
 import type { WEBHOOK_EVENT_TYPES } from './workflow-contract';
-import { BadgeOrderId, BadgeOrderRef, BadgeOrderStatus, documentSourceOf } from './workflow-contract';
+import {
+  BadgeOrderClient,
+  BadgeOrderId,
+  BadgeOrderRef,
+  BadgeOrderStatus,
+  documentSourceOf,
+} from './workflow-contract';
 
 // The values workflow code needs at run time live in a module without zod (see there); they are part of this
 // contract as much as the rest.
 export {
+  BadgeOrderClient,
   BadgeOrderId,
   BadgeOrderRef,
   BadgeOrderStatus,
@@ -29,13 +36,31 @@ export const DEFAULT_TASK_QUEUE = 'badge-orders';
 /** Prefix of every badge order's workflow id. */
 export const BADGE_ORDER_WORKFLOW_ID_PREFIX = 'badge-order-';
 
-/** The workflow id of an order: one workflow per `orderRef`, so a second start attaches instead of duplicating. */
-export function badgeOrderWorkflowId(orderRef: string): string {
-  return `${BADGE_ORDER_WORKFLOW_ID_PREFIX}${orderRef}`;
+/**
+ * The workflow id of an order: one workflow per `orderRef` of a client, so a second start attaches instead of
+ * duplicating, and two clients using the same `orderRef` get two orders. `badge-order-<orderRef>` for an order
+ * without a client (as every order had before clients), `badge-order-<orderRef>@<clientId>` for a client's:
+ * neither an `orderRef` nor a client id may contain `@`, so no two pairs share an id.
+ */
+export function badgeOrderWorkflowId(orderRef: string, clientId?: string): string {
+  return `${BADGE_ORDER_WORKFLOW_ID_PREFIX}${orderRef}${clientId === undefined ? '' : `@${clientId}`}`;
 }
 
 /** Every custom search attribute the service needs on its namespace. */
-export const BADGE_SEARCH_ATTRIBUTES = [BadgeOrderRef, BadgeOrderId, BadgeOrderStatus] as const;
+export const BADGE_SEARCH_ATTRIBUTES = [
+  BadgeOrderRef,
+  BadgeOrderId,
+  BadgeOrderStatus,
+  BadgeOrderClient,
+] as const;
+
+/**
+ * The folder under `DOCUMENTS_ROOT` of a client's `path` documents: an order placed through the HTTP API names
+ * files only inside it (its input's `documentsFolder`).
+ */
+export function clientDocumentsFolder(clientId: string): string {
+  return `clients/${clientId}`;
+}
 
 /** Values of the `BadgeOrderStatus` search attribute. */
 export const BADGE_ORDER_STATUSES = [
@@ -70,6 +95,17 @@ export function isConfinedRelativePath(path: string): boolean {
   if (path.includes('\0')) return false;
   if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path)) return false;
   return !path.split(/[\\/]+/).some((segment) => segment === '..');
+}
+
+/** The segments of a relative path, without empty ones and `.`. */
+const segmentsOf = (path: string): string[] =>
+  path.split(/[\\/]+/).filter((segment) => segment !== '' && segment !== '.');
+
+/** Whether a confined relative path lies inside `folder` (a confined relative path too), lexically. */
+export function isInsideFolder(path: string, folder: string): boolean {
+  const inner = segmentsOf(path);
+  const outer = segmentsOf(folder);
+  return inner.length > outer.length && outer.every((segment, index) => inner[index] === segment);
 }
 
 /**
@@ -300,38 +336,19 @@ export function bareHostname(hostname: string): string {
 }
 
 /** Whether `hostname` (as `URL.hostname` gives it) is this machine: `localhost`, 127.0.0.0/8 or `::1`. */
-function isLoopbackHostname(hostname: string): boolean {
+export function isLoopbackHostname(hostname: string): boolean {
   const host = bareHostname(hostname);
+  // Not `*.localhost`: not every resolver keeps those names on this machine.
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-/** Where the workers deliver webhooks: their `WEBHOOK_ALLOW_HTTP_LOOPBACK` and `WEBHOOK_ALLOWED_HOSTS`. */
-export interface CallbackUrlPolicy {
-  /** `http://` to this machine (tests, local receivers). */
-  readonly allowHttpLoopback: boolean;
-  /**
-   * Host names (`hooks.example.com`), IP addresses, or `*.example.com` (any name below it). Empty or left
-   * out: any host.
-   */
-  readonly allowedHosts?: readonly string[];
-}
-
-/** Whether `hostname` (as `URL.hostname` gives it) matches one of `patterns` (see `CallbackUrlPolicy`). */
-function isAllowedCallbackHost(hostname: string, patterns: readonly string[]): boolean {
-  const host = bareHostname(hostname);
-  return patterns.some((pattern) =>
-    pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern,
-  );
-}
-
 /**
- * Why `url` cannot receive an order's webhooks, or null when it can: an absolute `https://` URL without
- * credentials or fragment; `http://` only to this machine (127.0.0.0/8, `::1`, `localhost`) and only where
- * `allowHttpLoopback`; and, where the workers list `allowedHosts`, only to one of those. The input schema
- * checks the shape with loopback allowed and any host; an intake that knows the workers' policy checks again
- * with it.
+ * Why `url` cannot be an order's `callbackUrl` whatever the workers allow, or null when its shape is right: an
+ * absolute `https://` URL without credentials or fragment, or `http://` to this machine (127.0.0.0/8, `::1`,
+ * `localhost`). Where it may lead (no internal address, the workers' host list) is decided by
+ * `callbackUrlProblem` in `src/webhook-destination.ts`, which the HTTP API and the workers apply.
  */
-export function callbackUrlProblem(url: string, policy: CallbackUrlPolicy): string | null {
+export function callbackUrlShapeProblem(url: string): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -343,18 +360,13 @@ export function callbackUrlProblem(url: string, policy: CallbackUrlPolicy): stri
   if (parsed.hash !== '') return 'must not contain a fragment (#…)';
   if (parsed.protocol === 'http:') {
     if (!isLoopbackHostname(parsed.hostname)) return 'must be an https:// URL (http:// only to this machine)';
-    if (!policy.allowHttpLoopback) return 'must be an https:// URL (http:// to this machine is switched off)';
   } else if (parsed.protocol !== 'https:') {
     return 'must be an https:// URL';
-  }
-  const allowedHosts = policy.allowedHosts ?? [];
-  if (allowedHosts.length > 0 && !isAllowedCallbackHost(parsed.hostname, allowedHosts)) {
-    return `must be on a host this service delivers webhooks to (${parsed.hostname} is not one; ask its operators)`;
   }
   return null;
 }
 
-/** An order's `clientId`: the API key id (or `oidc:…`) of the caller that placed it. */
+/** An order's `clientId`: the client (API key's client, or `oidc:…`) that owns it. No `@` (see the workflow id). */
 export const CLIENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
 /** Bounds of the retry and waiting windows: at least a second, at most 30 days. */
@@ -430,22 +442,49 @@ export const badgeOrderInputSchema = z
         .string({ error: 'must be a string' })
         .max(2048, 'must be at most 2048 characters')
         .superRefine((url, ctx) => {
-          const problem = callbackUrlProblem(url, { allowHttpLoopback: true });
+          const problem = callbackUrlShapeProblem(url);
           if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
         })
         .optional(),
       /**
-       * The API client that placed the order (its API key id): picks the secret its webhooks are signed with.
-       * Set by the HTTP API; the `default` secret signs when absent.
+       * The client that owns the order (the HTTP API sets its caller's client id): it alone sees the order, its
+       * `orderRef` is unique within it, and it picks the secret the order's webhooks are signed with (the
+       * `default` secret signs when absent).
        */
       clientId: z
         .string({ error: 'must be a string' })
         .regex(CLIENT_ID_PATTERN, 'must be 1 to 64 letters, digits, ".", "_", ":" or "-"')
         .optional(),
+      /**
+       * The folder under `DOCUMENTS_ROOT` that the order's `path` documents (and their replacements) must be
+       * in: the worker opens them only there, whatever links lie inside. Set by the HTTP API to the client's
+       * folder ({@link clientDocumentsFolder}); absent: anywhere under the root (the starter, trusted backends).
+       */
+      documentsFolder: z
+        .string({ error: 'must be a string' })
+        .min(1, 'must not be empty')
+        .max(200, 'must be at most 200 characters')
+        .refine(
+          isConfinedRelativePath,
+          'must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
+        )
+        .optional(),
     },
     { error: 'must be an object' },
   )
   .superRefine((input, ctx) => {
+    const folder = input.documentsFolder;
+    if (folder !== undefined) {
+      input.documents.forEach((document, index) => {
+        if (document.path !== undefined && !isInsideFolder(document.path, folder)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['documents', index, 'path'],
+            message: `must be inside ${folder}/ (this client's folder under DOCUMENTS_ROOT)`,
+          });
+        }
+      });
+    }
     const seen = new Set<string>();
     input.documents.forEach((document, index) => {
       if (document.path === undefined && document.ref === undefined) return;
@@ -521,6 +560,12 @@ export interface BadgeOrderResult {
     readonly possibleDuplicate: boolean;
   }[];
 }
+
+/**
+ * The signature of the `badgeOrder` workflow as clients start it (the workflow takes a second argument only
+ * when it continues itself as new), for typed handles without importing workflow code.
+ */
+export type BadgeOrderWorkflow = (input: BadgeOrderInput) => Promise<BadgeOrderResult>;
 
 /** Lifecycle of one document inside an order. */
 export type DocumentStatus = 'pending' | 'uploading' | 'uploaded' | 'failed';
@@ -658,11 +703,16 @@ export interface WebhookEvent {
   readonly reconciliationDeadline: string | null;
 }
 
-/** A webhook whose delivery finally failed (every retry used, or refused by the receiver). */
+/**
+ * A webhook whose delivery finally failed (every retry used, refused by the receiver, or a destination the
+ * workers do not deliver to). Why is not shown here: the receiver's answer would tell whoever placed the order
+ * what is behind its URL. Operators find it in the `deliverWebhook` activity's failures in history.
+ */
 export interface FailedWebhookDelivery {
   readonly id: string;
   readonly type: WebhookEventType;
-  readonly error: string;
+  /** Delivery attempts made (at least 1). */
+  readonly attempts: number;
 }
 
 /** Webhook deliveries of an order, in the `status` query. */

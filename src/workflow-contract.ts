@@ -28,6 +28,11 @@ export const BadgeOrderRef = defineSearchAttributeKey('BadgeOrderRef', SearchAtt
 export const BadgeOrderId = defineSearchAttributeKey('BadgeOrderId', SearchAttributeType.KEYWORD);
 /** Search attribute: where the order stands, one of {@link BADGE_ORDER_STATUSES}. */
 export const BadgeOrderStatus = defineSearchAttributeKey('BadgeOrderStatus', SearchAttributeType.KEYWORD);
+/**
+ * Search attribute: the client that owns the order (its `clientId`: the API client that placed it), set when the
+ * order starts. Absent for orders placed without a client (the starter, the TypeScript client without one).
+ */
+export const BadgeOrderClient = defineSearchAttributeKey('BadgeOrderClient', SearchAttributeType.KEYWORD);
 
 /**
  * Where a document's bytes come from: its `ref` when it has one, else its `path`. This string is the document's

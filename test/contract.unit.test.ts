@@ -9,6 +9,8 @@ import fc from 'fast-check';
 import {
   InvalidOrderInputError,
   badgeOrderInputSchema,
+  badgeOrderWorkflowId,
+  CLIENT_ID_PATTERN,
   formatIssues,
   parseBadgeOrderInput,
   type BadgeOrderOptions,
@@ -280,5 +282,50 @@ describe('duration options', () => {
     expect(() => parseBadgeOrderInput({ ...valid, options: { repairWindowMs: 9007199254740991 } })).toThrow(
       new InvalidOrderInputError(['options.repairWindowMs: must be at most 2592000000 ms (30 days)']),
     );
+  });
+});
+
+describe('orders of clients', () => {
+  it('gives each orderRef of each client its own workflow id, and orders without a client the one they had', () => {
+    expect(badgeOrderWorkflowId('A-1')).toBe('badge-order-A-1');
+    expect(badgeOrderWorkflowId('A-1', 'backend-a')).toBe('badge-order-A-1@backend-a');
+    // "@" is neither in an orderRef nor in a client id, so no two (orderRef, client) pairs share an id.
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,20}$/),
+        fc.stringMatching(CLIENT_ID_PATTERN),
+        fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,20}$/),
+        fc.stringMatching(CLIENT_ID_PATTERN),
+        (refA, clientA, refB, clientB) =>
+          (refA === refB && clientA === clientB) ||
+          badgeOrderWorkflowId(refA, clientA) !== badgeOrderWorkflowId(refB, clientB),
+      ),
+    );
+    expect(issuesOf({ ...valid, orderRef: 'A@b' })).toEqual([
+      'orderRef: may contain only letters, digits, ".", "_", ":" and "-"',
+    ]);
+  });
+
+  it('confines path documents to documentsFolder when the order has one', () => {
+    const folder = { documentsFolder: 'clients/backend-a' };
+    const documents = (...paths: string[]) => paths.map((path) => ({ path }));
+    expect(issuesOf({ ...valid, ...folder, documents: documents('clients/backend-a/x.pdf') })).toEqual([]);
+    expect(
+      issuesOf({
+        ...valid,
+        ...folder,
+        documents: documents('clients/backend-b/x.pdf', 'clients/backend-a', 'clients/backend-ab/x.pdf'),
+      }),
+    ).toEqual(
+      [0, 1, 2].map(
+        (index) =>
+          `documents.${index}.path: must be inside clients/backend-a/ (this client's folder under DOCUMENTS_ROOT)`,
+      ),
+    );
+    expect(issuesOf({ ...valid, documentsFolder: '../elsewhere' })).toEqual([
+      'documentsFolder: must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
+    ]);
+    // Without a folder: anywhere under the root.
+    expect(issuesOf({ ...valid, documents: documents('clients/backend-b/x.pdf') })).toEqual([]);
   });
 });

@@ -1,13 +1,29 @@
 /**
  * Step: deliver one webhook event of an order to its `callbackUrl`, signed with the secret of the client that
  * placed the order (docs/webhooks.md). The secret is looked up here, in the worker: it never enters history.
- * A receiver that is down or answers 408/425/429/5xx is retried by the activity's retry policy with the same
- * event id, so receivers drop repeats by `id`; any other answer that is not 2xx refuses the event for good.
+ * The destination is checked again here (`src/webhook-destination.ts`): the URL, then every address its host
+ * resolves to, and the connection goes to exactly the address checked. A receiver that is down or answers
+ * 408/425/429/5xx is retried by the activity's retry policy with the same event id, so receivers drop repeats by
+ * `id`; any other answer that is not 2xx refuses the event for good.
+ *
+ * Every failure carries the attempt it ended (`details[0].attempt`): the order shows a failed delivery with its
+ * attempt count only, never the receiver's status or error text (that would make a port scanner of it); the
+ * message, for operators, stays in the activity's failure in history.
  */
 import { createHmac } from 'node:crypto';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { callbackUrlProblem, type WebhookEvent } from '../contract';
+import type { WebhookEvent } from '../contract';
 import { urlOrigin, webhookConfigSchema, type WebhookConfig } from '../config';
+import {
+  callbackUrlProblem,
+  destinationLookup,
+  WebhookDestinationError,
+  type HostResolver,
+} from '../webhook-destination';
 
 /** Header names of a delivery. */
 export const WEBHOOK_HEADERS = {
@@ -19,12 +35,16 @@ export const WEBHOOK_HEADERS = {
   signature: 'badge-webhook-signature',
 } as const;
 
-/** Failure types of a delivery that no retry can fix. */
+/** Failure types of a delivery. */
 export const WEBHOOK_FAILURE_TYPES = {
-  /** No secret for the order's client (and no `default`), or the URL is not allowed by this worker. */
+  /** No secret for the order's client and no `default` (final). */
   notConfigured: 'WEBHOOK_NOT_CONFIGURED',
-  /** The receiver answered with a status that says "do not send this again" (3xx, most 4xx). */
+  /** The URL, or an address its host resolves to, is not one this worker delivers to (final). */
+  destinationRefused: 'WEBHOOK_DESTINATION_REFUSED',
+  /** The receiver answered with a status that says "do not send this again": 3xx, most 4xx (final). */
   refused: 'WEBHOOK_REFUSED',
+  /** Not delivered this time (network, timeout, 408/425/429/5xx): retried. */
+  undelivered: 'WEBHOOK_UNDELIVERED',
 } as const;
 
 /** Statuses after which the same delivery may succeed later. */
@@ -45,6 +65,12 @@ export interface DeliverWebhookResult {
   readonly status: number;
 }
 
+/** What every failure of `deliverWebhook` carries as its first detail. */
+export interface DeliveryFailureDetails {
+  /** The attempt that failed (1 for the first). */
+  readonly attempt: number;
+}
+
 /** The signature header's value for `body` signed at `timestamp` (seconds) with `secret`. */
 export function webhookSignature(secret: string, timestamp: number, body: string): string {
   return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
@@ -53,6 +79,51 @@ export function webhookSignature(secret: string, timestamp: number, body: string
 /** The activity's dependencies: the worker's webhook settings. */
 export interface WebhookDependencies {
   readonly webhooks?: WebhookConfig;
+  /** How callback hosts are resolved. @default `dns.lookup` with every address */
+  readonly resolveHost?: HostResolver;
+  /** One attempt's time limit. @default 10 s */
+  readonly webhookAttemptTimeoutMs?: number;
+}
+
+const systemResolver: HostResolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/** The attempt this activity runs as; 1 outside an activity (a direct call). */
+function currentAttempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
+  }
+}
+
+/** Sends `body` and answers the status; the answer's body is never read. */
+function post(options: {
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly lookup: ReturnType<typeof destinationLookup>;
+  readonly timeoutMs: number;
+}): Promise<number> {
+  const send = options.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<number>((resolve, reject) => {
+    const request = send(
+      options.url,
+      {
+        method: 'POST',
+        headers: { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) },
+        lookup: options.lookup,
+        // A fresh connection per delivery: no socket kept from an earlier lookup.
+        agent: false,
+        signal: AbortSignal.timeout(options.timeoutMs),
+      },
+      (response) => {
+        response.destroy();
+        resolve(response.statusCode ?? 0);
+      },
+    );
+    request.once('error', reject);
+    request.end(options.body);
+  });
 }
 
 /** Creates the `deliverWebhook` activity. */
@@ -60,31 +131,35 @@ export function deliverWebhookActivity(
   deps: WebhookDependencies,
 ): (input: DeliverWebhookInput) => Promise<DeliverWebhookResult> {
   const settings = deps.webhooks ?? webhookConfigSchema.parse({});
+  const lookup = destinationLookup({ policy: settings, resolve: deps.resolveHost ?? systemResolver });
+  const timeoutMs = deps.webhookAttemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
   return async function deliverWebhook({ callbackUrl, clientId, event }) {
-    const problem = callbackUrlProblem(callbackUrl, settings);
-    if (problem !== null) {
-      throw ApplicationFailure.create({
-        type: WEBHOOK_FAILURE_TYPES.notConfigured,
-        message: `callbackUrl ${problem}`,
-        nonRetryable: true,
+    const details: DeliveryFailureDetails = { attempt: currentAttempt() };
+    const fail = (type: keyof typeof WEBHOOK_FAILURE_TYPES, message: string): ApplicationFailure =>
+      ApplicationFailure.create({
+        type: WEBHOOK_FAILURE_TYPES[type],
+        message,
+        nonRetryable: type !== 'undelivered',
+        details: [details],
       });
-    }
+    const problem = callbackUrlProblem(callbackUrl, settings);
+    if (problem !== null) throw fail('destinationRefused', `callbackUrl ${problem}`);
     const secret =
       (clientId === undefined ? undefined : settings.secrets[clientId]) ?? settings.secrets.default;
     if (secret === undefined) {
-      throw ApplicationFailure.create({
-        type: WEBHOOK_FAILURE_TYPES.notConfigured,
-        message: `no webhook secret for client ${clientId ?? '(none)'} and no default secret (WEBHOOK_SECRETS_FILE)`,
-        nonRetryable: true,
-      });
+      throw fail(
+        'notConfigured',
+        `no webhook secret for client ${clientId ?? '(none)'} and no default secret (WEBHOOK_SECRETS_FILE)`,
+      );
     }
     const body = JSON.stringify(event);
     const timestamp = Math.floor(Date.now() / 1000);
+    // Only the origin is named in messages (a path or query may hold a token).
     const origin = urlOrigin(callbackUrl);
-    let response: Response;
+    let status: number;
     try {
-      response = await fetch(callbackUrl, {
-        method: 'POST',
+      status = await post({
+        url: new URL(callbackUrl),
         headers: {
           'content-type': 'application/json',
           'user-agent': 'badge-orders-webhooks/1',
@@ -93,19 +168,20 @@ export function deliverWebhookActivity(
           [WEBHOOK_HEADERS.signature]: webhookSignature(secret, timestamp, body),
         },
         body,
-        // A redirect could lead the signed event anywhere; receivers give their final URL.
-        redirect: 'manual',
-        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+        lookup,
+        timeoutMs,
       });
-      // The answer's body is not read: only the status counts.
-      await response.body?.cancel();
     } catch (error) {
-      // Retried: the receiver may be back soon. Only the origin is named (a path or query may hold a token).
-      throw new Error(`webhook ${event.type} to ${origin} was not delivered: ${(error as Error).name}`);
+      if (error instanceof WebhookDestinationError) throw fail('destinationRefused', error.message);
+      // Retried: the receiver may be back soon.
+      throw fail(
+        'undelivered',
+        `webhook ${event.type} to ${origin} was not delivered: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`,
+      );
     }
-    if (response.status >= 200 && response.status < 300) return { status: response.status };
-    const message = `webhook ${event.type} to ${origin} answered ${response.status}`;
-    if (response.status >= 500 || RETRYABLE_STATUSES.has(response.status)) throw new Error(message);
-    throw ApplicationFailure.create({ type: WEBHOOK_FAILURE_TYPES.refused, message, nonRetryable: true });
+    if (status >= 200 && status < 300) return { status };
+    // Redirects are not followed: a redirect could lead the signed event anywhere.
+    const message = `webhook ${event.type} to ${origin} answered ${status}`;
+    throw fail(status >= 500 || RETRYABLE_STATUSES.has(status) ? 'undelivered' : 'refused', message);
   };
 }

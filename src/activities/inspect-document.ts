@@ -17,7 +17,7 @@ export function inspectDocumentActivity(
         const stored = await deps.documentStore.inspect({ ref: input.path });
         return { sizeBytes: stored.sizeBytes };
       }
-      const document = await deps.documentsRoot.inspect(input.path);
+      const document = await deps.documentsRoot.inspect(input.path, { within: input.documentsFolder });
       return { sizeBytes: document.sizeBytes };
     });
   };

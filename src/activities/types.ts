@@ -58,6 +58,8 @@ export interface CreateOrderResult {
 export interface InspectDocumentInput {
   /** Relative to DOCUMENTS_ROOT, or a document reference (`sha256:<hex>`) in the document store. */
   readonly path: string;
+  /** The order's `documentsFolder`: a path must lie in it. Absent in older histories: anywhere under the root. */
+  readonly documentsFolder?: string;
 }
 
 export interface InspectDocumentResult {
@@ -73,6 +75,8 @@ export interface UploadDocumentInput {
    * store (the contract keeps the two apart: a path shaped like a reference is refused).
    */
   readonly path: string;
+  /** The order's `documentsFolder`: a path must lie in it. Absent in older histories: anywhere under the root. */
+  readonly documentsFolder?: string;
   readonly contentType?: string;
   readonly filename?: string;
 }

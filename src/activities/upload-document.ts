@@ -99,8 +99,11 @@ export function uploadDocumentActivity(
           await stored.close();
         }
       }
-      return await withOpenedDocument(deps.documentsRoot, input.path, (document) =>
-        send(document, { filename: basename(input.path) }),
+      return await withOpenedDocument(
+        deps.documentsRoot,
+        input.path,
+        (document) => send(document, { filename: basename(input.path) }),
+        { within: input.documentsFolder },
       );
     } catch (error) {
       const outcome = callOutcomeOf(error);

@@ -1,58 +1,27 @@
 /**
- * The HTTP API as a fastify app: authentication and scopes (`auth.ts`), per-key rate limits, body and time
- * limits, problem details for every refusal, the orders routes, the OpenAPI document and its docs page — and
- * an extension point for more routes (the documents upload) that shares all of that.
+ * The HTTP API as a fastify app: authentication and scopes (`auth.ts`), failed authentications limited per
+ * address, per-client rate limits, body and time limits, problem details for every refusal, the orders routes,
+ * the documents upload, the OpenAPI document and its docs page.
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, {
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyPluginAsync,
-  type FastifyPluginOptions,
-} from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { BadgeOrdersClient } from '../client/badge-orders-client';
-import type { CallbackUrlPolicy } from '../contract';
+import type { CallbackUrlPolicy } from '../webhook-destination';
 import type { Tracing } from '../tracing';
 import type { Authenticator, Principal } from './auth';
 import { forbidden } from './auth';
 import { apiLimitsSchema, type ApiLimits } from './config';
 import { renderDocsPage } from './docs-page';
-import { buildOpenApiDocument, type JsonSchema, type OpenApiPaths } from './openapi';
+import { documentsOpenApi, registerDocumentsRoutes, type ApiDocuments } from './documents-plugin';
+import { buildOpenApiDocument, type JsonSchema } from './openapi';
 import { ORDER_OPERATIONS } from './operations';
 import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './problem';
 import { ordersRoutes } from './routes/orders';
 import { temporalProblem } from './temporal-errors';
-
-/** A plugin registered into the app, behind its authentication, limits and problem details. */
-export interface ApiPluginRegistration {
-  register(app: FastifyInstance): void;
-  /** What the plugin adds to the OpenAPI document. */
-  readonly openApi?: {
-    readonly paths?: OpenApiPaths;
-    readonly schemas?: Readonly<Record<string, JsonSchema>>;
-  };
-}
-
-/**
- * Registers a fastify plugin with its options, e.g.
- * `apiPlugin(documentsRoutes, { store, maxBytes })`. Its routes name their scope in `config.scope` (a route
- * without one needs a caller with any scope) and read the caller from `request.principal`.
- */
-export function apiPlugin<Options extends FastifyPluginOptions>(
-  plugin: FastifyPluginAsync<Options>,
-  options: Options,
-  openApi?: ApiPluginRegistration['openApi'],
-): ApiPluginRegistration {
-  return {
-    register: (app) => {
-      void app.register(plugin, options);
-    },
-    openApi,
-  };
-}
+import { WindowCounter } from './window-counter';
 
 /** Options of {@link buildApiApp}. */
 export interface BuildApiAppOptions {
@@ -62,11 +31,14 @@ export interface BuildApiAppOptions {
   readonly limits?: Partial<ApiLimits>;
   /** Request logs; none when absent. */
   readonly logger?: Logger;
-  /** More routes (the documents upload), each registered with {@link apiPlugin}. */
-  readonly plugins?: readonly ApiPluginRegistration[];
+  /**
+   * `POST /v1/documents`, and orders that name documents by reference (each checked to be the caller's). Without
+   * it, orders name `path` documents only.
+   */
+  readonly documents?: ApiDocuments;
   /**
    * Where the workers deliver webhooks (`WEBHOOK_ALLOW_HTTP_LOOPBACK`, `WEBHOOK_ALLOWED_HOSTS`): a `callbackUrl`
-   * they would refuse is refused at once. @default https:// to any host
+   * they would refuse is refused at once. @default https:// to any host with public addresses
    */
   readonly webhooks?: CallbackUrlPolicy;
   /** A span per orders request when tracing is on; give `orders` the same tracing. */
@@ -121,6 +93,19 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   );
 }
 
+/**
+ * The API's OpenAPI 3.1 document: the orders operations, and the documents upload when the API has documents
+ * (with their limits). `npm run contract:openapi-types` types the client package's HTTP client from it.
+ */
+export function apiOpenApiDocument(documents?: Pick<ApiDocuments, 'maxBytes' | 'uploads'>): JsonSchema {
+  const upload = documents === undefined ? undefined : documentsOpenApi(documents);
+  return buildOpenApiDocument({
+    operations: Object.values(ORDER_OPERATIONS),
+    extraPaths: upload?.paths ?? {},
+    extraSchemas: upload?.schemas ?? {},
+  });
+}
+
 /** Builds the app (not listening); `app.listen` or `app.inject` it. */
 export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyInstance> {
   const limits = apiLimitsSchema.parse(options.limits ?? {});
@@ -136,11 +121,29 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
   // Bodies are JSON (the documents plugin adds multipart): text is refused with 415, not parsed.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('principal', null);
-  // Credentials are checked as soon as the headers are in, before the body is read.
+  // Credentials are checked as soon as the headers are in, before the body is read. An address that failed
+  // too often in this window is turned away before its credentials are looked at (guessing keys or tokens,
+  // or making the API fetch JWKS, costs it the window), whoever it is: a limit per client would come too late.
+  const failures = new WindowCounter(limits.rateLimitWindowMs);
   app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config;
     if (request.routeOptions.url === undefined || config.public === true) return;
-    const principal: Principal = await options.authenticator.authenticate(request.headers);
+    if (failures.used(request.ip) >= limits.authFailureMax) {
+      const retryAfter = Math.max(1, Math.ceil(failures.remainingMs(request.ip) / 1000));
+      throw new ApiProblem({
+        status: 429,
+        code: 'too-many-failed-authentications',
+        detail: `Too many failed authentications from this address: at most ${limits.authFailureMax} per ${limits.rateLimitWindowMs / 1000} s (API_AUTH_FAILURE_MAX); retry after ${retryAfter} s`,
+        headers: { 'retry-after': String(retryAfter) },
+      });
+    }
+    let principal: Principal;
+    try {
+      principal = await options.authenticator.authenticate(request.headers);
+    } catch (error) {
+      if (error instanceof ApiProblem && error.status === 401) failures.add(request.ip, 1);
+      throw error;
+    }
     if (config.scope !== undefined && !principal.scopes.includes(config.scope)) throw forbidden(config.scope);
     request.principal = principal;
   });
@@ -150,7 +153,8 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     max: limits.rateLimitMax,
     timeWindow: limits.rateLimitWindowMs,
     // Per key: one busy backend does not slow another. Public routes count per address.
-    keyGenerator: (request) => (request.principal ? `key:${request.principal.keyId}` : `ip:${request.ip}`),
+    keyGenerator: (request) =>
+      request.principal ? `client:${request.principal.clientId}` : `ip:${request.ip}`,
     errorResponseBuilder: (_request, context) =>
       new ApiProblem({
         status: 429,
@@ -187,15 +191,7 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     ),
   );
 
-  const plugins = options.plugins ?? [];
-  const document = buildOpenApiDocument({
-    operations: Object.values(ORDER_OPERATIONS),
-    extraPaths: Object.assign({}, ...plugins.map((plugin) => plugin.openApi?.paths ?? {})) as OpenApiPaths,
-    extraSchemas: Object.assign({}, ...plugins.map((plugin) => plugin.openApi?.schemas ?? {})) as Record<
-      string,
-      JsonSchema
-    >,
-  });
+  const document = apiOpenApiDocument(options.documents);
   const docsPage = renderDocsPage(document);
 
   app.get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));
@@ -212,7 +208,8 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     limits,
     webhooks: options.webhooks ?? { allowHttpLoopback: false },
     tracing: options.tracing,
+    documents: options.documents?.store,
   });
-  for (const plugin of plugins) plugin.register(app);
+  if (options.documents !== undefined) registerDocumentsRoutes(app, options.documents);
   return app;
 }

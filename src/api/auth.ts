@@ -1,18 +1,25 @@
 /**
  * Who is calling: an API key (`X-API-Key`, matched by its SHA-256 against the keys file in constant time) or,
- * when configured, an OIDC access token (`Authorization: Bearer`, checked against the JWKS with issuer and
- * audience). The result is the request's {@link Principal}; routes name the scope they need in their
+ * when configured, an OIDC access token (`Authorization: Bearer`, checked against the JWKS, fetched over
+ * `https://` only, with issuer, audience and expiry all required). The result is the request's {@link Principal}; routes name the scope they need in their
  * `config.scope`, and the check runs in `onRequest`, before a byte of the body is read.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { jwksUrlProblem, REQUIRED_TOKEN_CLAIMS } from '../codec/ui-access-token';
+import { ConfigError } from '../config';
+import { CLIENT_ID_PATTERN } from '../contract';
 import { API_SCOPES, type ApiKeyEntry, type ApiScope, type OidcConfig } from './config';
 import { ApiProblem } from './problem';
 
 /** The authenticated caller of a request. */
 export interface Principal {
-  /** The API key's id, or `oidc:<client or subject>` for a token. Webhook secrets are chosen by this id. */
-  readonly keyId: string;
+  /**
+   * The client: the API key's `client` (its `id` by default), or `oidc:<client or subject>` for a token (a hash of it when it does not fit
+   * {@link CLIENT_ID_PATTERN}). It owns the orders and documents it places, picks the secret its webhooks are
+   * signed with, and its limits count by it.
+   */
+  readonly clientId: string;
   readonly scopes: readonly ApiScope[];
   readonly kind: 'api-key' | 'oidc';
 }
@@ -28,6 +35,13 @@ declare module 'fastify' {
     /** Served without credentials (the OpenAPI document, the docs page, the health check). */
     public?: boolean;
   }
+}
+
+/** The caller of a request on an authenticated route (the auth hook has set it). */
+export function principalOf(request: { readonly principal: Principal | null }): Principal {
+  // Unreachable on a route with a scope: a plain error names the bug instead of acting for nobody.
+  if (request.principal === null) throw new Error('no principal on an authenticated route');
+  return request.principal;
 }
 
 /** Header carrying an API key. */
@@ -88,12 +102,20 @@ function tokenScopes(payload: JWTPayload): ApiScope[] {
   return API_SCOPES.filter((scope) => names.includes(scope));
 }
 
-function tokenPrincipalId(payload: JWTPayload): string {
+/**
+ * The client id of a token: `oidc:` and its `azp`, `client_id` or `sub` (the first present), or `oidc:sha256-`
+ * and the first 48 hex digits of its SHA-256 when it does not fit {@link CLIENT_ID_PATTERN}; undefined for a
+ * token that names no client (it could own nothing).
+ */
+function tokenClientId(payload: JWTPayload): string | undefined {
   for (const claim of ['azp', 'client_id', 'sub']) {
     const value = payload[claim];
-    if (typeof value === 'string' && value !== '') return `oidc:${value}`;
+    if (typeof value !== 'string' || value === '') continue;
+    const direct = `oidc:${value}`;
+    if (CLIENT_ID_PATTERN.test(direct)) return direct;
+    return `oidc:sha256-${createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 48)}`;
   }
-  return 'oidc:unknown';
+  return undefined;
 }
 
 /** Options of {@link createAuthenticator}. */
@@ -105,19 +127,26 @@ export interface AuthenticatorOptions {
 /** The authenticator of the configuration. */
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const { apiKeys, oidc } = options;
+  // Checked here too: an authenticator may be built in code, without `loadApiConfig`.
+  const jwksProblem = oidc ? jwksUrlProblem(oidc.jwksUrl) : undefined;
+  if (jwksProblem !== undefined) throw new ConfigError(`API_OIDC_JWKS_URL ${jwksProblem}`);
   const jwks = oidc ? createRemoteJWKSet(new URL(oidc.jwksUrl)) : undefined;
 
   async function verifyToken(token: string): Promise<Principal> {
     if (!oidc || !jwks)
       throw unauthorized('Bearer tokens are not accepted here: send an API key in X-API-Key');
+    let clientId: string | undefined;
+    let scopes: ApiScope[];
     try {
       const { payload } = await jwtVerify(token, jwks, {
         issuer: oidc.issuer,
         audience: oidc.audience,
         algorithms: oidc.algorithms,
         clockTolerance: oidc.clockToleranceSeconds,
+        requiredClaims: [...REQUIRED_TOKEN_CLAIMS],
       });
-      return { keyId: tokenPrincipalId(payload), scopes: tokenScopes(payload), kind: 'oidc' };
+      clientId = tokenClientId(payload);
+      scopes = tokenScopes(payload);
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired)
         throw unauthorized('The bearer token has expired', 'token-expired');
@@ -132,6 +161,10 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       // The reason (signature, issuer, audience, …) is for our logs at most, not for a caller probing tokens.
       throw unauthorized('The bearer token is not valid here', 'invalid-token');
     }
+    if (clientId === undefined) {
+      throw unauthorized('The bearer token names no client (azp, client_id or sub)', 'invalid-token');
+    }
+    return { clientId, scopes, kind: 'oidc' };
   }
 
   return {
@@ -140,7 +173,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       if (key !== undefined && key !== '') {
         const entry = matchApiKey(apiKeys, key);
         if (!entry) throw unauthorized('The API key is not valid', 'invalid-api-key');
-        return { keyId: entry.id, scopes: entry.scopes, kind: 'api-key' };
+        return { clientId: entry.client ?? entry.id, scopes: entry.scopes, kind: 'api-key' };
       }
       const authorization = single(headers.authorization);
       if (authorization !== undefined && authorization !== '') {

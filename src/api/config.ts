@@ -18,6 +18,7 @@ import {
   WEBHOOK_POLICY_ENV_NAMES,
   type TemporalConfig,
 } from '../config';
+import { jwksUrlProblem } from '../codec/ui-access-token';
 import { formatIssues } from '../contract';
 
 /** The scopes a principal may hold. */
@@ -27,8 +28,25 @@ export type ApiScope = (typeof API_SCOPES)[number];
 
 /** One entry of the API keys file: the key itself is never stored, only its SHA-256. */
 export const apiKeyEntrySchema = z.strictObject({
-  /** Names the key in logs, rate limits and (for webhooks) the order; never secret. */
-  id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ -'),
+  /** Names the key in logs; never secret. Unique in the file. */
+  id: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+      'must be 1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit',
+    ),
+  /**
+   * The client the key belongs to: it owns the orders and documents placed with the key, picks its webhook
+   * secret, and its limits count by it. Two keys of one client (while one replaces the other) name the same
+   * client. @default the key's `id`
+   */
+  client: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+      'must be 1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit',
+    )
+    .optional(),
   /** Lowercase hex SHA-256 of the key (`npm run api -- new-key` prints it). */
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits'),
   scopes: z.array(z.enum(API_SCOPES)).min(1, 'must name at least one scope'),
@@ -63,9 +81,13 @@ export function parseApiKeysFile(text: string, source: string): readonly ApiKeyE
   return parsed.data.keys;
 }
 
-/** OIDC bearer tokens: checked against the JWKS, with this issuer and audience. */
+/** OIDC bearer tokens: checked against the JWKS, with this issuer and audience, and an expiry (`exp`). */
 export const oidcConfigSchema = z.object({
-  jwksUrl: z.url(),
+  /** `https://`, or `http://` on loopback only (keys fetched in clear could be swapped on the way). */
+  jwksUrl: z.string().superRefine((url, context) => {
+    const problem = jwksUrlProblem(url);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+  }),
   issuer: z.string().min(1),
   audience: z.string().min(1),
   /** @default RS256, ES256, PS256, EdDSA */
@@ -88,6 +110,11 @@ export const apiLimitsSchema = z.object({
   rateLimitMax: z.number().int().min(1).default(120),
   /** @default 60 000 (one minute) */
   rateLimitWindowMs: z.number().int().min(1000).default(60_000),
+  /**
+   * Failed authentications per address per window (`rateLimitWindowMs`); beyond it the address is answered 429
+   * without its credentials being looked at, until the window ends. @default 20
+   */
+  authFailureMax: z.number().int().min(1).default(20),
   /** Time a caller has to send a whole request. @default 30 000 */
   requestTimeoutMs: z.number().int().min(1000).default(30_000),
   /**
@@ -100,6 +127,35 @@ export const apiLimitsSchema = z.object({
 });
 /** The API's limits. */
 export type ApiLimits = z.infer<typeof apiLimitsSchema>;
+
+/** What one client may upload through `POST /v1/documents` (429 naming the limit beyond it). */
+export const uploadLimitsSchema = z.object({
+  /** Uploads of one client at the same time (`API_UPLOAD_MAX_CONCURRENT`). @default 4 */
+  maxConcurrent: z.number().int().min(1).default(4),
+  /** Bytes one client may send per window, stored or not (`API_UPLOAD_QUOTA_BYTES`). @default 10 GiB */
+  quotaBytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 1024 ** 3),
+  /** The quota's window (`API_UPLOAD_QUOTA_WINDOW_MS`). @default 3 600 000 (one hour) */
+  quotaWindowMs: z.number().int().min(1000).default(3_600_000),
+});
+
+/**
+ * The document collector (`src/api/document-collector.ts`): a stored document that no running order names, and
+ * that nobody stored or named in an order for `graceMs`, is deleted; the API looks every `intervalMs`.
+ */
+export const documentCollectionSchema = z.object({
+  /** `DOCUMENT_COLLECTION_GRACE_MS`. @default 604 800 000 (7 days) */
+  graceMs: z
+    .number()
+    .int()
+    .min(60_000)
+    .default(7 * 24 * 3_600_000),
+  /** `DOCUMENT_COLLECTION_INTERVAL_MS`; 0: this API never collects. @default 3 600 000 (one hour) */
+  intervalMs: z.number().int().min(0).default(3_600_000),
+});
 
 const apiConfigSchema = z
   .object({
@@ -118,6 +174,8 @@ const apiConfigSchema = z
       /** Largest upload stored (413 above it); the worker's `MAX_DOCUMENT_BYTES` should be the same. */
       maxDocumentBytes: maxDocumentBytesSchema,
       store: documentStoreConfigSchema,
+      uploads: uploadLimitsSchema.prefault({}),
+      collection: documentCollectionSchema.prefault({}),
     }),
     /**
      * `WEBHOOK_ALLOW_HTTP_LOOPBACK` and `WEBHOOK_ALLOWED_HOSTS`, as the workers have them: a `callbackUrl` they
@@ -152,11 +210,17 @@ const API_ENV_NAMES: Readonly<Record<string, string>> = {
   'limits.bodyLimitBytes': 'API_BODY_LIMIT_BYTES',
   'limits.rateLimitMax': 'API_RATE_LIMIT_MAX',
   'limits.rateLimitWindowMs': 'API_RATE_LIMIT_WINDOW_MS',
+  'limits.authFailureMax': 'API_AUTH_FAILURE_MAX',
   'limits.requestTimeoutMs': 'API_REQUEST_TIMEOUT_MS',
   'limits.operationTimeoutMs': 'API_OPERATION_TIMEOUT_MS',
   'limits.queryTimeoutMs': 'API_QUERY_TIMEOUT_MS',
   'documents.documentsRoot': 'DOCUMENTS_ROOT',
   'documents.maxDocumentBytes': 'MAX_DOCUMENT_BYTES',
+  'documents.uploads.maxConcurrent': 'API_UPLOAD_MAX_CONCURRENT',
+  'documents.uploads.quotaBytes': 'API_UPLOAD_QUOTA_BYTES',
+  'documents.uploads.quotaWindowMs': 'API_UPLOAD_QUOTA_WINDOW_MS',
+  'documents.collection.graceMs': 'DOCUMENT_COLLECTION_GRACE_MS',
+  'documents.collection.intervalMs': 'DOCUMENT_COLLECTION_INTERVAL_MS',
   // The store's fields, named as the worker names them (`documentStore.bucket` → `documents.store.bucket`).
   ...Object.fromEntries(
     Object.entries(DOCUMENT_STORE_ENV_NAMES).map(([field, name]) => [
@@ -207,6 +271,7 @@ export function loadApiConfig(env: Env = process.env): Readonly<ApiConfig> {
       bodyLimitBytes: number(env.API_BODY_LIMIT_BYTES),
       rateLimitMax: number(env.API_RATE_LIMIT_MAX),
       rateLimitWindowMs: number(env.API_RATE_LIMIT_WINDOW_MS),
+      authFailureMax: number(env.API_AUTH_FAILURE_MAX),
       requestTimeoutMs: number(env.API_REQUEST_TIMEOUT_MS),
       operationTimeoutMs: number(env.API_OPERATION_TIMEOUT_MS),
       queryTimeoutMs: number(env.API_QUERY_TIMEOUT_MS),
@@ -215,6 +280,15 @@ export function loadApiConfig(env: Env = process.env): Readonly<ApiConfig> {
       documentsRoot: env.DOCUMENTS_ROOT || undefined,
       maxDocumentBytes: env.MAX_DOCUMENT_BYTES || undefined,
       store: documentStoreFromEnv(env),
+      uploads: {
+        maxConcurrent: number(env.API_UPLOAD_MAX_CONCURRENT),
+        quotaBytes: number(env.API_UPLOAD_QUOTA_BYTES),
+        quotaWindowMs: number(env.API_UPLOAD_QUOTA_WINDOW_MS),
+      },
+      collection: {
+        graceMs: number(env.DOCUMENT_COLLECTION_GRACE_MS),
+        intervalMs: number(env.DOCUMENT_COLLECTION_INTERVAL_MS),
+      },
     },
     webhooks: callbackUrlPolicyFromEnv(env),
     logLevel: env.LOG_LEVEL || undefined,

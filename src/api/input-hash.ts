@@ -28,16 +28,16 @@ export function orderInputHash(input: ValidBadgeOrderInput): string {
 }
 
 /**
- * The hash release 0.3.0 kept for the same request, or null when it kept the same as {@link orderInputHash}: it
- * took a numeric `stockId` or `documentOwner` as the number sent, where ids are strings now. A repeated PUT of an
- * order placed through 0.3.0 is compared with both, so it still attaches.
+ * The hash release 0.3.0 kept for the same request: it had no `documentsFolder` (the API sets it since 0.4.0),
+ * and took a numeric `stockId` or `documentOwner` as the number sent, where ids are strings now. A repeated PUT
+ * of an order placed through 0.3.0 is compared with both hashes, so it still attaches.
  * @param body the request body as sent
  */
 export function orderInputHashBefore040(
   input: ValidBadgeOrderInput,
   body: Readonly<Record<string, unknown>>,
-): string | null {
+): string {
   const numeric = (['stockId', 'documentOwner'] as const).filter((field) => typeof body[field] === 'number');
-  if (numeric.length === 0) return null;
-  return orderInputHash({ ...input, ...Object.fromEntries(numeric.map((field) => [field, body[field]])) });
+  const before = { ...input, documentsFolder: undefined };
+  return orderInputHash({ ...before, ...Object.fromEntries(numeric.map((field) => [field, body[field]])) });
 }

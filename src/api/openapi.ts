@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { COMMON_PROBLEMS, type Operation } from './operations';
 import { PROBLEM_CONTENT_TYPE } from './problem';
 import { packageVersion } from '../version';
-import { problemSchema } from './schemas';
+import { problemSchema, SET_BY_THE_API } from './schemas';
 
 /** A JSON Schema object. */
 export type JsonSchema = Record<string, unknown>;
@@ -28,12 +28,16 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSch
 
 /**
  * The body schema of `PUT /v1/orders/{orderRef}`: the order input without `orderRef` (the path names it; a body
- * may repeat it, the same), and vehicle and badge data non-empty, as the contract's refinement requires.
+ * may repeat it, the same) nor the fields the API sets from the credentials, and vehicle and badge data
+ * non-empty, as the contract's refinement requires.
  */
 function putOrderBody(schema: JsonSchema): JsonSchema {
   const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-  const { orderRef: _orderRef, ...properties } = schema.properties as Record<string, JsonSchema>;
-  void _orderRef;
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties as Record<string, JsonSchema>).filter(
+      ([name]) => name !== 'orderRef' && !(SET_BY_THE_API as readonly string[]).includes(name),
+    ),
+  );
   for (const field of ['vehicle', 'badge']) {
     const data = properties[field];
     if (data !== undefined) properties[field] = { ...data, minProperties: 1 };

@@ -11,6 +11,7 @@ import {
   listOrdersQuerySchema,
   orderAcceptedSchema,
   orderPageSchema,
+  orderQuerySchema,
   orderRefParamsSchema,
   orderViewSchema,
   putOrderBodySchema,
@@ -86,6 +87,7 @@ export const ORDER_OPERATIONS = {
       'the `BadgeOrderStatus` it last recorded.',
     scope: 'orders:read',
     params: orderRefParamsSchema,
+    query: orderQuerySchema,
     responses: { 200: { description: 'The order', schema: ['OrderView', orderViewSchema] } },
     problems: [404],
   },
@@ -111,6 +113,7 @@ export const ORDER_OPERATIONS = {
       'Sends the order the `retryUploads` signal. Refused (409) when the order is no longer running.',
     scope: 'ops',
     params: orderRefParamsSchema,
+    query: orderQuerySchema,
     responses: {
       202: { description: 'The order took the signal', schema: ['RetryAccepted', retryAcceptedSchema] },
     },
@@ -126,6 +129,7 @@ export const ORDER_OPERATIONS = {
       'document is retried with the new file. Refused (409) when the document has not failed or the order is closed.',
     scope: 'ops',
     params: documentParamsSchema,
+    query: orderQuerySchema,
     body: ['ReplaceDocumentBody', replaceDocumentBodySchema],
     responses: {
       200: { description: 'The document’s new state', schema: ['DocumentState', documentStateSchema] },
@@ -143,6 +147,7 @@ export const ORDER_OPERATIONS = {
       'accepted up to 2^53 − 1), `{ "notCreated": true }` when it does not. Refused (409) unless the order awaits it.',
     scope: 'ops',
     params: orderRefParamsSchema,
+    query: orderQuerySchema,
     body: ['ReconcileOrderInput', reconcileBodySchema],
     responses: {
       200: {
@@ -164,6 +169,7 @@ export const ORDER_OPERATIONS = {
       'platform or once it has ended.',
     scope: 'ops',
     params: orderRefParamsSchema,
+    query: orderQuerySchema,
     body: ['SetDocumentOwnerInput', setDocumentOwnerBodySchema],
     responses: {
       200: {

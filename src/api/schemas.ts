@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import {
   BADGE_ORDER_STATUSES,
+  CLIENT_ID_PATTERN,
   WEBHOOK_EVENT_TYPES,
   badgeOrderInputSchema,
   badgeOrderOptionsSchema,
@@ -19,6 +20,9 @@ import {
 } from '../contract';
 import { RUN_STATUS_NAMES } from '../client/order-listing';
 
+/** The `clientId` query value that names an order placed without a client. */
+export const NO_CLIENT = '-';
+
 /** Largest page of `GET /v1/orders`. */
 export const MAX_PAGE_SIZE = 100;
 /** Page size of `GET /v1/orders` when none is asked for. */
@@ -29,6 +33,21 @@ export const orderRefParamsSchema = z.strictObject({
   orderRef: badgeOrderInputSchema.shape.orderRef,
 });
 
+/** Query parameter `clientId`: whose order (operators name any client; `-` an order placed without one). */
+const clientIdQuerySchema = z
+  .union([z.string().regex(CLIENT_ID_PATTERN), z.literal(NO_CLIENT)], {
+    error: `must be a client id, or "${NO_CLIENT}" for an order placed without a client`,
+  })
+  .meta({
+    description:
+      `The client whose order this is. Operators (scope \`ops\`) may name any client, or \`${NO_CLIENT}\` for an ` +
+      'order placed without one (the starter, the TypeScript client); anyone else may leave it out or name ' +
+      'their own: another client’s order is not found (404).',
+  });
+
+/** Query of the routes of one order. */
+export const orderQuerySchema = z.strictObject({ clientId: clientIdQuerySchema.optional() });
+
 /** Path parameters of `POST /v1/orders/{orderRef}/documents/{index}/replace`. */
 export const documentParamsSchema = z.strictObject({
   orderRef: badgeOrderInputSchema.shape.orderRef,
@@ -38,9 +57,12 @@ export const documentParamsSchema = z.strictObject({
     .transform(Number),
 });
 
+/** Fields of the order input the API sets from the caller's credentials: a body naming them is refused. */
+export const SET_BY_THE_API = ['clientId', 'documentsFolder'] as const;
+
 /**
  * Body of `PUT /v1/orders/{orderRef}`: the order input of the contract; `orderRef` comes from the path and
- * may be left out of the body (when present it must be the same).
+ * may be left out of the body (when present it must be the same), and {@link SET_BY_THE_API} are the API's.
  */
 export const putOrderBodySchema = badgeOrderInputSchema;
 
@@ -62,6 +84,8 @@ export const runStatusSchema = z.enum(RUN_STATUS_NAMES);
 /** Query of `GET /v1/orders`. */
 export const listOrdersQuerySchema = z.strictObject({
   status: orderStatusSchema.optional(),
+  /** Only this client's orders (operators; everyone else sees only their own anyway). */
+  clientId: clientIdQuerySchema.optional(),
   pageSize: z
     .string()
     .regex(/^[1-9][0-9]{0,2}$/, `must be a whole number from 1 to ${MAX_PAGE_SIZE}`)
@@ -147,7 +171,11 @@ export const statusViewSchema = z.object({
       pending: z.number().int(),
       failed: z
         .array(
-          z.object({ id: z.string(), type: z.enum(Object.values(WEBHOOK_EVENT_TYPES)), error: z.string() }),
+          z.object({
+            id: z.string(),
+            type: z.enum(Object.values(WEBHOOK_EVENT_TYPES)),
+            attempts: z.number().int().min(1),
+          }),
         )
         .readonly(),
     })
@@ -197,6 +225,8 @@ export const orderViewSchema = z.object({
   status: orderStatusSchema.nullable(),
   /** The platform's order id, once created. */
   orderId: platformIdSchema.nullable(),
+  /** The client that owns the order; null for an order placed without one. */
+  clientId: z.string().nullable(),
   startedAt: z.string().nullable(),
   closedAt: z.string().nullable(),
   /** The `status` query's answer: present for a running order whose worker answered in time. */
@@ -215,6 +245,7 @@ export const orderSummarySchema = z.object({
   runStatus: runStatusSchema,
   status: orderStatusSchema.nullable(),
   orderId: platformIdSchema.nullable(),
+  clientId: z.string().nullable(),
   startedAt: z.string().nullable(),
   closedAt: z.string().nullable(),
 });

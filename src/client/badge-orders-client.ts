@@ -7,11 +7,14 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowUpdateFailedError,
   type Client,
+  type WorkflowExecutionDescription,
   type WorkflowHandle,
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/common';
 import {
+  BadgeOrderClient,
   BadgeOrderId,
   BadgeOrderRef,
   BadgeOrderStatus,
@@ -25,6 +28,7 @@ import {
   statusQuery,
   WORKFLOW_TYPES,
   type BadgeOrderStatusView,
+  type BadgeOrderWorkflow,
   type DocumentState,
   type ReconcileOrderInput,
   type ReplaceDocumentInput,
@@ -32,8 +36,8 @@ import {
   type ValidBadgeOrderInput,
 } from '../contract';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
-import { inSpan, tracedClient, type Tracing } from '../tracing';
-import type { badgeOrder } from '../workflows/badge-order';
+import { inSpan, tracedClient, type ClientTracing } from '../tracing/client';
+import { badgeOrdersQuery } from '../temporal/visibility';
 import { listOrderPage, type ListOrdersInput, type OrderPage } from './order-listing';
 
 /** The order refused a `replaceDocument` update; the message says why (unknown path, not failed, no file). */
@@ -66,7 +70,7 @@ export class OrderMayExistError extends Error {
 }
 
 /** Handle of one badge order workflow. */
-export type BadgeOrderHandle = WorkflowHandle<typeof badgeOrder>;
+export type BadgeOrderHandle = WorkflowHandle<BadgeOrderWorkflow>;
 
 /** What {@link BadgeOrdersClient.startOrder} did. */
 export interface StartOrderResult {
@@ -92,14 +96,14 @@ export interface BadgeOrdersClientOptions {
   /** @default badge-orders */
   readonly taskQueue?: string;
   /** The process's tracing (`startTracing`): each start is then the root of its order's trace. @default off */
-  readonly tracing?: Tracing;
+  readonly tracing?: ClientTracing;
 }
 
 /** Client API of the badge order service. */
 export class BadgeOrdersClient {
   private readonly client: Client;
   private readonly taskQueue: string;
-  private readonly tracing: Tracing | undefined;
+  private readonly tracing: ClientTracing | undefined;
 
   constructor(options: BadgeOrdersClientOptions) {
     this.client = tracedClient(options.client, options.tracing);
@@ -118,34 +122,99 @@ export class BadgeOrdersClient {
 
   private async startOrAttach(rawInput: unknown, options: StartOrderOptions): Promise<StartOrderResult> {
     const input = parseBadgeOrderInput(rawInput);
-    const workflowId = badgeOrderWorkflowId(input.orderRef);
+    const workflowId = await this.workflowIdOf({ orderRef: input.orderRef, clientId: input.clientId });
+    const handle = (): BadgeOrderHandle => this.client.workflow.getHandle<BadgeOrderWorkflow>(workflowId);
     // Most orders are new: start at once, refusing whenever any run of this order ref exists. Only then is the
     // last run looked at (one call to the server fewer for every new order, the same decisions for the rest).
-    const started = await this.start(input, WorkflowIdReusePolicy.REJECT_DUPLICATE, options);
+    const started = await this.start(input, workflowId, WorkflowIdReusePolicy.REJECT_DUPLICATE, options);
     if (started) return { workflowId, runId: started.firstExecutionRunId, attached: false, handle: started };
-    const last = await this.lastRunAllowingStart(input.orderRef);
+    const last = await this.lastRunAllowingStart(input.orderRef, handle());
     if (last !== undefined) {
       // Running, or completed: its result stands; attach to it.
-      return { workflowId, runId: last.runId, attached: true, handle: this.getHandle(input.orderRef) };
+      return { workflowId, runId: last.runId, attached: true, handle: handle() };
     }
     // Only a failed one may run again.
-    const handle = await this.start(input, WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY, options);
-    if (handle) return { workflowId, runId: handle.firstExecutionRunId, attached: false, handle };
+    const restarted = await this.start(
+      input,
+      workflowId,
+      WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+      options,
+    );
+    if (restarted)
+      return { workflowId, runId: restarted.firstExecutionRunId, attached: false, handle: restarted };
     // Another caller started it meanwhile: attach to that run.
-    const description = await this.getHandle(input.orderRef).describe();
-    return { workflowId, runId: description.runId, attached: true, handle: this.getHandle(input.orderRef) };
+    const description = await handle().describe();
+    return { workflowId, runId: description.runId, attached: true, handle: handle() };
+  }
+
+  /**
+   * The workflow id of an order: {@link badgeOrderWorkflowId} of its ref and client, or, for a client's order
+   * placed before orders had client ids of their own (0.3.0 and earlier: `badge-order-<orderRef>`, the client
+   * only in its input), that id while the order is the client's. So an order placed before the upgrade is found,
+   * attached to and repaired by its client, never placed a second time. Costs one look-up per client order;
+   * remove it once no such order is left within the namespace's retention.
+   */
+  private async workflowIdOf(order: OrderKey): Promise<string> {
+    const own = badgeOrderWorkflowId(order.orderRef, order.clientId);
+    if (order.clientId === undefined) return own;
+    const earlier = badgeOrderWorkflowId(order.orderRef);
+    const owner = await this.ownerOf(this.client.workflow.getHandle<BadgeOrderWorkflow>(earlier));
+    return owner === order.clientId ? earlier : own;
+  }
+
+  /** The client of the order's latest run, from its search attribute or else its input; null for none. */
+  private async ownerOf(handle: BadgeOrderHandle): Promise<string | null | undefined> {
+    let description: WorkflowExecutionDescription;
+    try {
+      description = await handle.describe();
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
+    const recorded = description.typedSearchAttributes.get(BadgeOrderClient);
+    if (recorded !== undefined) return recorded;
+    // Runs started before the search attribute: the client is in the input (decoded by the payload codec).
+    const history = await this.client.workflowService.getWorkflowExecutionHistory({
+      namespace: this.client.options.namespace,
+      execution: { workflowId: description.workflowId, runId: description.runId },
+      maximumPageSize: 1,
+    });
+    const payloads = history.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
+    if (!payloads || payloads.length === 0) return null;
+    const input = await decodeFromPayloadsAtIndex<{ clientId?: unknown }>(
+      this.client.options.loadedDataConverter,
+      0,
+      payloads,
+    );
+    return typeof input?.clientId === 'string' ? input.clientId : null;
+  }
+
+  /**
+   * The handle of an existing order (its latest run), or undefined when there is none: for callers that must
+   * tell "not found" before acting, as the HTTP API does.
+   */
+  async findOrder(order: string | OrderKey): Promise<BadgeOrderHandle | undefined> {
+    const handle = this.client.workflow.getHandle<BadgeOrderWorkflow>(await this.workflowIdOf(keyOf(order)));
+    try {
+      await handle.describe();
+      return handle;
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
   }
 
   /** Starts a run of the order; undefined when the id's policies refuse it (a run exists or existed). */
   private async start(
     input: ValidBadgeOrderInput,
+    workflowId: string,
     reusePolicy: WorkflowIdReusePolicy,
     options: StartOrderOptions,
-  ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof badgeOrder> | undefined> {
+  ): Promise<WorkflowHandleWithFirstExecutionRunId<BadgeOrderWorkflow> | undefined> {
     try {
-      return await this.client.workflow.start<typeof badgeOrder>(WORKFLOW_TYPES.badgeOrder, {
+      return await this.client.workflow.start<BadgeOrderWorkflow>(WORKFLOW_TYPES.badgeOrder, {
         taskQueue: this.taskQueue,
-        workflowId: badgeOrderWorkflowId(input.orderRef),
+        workflowId,
         args: [input],
         // A running order answers "already started" and we attach.
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
@@ -153,6 +222,8 @@ export class BadgeOrdersClient {
         typedSearchAttributes: [
           { key: BadgeOrderRef, value: input.orderRef },
           { key: BadgeOrderStatus, value: 'Running' },
+          // The owner, from the input the caller may give (the HTTP API takes it from the credentials).
+          ...(input.clientId === undefined ? [] : [{ key: BadgeOrderClient, value: input.clientId }]),
         ],
         staticSummary: `Badge order ${input.orderRef}`,
         ...(options.memo === undefined ? {} : { memo: { ...options.memo } }),
@@ -168,8 +239,10 @@ export class BadgeOrdersClient {
    * throws {@link OrderMayExistError} when it ended (failed, cancelled, timed out or terminated) after the
    * platform created, or may have created, the order; returns undefined when a new run may start.
    */
-  private async lastRunAllowingStart(orderRef: string): Promise<{ runId: string } | undefined> {
-    const handle = this.getHandle(orderRef);
+  private async lastRunAllowingStart(
+    orderRef: string,
+    handle: BadgeOrderHandle,
+  ): Promise<{ runId: string } | undefined> {
     let description;
     try {
       description = await handle.describe();
@@ -193,7 +266,7 @@ export class BadgeOrdersClient {
     if (unknownOutcome) {
       throw new OrderMayExistError(
         `Order ${orderRef} may exist on the platform: its last run ended while its creation's outcome was ` +
-          `unknown (Idempotency-Key ${badgeOrderWorkflowId(orderRef)}:create). Check the platform first; ` +
+          `unknown (Idempotency-Key ${handle.workflowId}:create). Check the platform first; ` +
           'start it again under a new orderRef only if it holds no such order.',
         null,
       );
@@ -201,9 +274,18 @@ export class BadgeOrdersClient {
     return undefined;
   }
 
-  /** The handle of an order by its `orderRef` (latest run). */
-  getHandle(orderRef: string): BadgeOrderHandle {
-    return this.client.workflow.getHandle<typeof badgeOrder>(badgeOrderWorkflowId(orderRef));
+  /**
+   * The handle of an order by its `orderRef` and client (latest run). An order its client placed before 0.4.0
+   * has another id: {@link findOrder} and the methods below find it too.
+   */
+  getHandle(order: string | OrderKey): BadgeOrderHandle {
+    const { orderRef, clientId } = keyOf(order);
+    return this.client.workflow.getHandle<BadgeOrderWorkflow>(badgeOrderWorkflowId(orderRef, clientId));
+  }
+
+  /** The handle of an order whether or not it exists, found as {@link findOrder} finds it. */
+  private async handleOf(order: string | OrderKey): Promise<BadgeOrderHandle> {
+    return this.client.workflow.getHandle<BadgeOrderWorkflow>(await this.workflowIdOf(keyOf(order)));
   }
 
   /** One page of orders from visibility (see `order-listing.ts`), newest first. */
@@ -211,28 +293,60 @@ export class BadgeOrdersClient {
     return listOrderPage(this.client, input);
   }
 
+  /**
+   * The documents every running order names (each document's source as the order input named it, and its
+   * replacement), from each order's `status` query: what must not be collected from the document store. Throws
+   * when an order does not answer within `queryTimeoutMs`: an answer that leaves out an order would be unsafe.
+   */
+  async documentsOfRunningOrders(options: { readonly queryTimeoutMs: number }): Promise<Set<string>> {
+    const sources = new Set<string>();
+    for await (const execution of this.client.workflow.list({
+      query: badgeOrdersQuery({ openOnly: true }),
+    })) {
+      const handle = this.client.workflow.getHandle<BadgeOrderWorkflow>(
+        execution.workflowId,
+        execution.runId,
+      );
+      let view: BadgeOrderStatusView;
+      try {
+        view = await this.client.connection.withDeadline(Date.now() + options.queryTimeoutMs, () =>
+          handle.query(statusQuery),
+        );
+      } catch (error) {
+        // Closed since it was listed: it needs nothing any more.
+        if (error instanceof WorkflowNotFoundError) continue;
+        if ((await handle.describe()).status.name !== 'RUNNING') continue;
+        throw error;
+      }
+      for (const document of view.documents) sources.add(document.path).add(document.sourcePath);
+    }
+    return sources;
+  }
+
   /** The `status` query. */
-  async status(orderRef: string): Promise<BadgeOrderStatusView> {
-    return this.getHandle(orderRef).query(statusQuery);
+  async status(order: string | OrderKey): Promise<BadgeOrderStatusView> {
+    return (await this.handleOf(order)).query(statusQuery);
   }
 
   /** Sends `retryUploads`: every failed document is tried again now. */
-  async retryUploads(orderRef: string): Promise<void> {
-    await this.getHandle(orderRef).signal(retryUploadsSignal);
+  async retryUploads(order: string | OrderKey): Promise<void> {
+    await (await this.handleOf(order)).signal(retryUploadsSignal);
   }
 
   /**
    * Runs the `reconcileOrder` update on an order awaiting reconciliation and returns its status. Throws
    * {@link ReconcileOrderRejectedError} with the workflow's reason when the answer is refused.
    */
-  async reconcileOrder(orderRef: string, answer: ReconcileOrderInput): Promise<BadgeOrderStatusView> {
+  async reconcileOrder(order: string | OrderKey, answer: ReconcileOrderInput): Promise<BadgeOrderStatusView> {
+    const { orderRef } = keyOf(order);
+    const handle = await this.handleOf(order);
     try {
-      return await this.getHandle(orderRef).executeUpdate(reconcileOrderUpdate, { args: [answer] });
+      return await handle.executeUpdate(reconcileOrderUpdate, { args: [answer] });
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError) {
         throw new ReconcileOrderRejectedError(error.cause?.message ?? error.message, { cause: error });
       }
-      const closed = await this.closedStatus(orderRef, error);
+      const closed = await closedStatus(handle, error);
       if (closed !== undefined) {
         throw new ReconcileOrderRejectedError(
           `reconcileOrder refused: order ${orderRef} is no longer running (${closed})`,
@@ -248,14 +362,19 @@ export class BadgeOrdersClient {
    * documents are sent again with it. Returns the order's status; throws {@link SetDocumentOwnerRejectedError}
    * with the workflow's reason when refused.
    */
-  async setDocumentOwner(orderRef: string, correction: SetDocumentOwnerInput): Promise<BadgeOrderStatusView> {
+  async setDocumentOwner(
+    order: string | OrderKey,
+    correction: SetDocumentOwnerInput,
+  ): Promise<BadgeOrderStatusView> {
+    const { orderRef } = keyOf(order);
+    const handle = await this.handleOf(order);
     try {
-      return await this.getHandle(orderRef).executeUpdate(setDocumentOwnerUpdate, { args: [correction] });
+      return await handle.executeUpdate(setDocumentOwnerUpdate, { args: [correction] });
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError) {
         throw new SetDocumentOwnerRejectedError(error.cause?.message ?? error.message, { cause: error });
       }
-      const closed = await this.closedStatus(orderRef, error);
+      const closed = await closedStatus(handle, error);
       if (closed !== undefined) {
         throw new SetDocumentOwnerRejectedError(
           `setDocumentOwner refused: order ${orderRef} is no longer running (${closed})`,
@@ -267,31 +386,19 @@ export class BadgeOrdersClient {
   }
 
   /**
-   * When `error` says the workflow is not found although a run of the order exists, that run has closed:
-   * its status (e.g. `COMPLETED`); otherwise undefined.
-   */
-  private async closedStatus(orderRef: string, error: unknown): Promise<string | undefined> {
-    if (!(error instanceof WorkflowNotFoundError)) return undefined;
-    try {
-      const description = await this.getHandle(orderRef).describe();
-      return description.status.name === 'RUNNING' ? undefined : description.status.name;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /**
    * Runs the `replaceDocument` update and returns the document's new state. Throws
    * {@link ReplaceDocumentRejectedError} with the workflow's reason when the replacement is refused.
    */
-  async replaceDocument(orderRef: string, replacement: ReplaceDocumentInput): Promise<DocumentState> {
+  async replaceDocument(order: string | OrderKey, replacement: ReplaceDocumentInput): Promise<DocumentState> {
+    const { orderRef } = keyOf(order);
+    const handle = await this.handleOf(order);
     try {
-      return await this.getHandle(orderRef).executeUpdate(replaceDocumentUpdate, { args: [replacement] });
+      return await handle.executeUpdate(replaceDocumentUpdate, { args: [replacement] });
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError) {
         throw new ReplaceDocumentRejectedError(error.cause?.message ?? error.message, { cause: error });
       }
-      const closed = await this.closedStatus(orderRef, error);
+      const closed = await closedStatus(handle, error);
       if (closed !== undefined) {
         throw new ReplaceDocumentRejectedError(
           `replaceDocument refused: order ${orderRef} is no longer running (${closed})`,
@@ -327,3 +434,26 @@ async function endedAwaitingReconciliation(handle: BadgeOrderHandle): Promise<bo
     return false;
   }
 }
+
+/**
+ * When `error` says the workflow is not found although a run of the order exists, that run has closed: its status
+ * (e.g. `COMPLETED`); otherwise undefined.
+ */
+async function closedStatus(handle: BadgeOrderHandle, error: unknown): Promise<string | undefined> {
+  if (!(error instanceof WorkflowNotFoundError)) return undefined;
+  try {
+    const description = await handle.describe();
+    return description.status.name === 'RUNNING' ? undefined : description.status.name;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An order's address: its `orderRef`, and the client that owns it (none for orders placed without one). */
+export interface OrderKey {
+  readonly orderRef: string;
+  readonly clientId?: string;
+}
+
+const keyOf = (order: string | OrderKey): OrderKey =>
+  typeof order === 'string' ? { orderRef: order } : order;

@@ -1,10 +1,15 @@
-/** Client API of the badge order service, for backend code. */
+/**
+ * Client API of the badge order service, for backend code, and the entry of the client package
+ * (`packages/client`, built from here): the contract's types and schemas, {@link BadgeOrdersClient} over Temporal
+ * with the payload codec, and a typed client of the HTTP API.
+ */
 export {
   BadgeOrdersClient,
   OrderMayExistError,
   ReconcileOrderRejectedError,
   ReplaceDocumentRejectedError,
   type BadgeOrderHandle,
+  type BadgeOrdersClientOptions,
   type StartOrderOptions,
   type StartOrderResult,
 } from './badge-orders-client';
@@ -17,5 +22,23 @@ export {
   type OrderPage,
   type RunStatusName,
 } from './order-listing';
+export {
+  createBadgeOrdersHttpClient,
+  uploadDocument,
+  type BadgeOrdersHttpClient,
+  type BadgeOrdersHttpClientOptions,
+  type HttpApiComponents,
+  type HttpApiPaths,
+} from './http-api-client';
 export { connectClient } from '../temporal/connection';
+export { loadTemporalConfig, type TemporalConfig } from '../config';
+export { createDataConverter } from '../codec/data-converter';
+export { EncryptionCodec } from '../codec/encryption-codec';
+export {
+  generatePayloadKeyEntry,
+  parsePayloadKeys,
+  PayloadKeyRing,
+  PayloadKeysError,
+} from '../codec/key-ring';
+export { callbackUrlProblem, type CallbackUrlPolicy } from '../webhook-destination';
 export * from '../contract';

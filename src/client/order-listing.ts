@@ -9,6 +9,7 @@ import { temporal } from '@temporalio/proto';
 import {
   BADGE_ORDER_STATUSES,
   BADGE_ORDER_WORKFLOW_ID_PREFIX,
+  BadgeOrderClient,
   BadgeOrderId,
   BadgeOrderRef,
   BadgeOrderStatus,
@@ -49,6 +50,8 @@ export interface ListedOrder {
   readonly status: BadgeOrderStatusValue | null;
   /** `BadgeOrderId`, the platform's order id, once created. */
   readonly orderId: string | null;
+  /** `BadgeOrderClient`, the client that owns the order; null for an order placed without one. */
+  readonly clientId: string | null;
   readonly startedAt: string | null;
   readonly closedAt: string | null;
 }
@@ -63,6 +66,8 @@ export interface OrderPage {
 export interface ListOrdersInput {
   /** Only orders with this `BadgeOrderStatus`. @default every order */
   readonly status?: BadgeOrderStatusValue;
+  /** Only the orders of this client (`BadgeOrderClient`). @default every client's, and those of none */
+  readonly clientId?: string;
   readonly pageSize: number;
   /** The previous page's token. */
   readonly nextPageToken?: Uint8Array | null;
@@ -91,7 +96,7 @@ function isoTime(timestamp: { seconds?: unknown; nanos?: number | null } | null 
 export async function listOrderPage(client: Client, input: ListOrdersInput): Promise<OrderPage> {
   const response = await client.workflowService.listWorkflowExecutions({
     namespace: client.options.namespace,
-    query: badgeOrdersQuery({ status: input.status }),
+    query: badgeOrdersQuery({ status: input.status, clientId: input.clientId }),
     pageSize: input.pageSize,
     nextPageToken: input.nextPageToken ?? undefined,
   });
@@ -102,6 +107,7 @@ export async function listOrderPage(client: Client, input: ListOrdersInput): Pro
     const fields = info.searchAttributes?.indexedFields;
     const status = keyword(fields, BadgeOrderStatus.name);
     const orderId = keyword(fields, BadgeOrderId.name);
+    const clientId = keyword(fields, BadgeOrderClient.name);
     return [
       {
         orderRef:
@@ -114,6 +120,7 @@ export async function listOrderPage(client: Client, input: ListOrdersInput): Pro
         runStatus: runStatusName(info.status),
         status: BADGE_ORDER_STATUSES.find((known) => known === status) ?? null,
         orderId: orderId === '' ? null : orderId,
+        clientId: clientId === '' ? null : clientId,
         startedAt: isoTime(info.startTime),
         closedAt: isoTime(info.closeTime),
       },

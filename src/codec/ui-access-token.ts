@@ -5,6 +5,7 @@
  * application, to any user who can sign in there — would open every order's personal data.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { isLoopbackHostname } from '../contract';
 import type { AccessTokenVerifier } from './codec-server';
 
 /** Signature algorithms accepted by default: the asymmetric ones identity providers sign with. */
@@ -20,6 +21,30 @@ export const DEFAULT_UI_TOKEN_ALGORITHMS: readonly string[] = Object.freeze([
   'ES512',
   'EdDSA',
 ]);
+
+/**
+ * Claims every access token must carry, for the codec server and the HTTP API alike: jose checks `exp` only
+ * when present, so a token without one would be valid forever.
+ */
+export const REQUIRED_TOKEN_CLAIMS: readonly string[] = Object.freeze(['exp', 'iss', 'aud']);
+
+/**
+ * Why signing keys may not be fetched from `jwksUrl`, or undefined when they may: `https://`, or `http://` only
+ * on loopback (a local provider). Keys fetched in clear over a network could be swapped on the way, and then
+ * any token signed by whoever swapped them would pass.
+ */
+export function jwksUrlProblem(jwksUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(jwksUrl);
+  } catch {
+    return 'must be a URL';
+  }
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHostname(url.hostname))) {
+    return undefined;
+  }
+  return 'must be an https:// URL (http:// only on loopback)';
+}
 
 export interface UiAccessTokenOptions {
   /** The provider's signing keys (`createRemoteJWKSet(url)`, or a local set in tests). */
@@ -66,8 +91,7 @@ export function jwtAccessTokenVerifier(options: UiAccessTokenOptions): AccessTok
     audience: typeof options.audience === 'string' ? options.audience : [...options.audience],
     algorithms: [...(options.algorithms ?? DEFAULT_UI_TOKEN_ALGORITHMS)],
     clockTolerance: options.clockToleranceSeconds ?? 30,
-    // jose checks `exp` only when present; a token without one would be valid forever.
-    requiredClaims: ['exp', 'iss', 'aud'],
+    requiredClaims: [...REQUIRED_TOKEN_CLAIMS],
   };
   return async (token) => {
     try {
@@ -79,9 +103,6 @@ export function jwtAccessTokenVerifier(options: UiAccessTokenOptions): AccessTok
   };
 }
 
-const isLoopbackHost = (hostname: string): boolean =>
-  hostname === '127.0.0.1' || hostname === '[::1]' || hostname === 'localhost';
-
 /**
  * The verifier for a provider's JWKS URL (HTTPS, or HTTP on loopback for local providers: keys fetched in
  * clear could be swapped on the way).
@@ -91,13 +112,9 @@ export function remoteJwksAccessTokenVerifier(
   options: Omit<UiAccessTokenOptions, 'keys'>,
 ): AccessTokenVerifier {
   requireIssuerAndAudience(options);
-  const url = new URL(jwksUrl);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    throw new UiAccessTokenConfigError(
-      'CODEC_UI_JWKS_URL must be an https:// URL (http:// only on loopback)',
-    );
-  }
-  return jwtAccessTokenVerifier({ ...options, keys: createRemoteJWKSet(url) });
+  const problem = jwksUrlProblem(jwksUrl);
+  if (problem !== undefined) throw new UiAccessTokenConfigError(`CODEC_UI_JWKS_URL ${problem}`);
+  return jwtAccessTokenVerifier({ ...options, keys: createRemoteJWKSet(new URL(jwksUrl)) });
 }
 
 /** The codec server's settings for the Web UI's access tokens (`loadCodecServerConfig()` has them). */

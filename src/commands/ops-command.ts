@@ -268,10 +268,12 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
     .command('status')
     .description("show one order's phase and documents (the status query)")
     .argument('<orderRef>', 'the order reference')
-    .action(async (orderRef: string, _options: unknown, command: Command) => {
-      const view = await forOrder(orderRef, () => orders().status(orderRef));
+    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
+    .action(async (orderRef: string, options: { client?: string }, command: Command) => {
+      const order = { orderRef, clientId: options.client };
+      const view = await forOrder(orderRef, () => orders().status(order));
       print(wantsJson(command), view, () =>
-        renderStatus(view, workflowLink(orders().getHandle(orderRef).workflowId)),
+        renderStatus(view, workflowLink(orders().getHandle(order).workflowId)),
       );
     });
 
@@ -279,9 +281,11 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
     .command('retry')
     .description('retry every failed document of an order now (the retryUploads signal)')
     .argument('<orderRef>', 'the order reference')
-    .action(async (orderRef: string, _options: unknown, command: Command) => {
-      await forOrder(orderRef, () => orders().retryUploads(orderRef));
-      const workflowId = orders().getHandle(orderRef).workflowId;
+    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
+    .action(async (orderRef: string, options: { client?: string }, command: Command) => {
+      const order = { orderRef, clientId: options.client };
+      await forOrder(orderRef, () => orders().retryUploads(order));
+      const workflowId = orders().getHandle(order).workflowId;
       print(
         wantsJson(command),
         { orderRef, workflowId, signal: 'retryUploads' },
@@ -296,20 +300,24 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
     .argument('<path>', 'the document as named in the order')
     .argument('<newPath>', 'the new file, relative to DOCUMENTS_ROOT on the workers')
     .option('--content-type <type>', 'MIME type of the new file (derived from its name when absent)')
+    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
     .action(
       async (
         orderRef: string,
         path: string,
         newPath: string,
-        options: { contentType?: string },
+        options: { contentType?: string; client?: string },
         command: Command,
       ) => {
         const document = await forOrder(orderRef, () =>
-          orders().replaceDocument(orderRef, {
-            path,
-            newPath,
-            ...(options.contentType ? { contentType: options.contentType } : {}),
-          }),
+          orders().replaceDocument(
+            { orderRef, clientId: options.client },
+            {
+              path,
+              newPath,
+              ...(options.contentType ? { contentType: options.contentType } : {}),
+            },
+          ),
         );
         print(wantsJson(command), document, () => renderTable(DOCUMENT_COLUMNS, documentRows([document])));
         if (document.status !== 'uploaded')
@@ -334,16 +342,22 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
         .conflicts('notCreated'),
     )
     .option('--not-created', 'the platform holds no such order: create it now')
+    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
     .action(
-      async (orderRef: string, options: { orderId?: string; notCreated?: boolean }, command: Command) => {
+      async (
+        orderRef: string,
+        options: { orderId?: string; notCreated?: boolean; client?: string },
+        command: Command,
+      ) => {
+        const order = { orderRef, clientId: options.client };
         if (options.orderId === undefined && !options.notCreated) {
           throw new OpsError('reconcile: give --order-id <id> or --not-created');
         }
         const answer =
           options.orderId !== undefined ? { orderId: options.orderId } : { notCreated: true as const };
-        const view = await forOrder(orderRef, () => orders().reconcileOrder(orderRef, answer));
+        const view = await forOrder(orderRef, () => orders().reconcileOrder(order, answer));
         print(wantsJson(command), view, () =>
-          renderStatus(view, workflowLink(orders().getHandle(orderRef).workflowId)),
+          renderStatus(view, workflowLink(orders().getHandle(order).workflowId)),
         );
       },
     );
@@ -355,12 +369,16 @@ export function buildOpsProgram(deps: OpsDependencies): Command {
     )
     .argument('<orderRef>', 'the order reference')
     .argument('<documentOwner>', 'the platform user id the documents belong to')
-    .action(async (orderRef: string, documentOwner: string, _options: unknown, command: Command) => {
-      const view = await forOrder(orderRef, () => orders().setDocumentOwner(orderRef, { documentOwner }));
-      print(wantsJson(command), view, () =>
-        renderStatus(view, workflowLink(orders().getHandle(orderRef).workflowId)),
-      );
-    });
+    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
+    .action(
+      async (orderRef: string, documentOwner: string, options: { client?: string }, command: Command) => {
+        const order = { orderRef, clientId: options.client };
+        const view = await forOrder(orderRef, () => orders().setDocumentOwner(order, { documentOwner }));
+        print(wantsJson(command), view, () =>
+          renderStatus(view, workflowLink(orders().getHandle(order).workflowId)),
+        );
+      },
+    );
 
   program
     .command('probe')

@@ -16,7 +16,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { isConfinedRelativePath } from '../contract';
+import { isConfinedRelativePath, isInsideFolder } from '../contract';
 import { createHandleStream } from './document-stream';
 import { classifyDocumentError, DocumentUnavailableError, errnoCode, InvalidDocumentError } from './errors';
 
@@ -74,18 +74,27 @@ export interface DocumentsRoot {
    * @throws {@link DocumentUnavailableError} when the file system cannot answer now (`EACCES`, `EMFILE`, `EIO`,
    * any other errno, a missing or unreadable root)
    */
-  open(relativePath: string): Promise<OpenedDocument>;
+  open(relativePath: string, options?: OpenOptions): Promise<OpenedDocument>;
   /**
    * Makes the checks of {@link DocumentsRoot.open} and closes the file again: for validating a path (a
    * replacement document) before it is uploaded. The upload must call `open()` itself, not trust this answer.
    * @throws as {@link DocumentsRoot.open}
    */
-  inspect(relativePath: string): Promise<InspectedDocument>;
+  inspect(relativePath: string, options?: OpenOptions): Promise<InspectedDocument>;
   /**
    * Checks like {@link DocumentsRoot.inspect} and returns the absolute path too.
    * @deprecated opening that path again reopens the race `open()` closes; upload from {@link DocumentsRoot.open}
    */
   resolve(relativePath: string): Promise<ResolvedDocument>;
+}
+
+/** Options of {@link DocumentsRoot.open}. */
+export interface OpenOptions {
+  /**
+   * A folder under the root (relative to it) the document must be in: the path lexically, and the open file
+   * itself, wherever links inside the folder lead (an order's `documentsFolder`). @default the whole root
+   */
+  readonly within?: string;
 }
 
 /** How the location of an open handle is confirmed to be under the root. */
@@ -123,11 +132,11 @@ function describeKind(info: BigIntStats): string {
   return 'a special file';
 }
 
-const outsideRoot = (relativePath: string, fsCode?: string): InvalidDocumentError =>
+const outsideRoot = (relativePath: string, fsCode?: string, folder?: string): InvalidDocumentError =>
   new InvalidDocumentError({
     relativePath,
     ...(fsCode !== undefined && { fsCode }),
-    message: `${relativePath}: resolves outside DOCUMENTS_ROOT (symlink escape refused)`,
+    message: `${relativePath}: resolves outside ${folder === undefined ? 'DOCUMENTS_ROOT' : `${folder}/`} (symlink escape refused)`,
   });
 
 /** The root's real path, or a retryable error: a root that is missing now may be mounted on the next attempt. */
@@ -146,6 +155,21 @@ async function realRootOf(root: string, relativePath?: string): Promise<string> 
       message: `${relativePath === undefined ? '' : `${relativePath}: `}DOCUMENTS_ROOT is not readable (${fsCode}); will retry`,
     });
   }
+  return real;
+}
+
+/**
+ * The real path of a folder under the root that a document must be in; a folder that is missing, or that leads
+ * outside the root, holds no document (final).
+ */
+async function realFolderOf(realRoot: string, folder: string, relativePath: string): Promise<string> {
+  let real: string;
+  try {
+    real = await realpath(resolve(realRoot, folder));
+  } catch (error) {
+    throw classifyDocumentError(error, relativePath, 'open');
+  }
+  if (real !== realRoot && !isInside(realRoot, real)) throw outsideRoot(relativePath, undefined, folder);
   return real;
 }
 
@@ -169,8 +193,10 @@ async function confirmLocation(options: {
   readonly absolutePath: string;
   readonly realRoot: string;
   readonly relativePath: string;
+  /** The folder the document must be in, named in the refusal. */
+  readonly folder?: string;
 }): Promise<void> {
-  const { handle, info, absolutePath, realRoot, relativePath } = options;
+  const { handle, info, absolutePath, realRoot, relativePath, folder } = options;
   if (options.strategy === 'procfs') {
     // The kernel's own answer for this descriptor, whichever links the path went through.
     let location: string;
@@ -185,11 +211,11 @@ async function confirmLocation(options: {
         message: `${relativePath}: cannot confirm the file's location under DOCUMENTS_ROOT (${fsCode}); will retry`,
       });
     }
-    if (!isInside(realRoot, location)) throw outsideRoot(relativePath);
+    if (!isInside(realRoot, location)) throw outsideRoot(relativePath, undefined, folder);
     return;
   }
   const location = await realpath(absolutePath);
-  if (!isInside(realRoot, location)) throw outsideRoot(relativePath);
+  if (!isInside(realRoot, location)) throw outsideRoot(relativePath, undefined, folder);
   const atPath = await stat(location, { bigint: true });
   if (atPath.dev !== info.dev || atPath.ino !== info.ino) {
     throw new DocumentUnavailableError({
@@ -205,16 +231,22 @@ export function createDocumentsRoot(options: DocumentsRootOptions): DocumentsRoo
   const { maxBytes } = options;
   const strategy = options.handleLocation ?? (process.platform === 'linux' ? 'procfs' : 'path');
 
-  async function openDocument(relativePath: string): Promise<OpenedDocument> {
+  async function openDocument(relativePath: string, options: OpenOptions = {}): Promise<OpenedDocument> {
     if (!isConfinedRelativePath(relativePath)) {
       throw new InvalidDocumentError({
         relativePath,
         message: `${relativePath}: must be a relative path inside DOCUMENTS_ROOT`,
       });
     }
+    const { within } = options;
+    if (within !== undefined && !(isConfinedRelativePath(within) && isInsideFolder(relativePath, within))) {
+      throw new InvalidDocumentError({ relativePath, message: `${relativePath}: must be inside ${within}/` });
+    }
     // Resolved on every open: a root that was remounted or replaced is followed, not remembered.
     const realRoot = await realRootOf(root, relativePath);
     const absolutePath = resolve(realRoot, relativePath);
+    // The folder's own real path, when the document must be in it: the open file is confirmed to lie there.
+    const confinement = within === undefined ? realRoot : await realFolderOf(realRoot, within, relativePath);
     let handle: FileHandle;
     try {
       handle = await open(absolutePath, OPEN_FLAGS);
@@ -235,7 +267,15 @@ export function createDocumentsRoot(options: DocumentsRootOptions): DocumentsRoo
           message: `${relativePath}: is not a regular file (${describeKind(info)})`,
         });
       }
-      await confirmLocation({ strategy, handle, info, absolutePath, realRoot, relativePath });
+      await confirmLocation({
+        strategy,
+        handle,
+        info,
+        absolutePath,
+        realRoot: confinement,
+        relativePath,
+        ...(within !== undefined && { folder: within }),
+      });
       if (info.size === 0n) {
         throw new InvalidDocumentError({ relativePath, message: `${relativePath}: is empty` });
       }
@@ -255,8 +295,8 @@ export function createDocumentsRoot(options: DocumentsRootOptions): DocumentsRoo
   return {
     root,
     open: openDocument,
-    async inspect(relativePath) {
-      const document = await openDocument(relativePath);
+    async inspect(relativePath, options) {
+      const document = await openDocument(relativePath, options);
       await document.close();
       return { relativePath, sizeBytes: document.sizeBytes };
     },
@@ -293,8 +333,9 @@ export async function withOpenedDocument<T>(
   documents: DocumentsRoot,
   relativePath: string,
   work: (document: OpenedDocument) => Promise<T>,
+  options?: OpenOptions,
 ): Promise<T> {
-  const document = await documents.open(relativePath);
+  const document = await documents.open(relativePath, options);
   try {
     return await work(document);
   } finally {

@@ -1,6 +1,7 @@
 /**
  * The document store in a local folder (the default): `sha256/<hex>` files under the store's root, each with a
- * small `sha256/<hex>.json` beside it holding the content type it was first stored with. Uploads land in
+ * small `sha256/<hex>.json` beside it holding the content type it was first stored with, and an empty file
+ * `owners/<hex>/<client>` for each client that stored it (its time: when that client last stored or claimed it). Uploads land in
  * `incoming/` first and are renamed into place once hashed (same file system: the rename is atomic), so a
  * `sha256/<hex>` file is never half written. Opening goes through the same confinement as `DOCUMENTS_ROOT`
  * (one open, checks on the handle, no symlinks), and every stream is checked against the reference.
@@ -9,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pipeline as pipelineWithCallback } from 'node:stream';
@@ -18,13 +19,17 @@ import { createDocumentsRoot, type HandleLocation } from './documents-root';
 import { DocumentRefusedError, DocumentUnavailableError, errnoCode, InvalidDocumentError } from './errors';
 import { HashingStream } from './hashing-stream';
 import {
+  assertOwner,
   isDocumentReference,
+  ownersKey,
   referenceHex,
   referenceKey,
+  ReferenceLocks,
   type DocumentReference,
   type DocumentStore,
   type DocumentToOpen,
   type OpenedStoredDocument,
+  type StoredDocument,
 } from './store';
 import { createVerifiedStream } from './verified-stream';
 
@@ -89,6 +94,31 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
   });
   const incoming = join(root, 'incoming');
   const objects = join(root, 'sha256');
+  const locks = new ReferenceLocks();
+  const ownersOf = (ref: string): string => join(root, ownersKey(ref));
+
+  /** Marks `owner` as having stored or claimed `ref` now. */
+  async function mark(ref: string, owner: string): Promise<void> {
+    const folder = ownersOf(ref);
+    await mkdir(folder, { recursive: true });
+    const marker = join(folder, owner);
+    const now = new Date();
+    await writeFile(marker, '', { flag: 'a', mode: 0o600 });
+    await utimes(marker, now, now);
+  }
+
+  /** The last time anyone stored or claimed `ref` (null when the document is gone). */
+  async function lastUsed(ref: string): Promise<number | null> {
+    const object = await stat(join(objects, referenceHex(ref))).catch(() => null);
+    if (object === null) return null;
+    let latest = object.mtimeMs;
+    const owners = await readdir(ownersOf(ref)).catch(() => [] as string[]);
+    for (const owner of owners) {
+      const marker = await stat(join(ownersOf(ref), owner)).catch(() => null);
+      if (marker !== null) latest = Math.max(latest, marker.mtimeMs);
+    }
+    return latest;
+  }
 
   async function contentTypeOf(ref: string): Promise<string> {
     try {
@@ -149,6 +179,7 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
       }
     },
     async put(input) {
+      assertOwner(input.owner);
       try {
         await mkdir(incoming, { recursive: true });
         await mkdir(objects, { recursive: true });
@@ -170,20 +201,23 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
         const hex = referenceHex(ref);
         const target = join(objects, hex);
         const metadataPath = join(objects, `${hex}.json`);
-        const known = await stat(metadataPath).catch(() => null);
-        if (known === null) {
-          // The metadata first: a data file in place always has its content type beside it.
-          const metadataTemporary = `${temporary}.json`;
-          await writeFile(metadataTemporary, JSON.stringify({ contentType: input.contentType }), {
-            mode: 0o600,
-          });
-          await rename(metadataTemporary, metadataPath);
-        }
-        // Always renamed into place: the same bytes replace themselves (one copy), and a copy damaged since
-        // its own put is healed by this one.
-        await rename(temporary, target);
-        if (known !== null) return { ref, sizeBytes: hashing.bytes, contentType: await contentTypeOf(ref) };
-        return { ref, sizeBytes: hashing.bytes, contentType: input.contentType };
+        return await locks.with(ref, async () => {
+          const known = await stat(metadataPath).catch(() => null);
+          if (known === null) {
+            // The metadata first: a data file in place always has its content type beside it.
+            const metadataTemporary = `${temporary}.json`;
+            await writeFile(metadataTemporary, JSON.stringify({ contentType: input.contentType }), {
+              mode: 0o600,
+            });
+            await rename(metadataTemporary, metadataPath);
+          }
+          // Always renamed into place: the same bytes replace themselves (one copy), and a copy damaged since
+          // its own put is healed by this one.
+          await rename(temporary, target);
+          await mark(ref, input.owner);
+          if (known !== null) return { ref, sizeBytes: hashing.bytes, contentType: await contentTypeOf(ref) };
+          return { ref, sizeBytes: hashing.bytes, contentType: input.contentType };
+        });
       } catch (error) {
         if (error instanceof DocumentRefusedError) throw error;
         throw unavailable('store the document', error);
@@ -197,6 +231,52 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
       const opened = await openStored(document);
       await opened.close();
       return opened.reference;
+    },
+    async claim(ref, owner) {
+      assertReference(ref);
+      assertOwner(owner);
+      return locks.with(ref, async () => {
+        try {
+          const [object, marker] = await Promise.all([
+            stat(join(objects, referenceHex(ref))).catch(() => null),
+            stat(join(ownersOf(ref), owner)).catch(() => null),
+          ]);
+          if (object === null || marker === null) return false;
+          await mark(ref, owner);
+          return true;
+        } catch (error) {
+          throw unavailable('be read', error);
+        }
+      });
+    },
+    async listStored() {
+      let names: string[];
+      try {
+        names = await readdir(objects);
+      } catch (error) {
+        if (errnoCode(error) === 'ENOENT') return [];
+        throw unavailable('be listed', error);
+      }
+      const stored: StoredDocument[] = [];
+      for (const name of names) {
+        const ref = `sha256:${name}`;
+        if (!isDocumentReference(ref)) continue;
+        const latest = await lastUsed(ref);
+        if (latest !== null) stored.push({ ref, lastUsedAt: new Date(latest) });
+      }
+      return stored;
+    },
+    async remove(ref, { unusedSince }) {
+      assertReference(ref);
+      return locks.with(ref, async () => {
+        const latest = await lastUsed(ref);
+        if (latest === null || latest >= unusedSince.getTime()) return false;
+        // The data first: marks without data claim nothing (claim checks both).
+        await rm(join(objects, referenceHex(ref)), { force: true });
+        await rm(join(objects, `${referenceHex(ref)}.json`), { force: true });
+        await rm(ownersOf(ref), { recursive: true, force: true });
+        return true;
+      });
     },
   };
 }

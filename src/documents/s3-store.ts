@@ -1,6 +1,7 @@
 /**
  * The document store in S3-compatible object storage: objects `<prefix>sha256/<hex>`, each with its content
- * type and a `sha256` metadata entry. An upload streams into `<prefix>incoming/<uuid>` (a multipart upload for
+ * type and a `sha256` metadata entry, and an empty object `<prefix>owners/<hex>/<client>` for each client that
+ * stored it (its time: when that client last stored or claimed it). An upload streams into `<prefix>incoming/<uuid>` (a multipart upload for
  * large bodies, parts of `partSizeBytes`, at most `queueSize` of them in memory), is hashed on the way, and is
  * then copied to its content address on the server (no second transfer) and the temporary object deleted. A
  * body over the limit aborts the upload: nothing is kept.
@@ -17,20 +18,28 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
   type HeadObjectCommandOutput,
+  type _Object,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { DocumentRefusedError, DocumentUnavailableError, InvalidDocumentError } from './errors';
 import { HashingStream } from './hashing-stream';
 import { assertReference } from './local-store';
 import {
+  assertOwner,
+  isDocumentReference,
+  ownersKey,
   referenceHex,
   referenceKey,
+  ReferenceLocks,
   type DocumentReference,
   type DocumentStore,
   type DocumentToOpen,
   type OpenedStoredDocument,
+  type StoredDocument,
 } from './store';
 import { createVerifiedStream, mismatchError } from './verified-stream';
 
@@ -122,6 +131,42 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
   const partSize = Math.max(options.partSizeBytes ?? 5 * MIB, 5 * MIB);
   const queueSize = options.queueSize ?? 2;
   const keyOf = (ref: string): string => `${prefix}${referenceKey(ref)}`;
+  const markerOf = (ref: string, owner: string): string => `${prefix}${ownersKey(ref)}${owner}`;
+  const locks = new ReferenceLocks();
+
+  /** Marks `owner` as having stored or claimed `ref` now (the marker's time is S3's LastModified). */
+  async function mark(ref: string, owner: string): Promise<void> {
+    await client.send(new PutObjectCommand({ Bucket: bucket, Key: markerOf(ref, owner), Body: '' }));
+  }
+
+  /** Every object under `keyPrefix`, page by page. */
+  async function listAll(keyPrefix: string): Promise<_Object[]> {
+    const objects: _Object[] = [];
+    let token: string | undefined;
+    do {
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: keyPrefix, ContinuationToken: token }),
+      );
+      objects.push(...(page.Contents ?? []));
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+    return objects;
+  }
+
+  /** The last time anyone stored or claimed `ref`, and its markers' keys (null when the document is gone). */
+  async function lastUsed(ref: string): Promise<{ latest: number; markers: string[] } | null> {
+    const object = await head(ref).catch((error: unknown) => {
+      if (error instanceof InvalidDocumentError) return null;
+      throw error;
+    });
+    if (object === null) return null;
+    const markers = await listAll(`${prefix}${ownersKey(ref)}`);
+    const times = [object.LastModified, ...markers.map((marker) => marker.LastModified)];
+    return {
+      latest: Math.max(...times.map((time) => time?.getTime() ?? 0)),
+      markers: markers.flatMap((marker) => (marker.Key === undefined ? [] : [marker.Key])),
+    };
+  }
 
   async function head(ref: string): Promise<HeadObjectCommandOutput> {
     try {
@@ -233,6 +278,7 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
       }
     },
     async put(input) {
+      assertOwner(input.owner);
       const temporary = `${prefix}incoming/${randomUUID()}`;
       const hashing = new HashingStream(input.maxBytes);
       let bodyError: Error | undefined;
@@ -265,32 +311,36 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
         if (hashing.bytes === 0) throw new DocumentRefusedError({ reason: 'empty' });
         const ref = hashing.reference();
         const key = keyOf(ref);
-        const existing = await client
-          .send(new HeadObjectCommand({ Bucket: bucket, Key: key }))
-          .catch((error: unknown) => {
-            if (isNotFound(error)) return null;
-            throw error;
-          });
-        if (
-          existing !== null &&
-          existing.ContentLength === hashing.bytes &&
-          existing.Metadata?.sha256 === referenceHex(ref)
-        ) {
-          // Stored before: one copy, and the first content type stays.
-          return { ref, sizeBytes: hashing.bytes, contentType: existing.ContentType ?? input.contentType };
-        }
-        // Copied on the server: the bytes travel once. A damaged copy is replaced by this one.
-        await client.send(
-          new CopyObjectCommand({
-            Bucket: bucket,
-            Key: key,
-            CopySource: `${bucket}/${temporary.split('/').map(encodeURIComponent).join('/')}`,
-            MetadataDirective: 'REPLACE',
-            ContentType: input.contentType,
-            Metadata: { sha256: referenceHex(ref) },
-          }),
-        );
-        return { ref, sizeBytes: hashing.bytes, contentType: input.contentType };
+        return await locks.with(ref, async () => {
+          const existing = await client
+            .send(new HeadObjectCommand({ Bucket: bucket, Key: key }))
+            .catch((error: unknown) => {
+              if (isNotFound(error)) return null;
+              throw error;
+            });
+          if (
+            existing !== null &&
+            existing.ContentLength === hashing.bytes &&
+            existing.Metadata?.sha256 === referenceHex(ref)
+          ) {
+            // Stored before: one copy, and the first content type stays.
+            await mark(ref, input.owner);
+            return { ref, sizeBytes: hashing.bytes, contentType: existing.ContentType ?? input.contentType };
+          }
+          // Copied on the server: the bytes travel once. A damaged copy is replaced by this one.
+          await client.send(
+            new CopyObjectCommand({
+              Bucket: bucket,
+              Key: key,
+              CopySource: `${bucket}/${temporary.split('/').map(encodeURIComponent).join('/')}`,
+              MetadataDirective: 'REPLACE',
+              ContentType: input.contentType,
+              Metadata: { sha256: referenceHex(ref) },
+            }),
+          );
+          await mark(ref, input.owner);
+          return { ref, sizeBytes: hashing.bytes, contentType: input.contentType };
+        });
       } catch (error) {
         if (error instanceof DocumentRefusedError) throw error;
         throw unavailable('store the document', error);
@@ -303,6 +353,58 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
       const opened = await openStored(document);
       await opened.close();
       return opened.reference;
+    },
+    async claim(ref, owner) {
+      assertReference(ref);
+      assertOwner(owner);
+      return locks.with(ref, async () => {
+        try {
+          const exists = (key: string): Promise<boolean> =>
+            client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
+              () => true,
+              (error: unknown) => {
+                if (isNotFound(error)) return false;
+                throw error;
+              },
+            );
+          const [object, marker] = await Promise.all([exists(keyOf(ref)), exists(markerOf(ref, owner))]);
+          if (!object || !marker) return false;
+          await mark(ref, owner);
+          return true;
+        } catch (error) {
+          throw unavailable('be read', error, ref);
+        }
+      });
+    },
+    async listStored() {
+      try {
+        const objects = await listAll(`${prefix}sha256/`);
+        const markers = await listAll(`${prefix}owners/`);
+        const latest = new Map<string, number>();
+        for (const object of objects) {
+          const ref = `sha256:${(object.Key ?? '').slice(`${prefix}sha256/`.length)}`;
+          if (isDocumentReference(ref)) latest.set(ref, object.LastModified?.getTime() ?? 0);
+        }
+        for (const marker of markers) {
+          const ref = `sha256:${(marker.Key ?? '').slice(`${prefix}owners/`.length).split('/')[0] ?? ''}`;
+          const known = latest.get(ref);
+          if (known !== undefined) latest.set(ref, Math.max(known, marker.LastModified?.getTime() ?? 0));
+        }
+        return [...latest].map(([ref, time]): StoredDocument => ({ ref, lastUsedAt: new Date(time) }));
+      } catch (error) {
+        throw unavailable('be listed', error);
+      }
+    },
+    async remove(ref, { unusedSince }) {
+      assertReference(ref);
+      return locks.with(ref, async () => {
+        const used = await lastUsed(ref);
+        if (used === null || used.latest >= unusedSince.getTime()) return false;
+        // The data first: marks without data claim nothing (claim checks both).
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(ref) }));
+        for (const marker of used.markers) await deleteQuietly(marker);
+        return true;
+      });
     },
   };
 }

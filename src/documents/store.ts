@@ -10,6 +10,8 @@
 import type { Readable } from 'node:stream';
 import type { UploadSource } from './documents-root';
 
+import { CLIENT_ID_PATTERN } from '../contract';
+
 export { DOCUMENT_REFERENCE_PATTERN, isDocumentReference } from '../contract';
 
 /** What the store answers for a stored document, and what an order carries to name it. */
@@ -37,6 +39,18 @@ export interface PutDocumentInput {
   readonly contentType: string;
   /** The store refuses a body longer than this, without keeping any of it. */
   readonly maxBytes: number;
+  /**
+   * The client the document is stored for (the API caller's client id): only it may name the reference in an
+   * order (see {@link DocumentStore.claim}). The same bytes stored by two clients are one object owned by both.
+   */
+  readonly owner: string;
+}
+
+/** A stored document as the collector sees it. */
+export interface StoredDocument {
+  readonly ref: string;
+  /** When it was last stored or claimed, by any owner: the collector's grace period runs from here. */
+  readonly lastUsedAt: Date;
 }
 
 /** A stored document opened for upload: re-streamable (the platform client re-sends after a 401). */
@@ -87,6 +101,20 @@ export interface DocumentStore {
    * @throws as {@link DocumentStore.open}
    */
   inspect(document: DocumentToOpen): Promise<DocumentReference>;
+  /**
+   * Whether `owner` stored this document and it is still there; if so, marks it used now (its grace period
+   * before collection starts again). Another client's document and an unknown one answer alike: false.
+   * @throws {@link DocumentUnavailableError} when the store cannot answer now
+   */
+  claim(ref: string, owner: string): Promise<boolean>;
+  /** Every stored document, with when it was last used (for the collector). */
+  listStored(): Promise<readonly StoredDocument[]>;
+  /**
+   * Deletes a document and its owners' marks, unless it was stored or claimed at or after `unusedSince`
+   * (checked again right before deleting: a document stored again meanwhile is kept).
+   * @returns whether it was deleted
+   */
+  remove(ref: string, options: { readonly unusedSince: Date }): Promise<boolean>;
 }
 
 /** The hex digest of a reference (`sha256:<hex>` → `<hex>`). */
@@ -97,6 +125,39 @@ export function referenceHex(ref: string): string {
 /** The object key of a reference under a store's root or prefix: `sha256/<hex>`. */
 export function referenceKey(ref: string): string {
   return `sha256/${referenceHex(ref)}`;
+}
+
+/** Refuses an owner that could not be a client id (and so could leave its folder) before it names a key. */
+export function assertOwner(owner: string): void {
+  if (!CLIENT_ID_PATTERN.test(owner)) throw new Error(`${JSON.stringify(owner)} is not a client id`);
+}
+
+/** The folder (or key prefix) of a reference's owner marks under a store's root or prefix: `owners/<hex>/`. */
+export function ownersKey(ref: string): string {
+  return `owners/${referenceHex(ref)}/`;
+}
+
+/**
+ * Runs work for one reference at a time within this process: storing a document and collecting it never
+ * interleave here (between processes the collector's second look narrows the window to a moment).
+ */
+export class ReferenceLocks {
+  private readonly held = new Map<string, Promise<unknown>>();
+
+  async with<T>(ref: string, work: () => Promise<T>): Promise<T> {
+    const before = this.held.get(ref) ?? Promise.resolve();
+    const mine = before.then(work, work);
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.held.set(ref, settled);
+    try {
+      return await mine;
+    } finally {
+      if (this.held.get(ref) === settled) this.held.delete(ref);
+    }
+  }
 }
 
 /**

@@ -2,8 +2,9 @@
  * `npm run api`: the HTTP API (src/api). Configuration from the environment (`src/api/config.ts`);
  * SIGINT/SIGTERM stop it after the requests in progress.
  *
- * `npm run api -- new-key <id> <scope…>` prints a new API key (give it to the backend) and the entry for the
- * keys file (which holds only its SHA-256).
+ * `npm run api -- new-key <id> <scope…> [--client <client>]` prints a new API key (give it to the backend) and
+ * the entry for the keys file (which holds only its SHA-256); `--client` names the client of a key that
+ * replaces another (it then sees that client's orders and documents).
  */
 import { Command } from 'commander';
 import { BadgeOrdersClient } from '../client/badge-orders-client';
@@ -12,7 +13,8 @@ import { startTracing } from '../tracing';
 import { createLogger } from '../logging';
 import { PayloadKeysError } from '../codec/key-ring';
 import { buildApiApp } from '../api/app';
-import { documentsPluginFromConfig } from '../api/documents-plugin';
+import { startDocumentCollector } from '../api/document-collector';
+import { apiDocumentsFromConfig } from '../api/documents-plugin';
 import { createAuthenticator, hashApiKey, newApiKey } from '../api/auth';
 import { API_SCOPES, loadApiConfig, type ApiScope } from '../api/config';
 import { connectClient } from '../temporal/connection';
@@ -23,14 +25,14 @@ async function serve(): Promise<void> {
   const client = await connectClient(config.temporal);
   const tracing = await startTracing(loadTracingConfig(), { serviceName: 'badge-orders-api' });
   const orders = new BadgeOrdersClient({ client, taskQueue: config.temporal.taskQueue, tracing });
-  const documents = await documentsPluginFromConfig(config.documents);
+  const documents = await apiDocumentsFromConfig(config.documents);
   const app = await buildApiApp({
     orders,
     authenticator: createAuthenticator({ apiKeys: config.apiKeys, oidc: config.oidc }),
     limits: config.limits,
     logger,
     webhooks: config.webhooks,
-    plugins: [documents],
+    documents,
     tracing,
   });
   const url = await app.listen({ host: config.host, port: config.port });
@@ -43,9 +45,14 @@ async function serve(): Promise<void> {
     },
     'API listening',
   );
+  const { graceMs, intervalMs } = config.documents.collection;
+  const stopCollector =
+    intervalMs > 0
+      ? startDocumentCollector({ store: documents.store, orders, graceMs, intervalMs, logger })
+      : () => Promise.resolve();
   const stop = (): void => {
-    void app
-      .close()
+    void stopCollector()
+      .then(() => app.close())
       .then(() => client.connection.close())
       .then(() => tracing?.shutdown())
       .then(() => process.exit(0));
@@ -54,7 +61,7 @@ async function serve(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-function newKey(id: string, scopes: readonly string[]): void {
+function newKey(id: string, scopes: readonly string[], client: string | undefined): void {
   const unknown = scopes.filter((scope) => !API_SCOPES.includes(scope as ApiScope));
   if (unknown.length > 0 || scopes.length === 0) {
     throw new ConfigError(
@@ -64,7 +71,8 @@ function newKey(id: string, scopes: readonly string[]): void {
   const key = newApiKey();
   console.log(`API key (give it to the backend; it is not stored anywhere): ${key}`);
   console.log('Entry for the keys file:');
-  console.log(JSON.stringify({ id, sha256: hashApiKey(key), scopes }, null, 2));
+  const entry = { id, ...(client === undefined ? {} : { client }), sha256: hashApiKey(key), scopes };
+  console.log(JSON.stringify(entry, null, 2));
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -74,7 +82,10 @@ async function main(argv: string[]): Promise<void> {
     .description('print a new API key and its keys-file entry')
     .argument('<id>', 'the key id (A-Z a-z 0-9 . _ -)')
     .argument('<scopes...>', `scopes: ${API_SCOPES.join(', ')}`)
-    .action((id: string, scopes: string[]) => newKey(id, scopes));
+    .option('--client <client>', 'the client the key belongs to (default: its id)')
+    .action((id: string, scopes: string[], options: { client?: string }) =>
+      newKey(id, scopes, options.client),
+    );
   await program.parseAsync(argv);
 }
 

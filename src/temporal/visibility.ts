@@ -4,7 +4,7 @@
  * orders' real state by a moment, so callers check an order again before acting on it.
  */
 import type { Client } from '@temporalio/client';
-import { BadgeOrderStatus, WORKFLOW_TYPES, type BadgeOrderStatusValue } from '../contract';
+import { BadgeOrderClient, BadgeOrderStatus, WORKFLOW_TYPES, type BadgeOrderStatusValue } from '../contract';
 
 /** Quotes a value for a visibility query. */
 function quote(value: string): string {
@@ -18,10 +18,13 @@ function quote(value: string): string {
 export function badgeOrdersQuery(options: {
   readonly status?: BadgeOrderStatusValue;
   readonly openOnly?: boolean;
+  /** Only the orders of this client (`BadgeOrderClient`). */
+  readonly clientId?: string;
 }): string {
   const clauses = [`WorkflowType = ${quote(WORKFLOW_TYPES.badgeOrder)}`];
   if (options.openOnly) clauses.push(`ExecutionStatus = 'Running'`);
   if (options.status) clauses.push(`${BadgeOrderStatus.name} = ${quote(options.status)}`);
+  if (options.clientId !== undefined) clauses.push(`${BadgeOrderClient.name} = ${quote(options.clientId)}`);
   return clauses.join(' AND ');
 }
 

@@ -3,12 +3,12 @@
  * activities to each platform HTTP call, exported over OTLP. Off unless an endpoint is configured; then no
  * OpenTelemetry code is loaded and every helper here passes things through unchanged.
  */
-import { Client, type ClientInterceptors } from '@temporalio/client';
 import type { TracingConfig } from '../config';
 import type { PlatformRequestEvent } from '../platform/types';
 import type { Tracing } from './types';
 
 export type { Tracing } from './types';
+export { inSpan, tracedClient, type ClientTracing } from './client';
 
 /**
  * Workflow interceptor modules to bundle with the workflows. They trace only a workflow whose start carried a
@@ -32,39 +32,6 @@ export async function startTracing(
   if (endpoint === undefined) return undefined;
   const { startSdk } = await import('./sdk');
   return startSdk({ ...config, endpoint }, config.serviceName ?? options.serviceName);
-}
-
-/**
- * The same client with the tracing interceptor added (same connection, namespace and data converter), or
- * `client` itself when tracing is off. For every process that starts or messages orders: starter, backend code.
- */
-export function tracedClient(client: Client, tracing: Tracing | undefined): Client {
-  if (tracing === undefined) return client;
-  const interceptors: ClientInterceptors = {
-    ...client.options.interceptors,
-    workflow: [...workflowInterceptorList(client.options.interceptors), tracing.clientInterceptor],
-  };
-  return new Client({
-    connection: client.connection,
-    namespace: client.options.namespace,
-    dataConverter: client.options.dataConverter,
-    identity: client.options.identity,
-    interceptors,
-  });
-}
-
-function workflowInterceptorList(
-  interceptors: ClientInterceptors | undefined,
-): NonNullable<Extract<ClientInterceptors['workflow'], readonly unknown[]>> {
-  const workflow = interceptors?.workflow;
-  if (workflow === undefined) return [];
-  if (Array.isArray(workflow)) return workflow;
-  throw new Error('tracedClient: the client has workflow interceptors in the legacy object form');
-}
-
-/** Runs `fn` in a span named `name` when tracing is on; just runs it when off. */
-export function inSpan<T>(tracing: Tracing | undefined, name: string, fn: () => Promise<T>): Promise<T> {
-  return tracing === undefined ? fn() : tracing.inSpan(name, fn);
 }
 
 /**

@@ -88,7 +88,11 @@ export function registerOrderHandlers(
       state.documents.claim(replacement.path);
       try {
         // The file must exist under DOCUMENTS_ROOT; only an activity can look at the disk.
-        await steps.inspector.inspectDocument({ path: replacement.newPath });
+        const folder = state.input.documentsFolder;
+        await steps.inspector.inspectDocument({
+          path: replacement.newPath,
+          ...(folder === undefined ? {} : { documentsFolder: folder }),
+        });
       } catch (error) {
         state.documents.release(replacement.path);
         if (isCancellation(error)) throw error;

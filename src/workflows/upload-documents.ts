@@ -24,6 +24,8 @@ export async function uploadPendingDocuments(state: OrderState, settings: Upload
   state.setStatus('Running');
   setCurrentDetails(`Uploading documents for order ${settings.orderId}`);
   const documentCount = state.documents.count;
+  // Where the order's path documents must lie (an order placed through the HTTP API: its client's folder).
+  const folder = state.input.documentsFolder;
   const upload = async (job: UploadJob): Promise<void> => {
     state.documents.markUploading(job.path);
     // Read per upload: an operator's setDocumentOwner applies to every upload from then on.
@@ -35,6 +37,7 @@ export async function uploadPendingDocuments(state: OrderState, settings: Upload
         orderId: settings.orderId,
         documentOwner,
         path: job.sourcePath,
+        ...(folder === undefined ? {} : { documentsFolder: folder }),
         contentType: job.contentType,
         filename: job.filename,
       });

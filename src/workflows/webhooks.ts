@@ -13,7 +13,7 @@ import type {
   WebhookEvent,
 } from '../contract';
 import { WEBHOOK_EVENT_TYPES } from '../workflow-contract';
-import { describeFailure } from './failures';
+import { activityAttempts } from './failures';
 import type { OrderState } from './order-state';
 import type { BadgeOrderActivities } from './steps';
 
@@ -38,7 +38,8 @@ export interface WebhookContinuation {
   /** The last status seen, so a continued run does not announce the status it continued in again. */
   readonly lastStatus: BadgeOrderStatusValue;
   readonly delivered: number;
-  readonly failed: readonly FailedWebhookDelivery[];
+  /** `attempts` is absent in continuations written before 0.4.0 (they carried an `error` text instead). */
+  readonly failed: readonly (Omit<FailedWebhookDelivery, 'attempts'> & { readonly attempts?: number })[];
 }
 
 /** Sends an order's webhooks; does nothing for an order without `callbackUrl`. */
@@ -58,7 +59,12 @@ export class OrderWebhooks {
     this.sequence = continued?.sequence ?? 0;
     this.lastStatus = continued?.lastStatus ?? 'Running';
     this.delivered = continued?.delivered ?? 0;
-    this.failed = [...(continued?.failed ?? [])];
+    // The error text of a continuation from before 0.4.0 is not carried on.
+    this.failed = (continued?.failed ?? []).map(({ id, type, attempts }) => ({
+      id,
+      type,
+      attempts: attempts ?? 1,
+    }));
   }
 
   /** Called on every status change; starts a delivery when the new status is announced. */
@@ -80,7 +86,9 @@ export class OrderWebhooks {
         this.delivered += 1;
       },
       (error: unknown) => {
-        this.failed.push({ id: event.id, type: event.type, error: describeFailure(error) });
+        // Only the count: the receiver's answer or error would tell whoever placed the order what is behind
+        // the URL. Operators find the messages in the activity's failures in history.
+        this.failed.push({ id: event.id, type: event.type, attempts: activityAttempts(error) });
         this.failed.splice(0, Math.max(0, this.failed.length - MAX_FAILED_SHOWN));
       },
     );

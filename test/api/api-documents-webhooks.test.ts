@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import pino from 'pino';
 import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
-import { documentsPluginFromConfig } from '../../src/api/documents-plugin';
+import { apiDocumentsFromConfig } from '../../src/api/documents-plugin';
 import { documentProblemSchema, documentUploadResponseSchema } from '../../src/api/routes/documents';
 import { problemSchema } from '../../src/api/schemas';
 import { documentStoreConfigSchema } from '../../src/config';
@@ -78,14 +78,14 @@ describe('the API with the document store and webhooks', () => {
     });
 
     // The store as the API builds it from DOCUMENT_STORE (unset: local, under DOCUMENTS_ROOT, as the worker's).
-    const documents = await documentsPluginFromConfig({
+    const documents = await apiDocumentsFromConfig({
       store: documentStoreConfigSchema.parse(undefined),
       documentsRoot: stack.documentsRoot,
       maxDocumentBytes: MAX_BYTES,
     });
     api = await startTestApi({
       orders: stack.orders,
-      plugins: [documents],
+      documents,
       webhooks: { allowHttpLoopback: true },
     });
     // As `WEBHOOK_ALLOW_HTTP_LOOPBACK=false` and `WEBHOOK_ALLOWED_HOSTS=hooks.example.com,*.partner.example`.
@@ -129,7 +129,7 @@ describe('the API with the document store and webhooks', () => {
 
     const placed = await putOrder(api, 'api-by-ref', { documents: [{ ref: stored.ref }] });
     expect(placed.status).toBe(201);
-    const result = await stack.orders.getHandle('api-by-ref').result();
+    const result = await stack.orders.getHandle({ orderRef: 'api-by-ref', clientId: 'writer' }).result();
     expect(result.documents.map((document) => document.status)).toEqual(['uploaded']);
     const onPlatform = await stack.sandbox.control.listDocuments({ orderId: result.orderId });
     expect(onPlatform.map((document) => [document.sha256, document.content_type])).toEqual([
@@ -156,11 +156,11 @@ describe('the API with the document store and webhooks', () => {
 
   it("records the caller's key id as the order's client: its webhooks are signed with that client's secret", async () => {
     const placed = await putOrder(api, 'api-webhooks', {
-      documents: [{ path: stack.writeDocument('api-webhooks/form.pdf', '%PDF-1.4 form') }],
+      documents: [{ path: stack.writeDocument('clients/writer/api-webhooks/form.pdf', '%PDF-1.4 form') }],
       callbackUrl: `${callbackBase}/hooks`,
     });
     expect(placed.status).toBe(201);
-    await stack.orders.getHandle('api-webhooks').result();
+    await stack.orders.getHandle({ orderRef: 'api-webhooks', clientId: 'writer' }).result();
     const completed = await waitFor(
       () => Promise.resolve(received.filter(({ event }) => event.orderRef === 'api-webhooks')),
       (events) => events.some(({ event }) => event.type === 'order.completed'),
@@ -171,7 +171,7 @@ describe('the API with the document store and webhooks', () => {
 
   it('refuses a clientId in the body, and callback URLs the workers would refuse, naming the field', async () => {
     const withClient = await putOrder(api, 'api-client-given', {
-      documents: [{ path: 'x.pdf' }],
+      documents: [{ path: 'clients/writer/x.pdf' }],
       clientId: 'someone-else',
     });
     expect(withClient.status).toBe(400);
@@ -179,7 +179,7 @@ describe('the API with the document store and webhooks', () => {
       'body.clientId',
     ]);
     const loopback = await putOrder(strictApi, 'api-loopback-hook', {
-      documents: [{ path: 'x.pdf' }],
+      documents: [{ path: 'clients/writer/x.pdf' }],
       callbackUrl: `${callbackBase}/hooks`,
     });
     expect(loopback.status).toBe(400);
@@ -191,7 +191,7 @@ describe('the API with the document store and webhooks', () => {
       },
     ]);
     const internal = await putOrder(strictApi, 'api-internal-hook', {
-      documents: [{ path: 'x.pdf' }],
+      documents: [{ path: 'clients/writer/x.pdf' }],
       callbackUrl: 'https://billing.internal.example/hooks',
     });
     expect(internal.status).toBe(400);
@@ -204,7 +204,9 @@ describe('the API with the document store and webhooks', () => {
     ]);
     // Nothing was started for any of them.
     for (const orderRef of ['api-client-given', 'api-loopback-hook', 'api-internal-hook']) {
-      await expect(stack.orders.getHandle(orderRef).describe()).rejects.toThrow(WorkflowNotFoundError);
+      await expect(stack.orders.getHandle({ orderRef, clientId: 'writer' }).describe()).rejects.toThrow(
+        WorkflowNotFoundError,
+      );
     }
   });
 });

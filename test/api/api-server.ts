@@ -11,16 +11,24 @@ import { buildApiApp, type BuildApiAppOptions } from '../../src/api/app';
 import { createAuthenticator, hashApiKey } from '../../src/api/auth';
 import type { ApiKeyEntry, ApiLimits, ApiScope } from '../../src/api/config';
 
-/** The test keys: each key's secret by its id. */
+/**
+ * The test keys: each key's secret by its id, and its client when not its own id. `writer` and `reader` are two
+ * keys of one backend (client `writer`); `other` is another backend; `operator` reaches every order.
+ */
 export const TEST_KEYS = {
   writer: { key: 'bo_test-writer-0123456789abcdef0123456789abcdef', scopes: ['orders:write', 'orders:read'] },
-  reader: { key: 'bo_test-reader-0123456789abcdef0123456789abcdef', scopes: ['orders:read'] },
+  reader: {
+    key: 'bo_test-reader-0123456789abcdef0123456789abcdef',
+    scopes: ['orders:read'],
+    client: 'writer',
+  },
+  other: { key: 'bo_test-other-0123456789abcdef0123456789abcdef0', scopes: ['orders:write', 'orders:read'] },
   operator: { key: 'bo_test-operator-0123456789abcdef0123456789abcde', scopes: ['ops', 'orders:read'] },
   fuzzer: {
     key: 'bo_test-fuzzer-0123456789abcdef0123456789abcdef0',
     scopes: ['orders:write', 'orders:read', 'ops'],
   },
-} as const satisfies Record<string, { key: string; scopes: readonly ApiScope[] }>;
+} as const satisfies Record<string, { key: string; scopes: readonly ApiScope[]; client?: string }>;
 
 export const OIDC_ISSUER = 'https://issuer.test';
 export const OIDC_AUDIENCE = 'badge-orders-api';
@@ -28,9 +36,10 @@ export const OIDC_AUDIENCE = 'badge-orders-api';
 /** A JWKS endpoint on loopback and a signer for its key. */
 export interface TestIssuer {
   readonly jwksUrl: string;
+  /** Signs a token; `null` for `expiresIn`, `issuer` or `audience` leaves that claim out. */
   sign(
     claims: Record<string, unknown>,
-    options?: { expiresIn?: string | number; issuer?: string; audience?: string },
+    options?: { expiresIn?: string | number | null; issuer?: string | null; audience?: string | null },
   ): Promise<string>;
   close(): Promise<void>;
 }
@@ -47,15 +56,17 @@ export async function startTestIssuer(): Promise<TestIssuer> {
   const { port } = server.address() as AddressInfo;
   return {
     jwksUrl: `http://127.0.0.1:${port}/jwks.json`,
-    sign: (claims, options = {}) =>
-      new SignJWT(claims)
+    sign: (claims, options = {}) => {
+      const token = new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
-        .setIssuer(options.issuer ?? OIDC_ISSUER)
-        .setAudience(options.audience ?? OIDC_AUDIENCE)
         .setSubject('backend-x')
-        .setIssuedAt()
-        .setExpirationTime(options.expiresIn ?? '5m')
-        .sign(privateKey),
+        .setIssuedAt();
+      const { issuer = OIDC_ISSUER, audience = OIDC_AUDIENCE, expiresIn = '5m' } = options;
+      if (issuer !== null) token.setIssuer(issuer);
+      if (audience !== null) token.setAudience(audience);
+      if (expiresIn !== null) token.setExpirationTime(expiresIn);
+      return token.sign(privateKey);
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -69,10 +80,11 @@ export interface TestApi {
 
 /** The API keys file entries of {@link TEST_KEYS}. */
 export function testKeyEntries(): ApiKeyEntry[] {
-  return Object.entries(TEST_KEYS).map(([id, { key, scopes }]) => ({
+  return Object.entries(TEST_KEYS).map(([id, entry]) => ({
     id,
-    sha256: hashApiKey(key),
-    scopes: [...scopes],
+    ...('client' in entry ? { client: entry.client } : {}),
+    sha256: hashApiKey(entry.key),
+    scopes: [...entry.scopes],
   }));
 }
 
@@ -81,7 +93,7 @@ export async function startTestApi(options: {
   readonly orders: BadgeOrdersClient;
   readonly jwksUrl?: string;
   readonly limits?: Partial<ApiLimits>;
-  readonly plugins?: BuildApiAppOptions['plugins'];
+  readonly documents?: BuildApiAppOptions['documents'];
   readonly webhooks?: BuildApiAppOptions['webhooks'];
   readonly tracing?: BuildApiAppOptions['tracing'];
 }): Promise<TestApi> {
@@ -101,7 +113,7 @@ export async function startTestApi(options: {
             },
     }),
     limits: options.limits,
-    plugins: options.plugins,
+    documents: options.documents,
     webhooks: options.webhooks,
     tracing: options.tracing,
   });

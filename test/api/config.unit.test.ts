@@ -2,6 +2,7 @@
  * The API's configuration from the environment: the settings it shares with the workers are read as the workers
  * read them, and every refusal names the variable to fix.
  */
+import { createAuthenticator } from '../../src/api/auth';
 import { loadApiConfig } from '../../src/api/config';
 import { ConfigError } from '../../src/config';
 
@@ -56,5 +57,19 @@ describe('loadApiConfig', () => {
       'WEBHOOK_ALLOW_HTTP_LOOPBACK:',
     );
     expect(refusal({ ...OIDC, WEBHOOK_ALLOWED_HOSTS: 'hooks example' })).toContain('WEBHOOK_ALLOWED_HOSTS:');
+  });
+
+  it('fetches the OIDC keys over https:// only (http:// on loopback), from the environment and in code', () => {
+    const insecure = 'http://idp.example/jwks.json';
+    expect(refusal({ ...OIDC, API_OIDC_JWKS_URL: insecure })).toBe(
+      'Invalid configuration: API_OIDC_JWKS_URL: must be an https:// URL (http:// only on loopback)',
+    );
+    expect(loadApiConfig({ ...OIDC, API_OIDC_JWKS_URL: 'http://127.0.0.1:9000/jwks' }).oidc?.jwksUrl).toBe(
+      'http://127.0.0.1:9000/jwks',
+    );
+    const oidc = { jwksUrl: insecure, issuer: 'https://idp.example', audience: 'api', algorithms: ['ES256'] };
+    expect(() => createAuthenticator({ apiKeys: [], oidc: { ...oidc, clockToleranceSeconds: 0 } })).toThrow(
+      new ConfigError('API_OIDC_JWKS_URL must be an https:// URL (http:// only on loopback)'),
+    );
   });
 });

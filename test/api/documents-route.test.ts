@@ -14,6 +14,7 @@ import {
   documentProblemSchema,
   documentsRoutes,
   documentUploadResponseSchema,
+  type UploadLimits,
 } from '../../src/api/routes/documents';
 import {
   createLocalDocumentStore,
@@ -37,9 +38,21 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(() => cleanups.run());
 
-async function serve(store: DocumentStore): Promise<{ app: FastifyInstance; url: string }> {
+/** Header naming the uploading client on this bare instance (the API takes it from the credentials). */
+const CLIENT_HEADER = 'x-test-client';
+const NO_LIMITS: UploadLimits = { maxConcurrent: 100, quotaBytes: 1024 ** 3, quotaWindowMs: 60_000 };
+
+async function serve(
+  store: DocumentStore,
+  limits: UploadLimits = NO_LIMITS,
+): Promise<{ app: FastifyInstance; url: string }> {
   const app = fastify();
-  await app.register(documentsRoutes, { store, maxBytes: MAX_BYTES });
+  await app.register(documentsRoutes, {
+    store,
+    maxBytes: MAX_BYTES,
+    limits,
+    ownerOf: (request) => String(request.headers[CLIENT_HEADER] ?? 'client-a'),
+  });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   cleanups.add('an API instance', () => app.close());
   return { app, url: `${address}/v1/documents` };
@@ -69,12 +82,18 @@ async function post(
   url: string,
   body: Buffer,
   contentType: string,
-): Promise<{ status: number; type: string; json: unknown }> {
-  const response = await fetch(url, { method: 'POST', body, headers: { 'content-type': contentType } });
+  client = 'client-a',
+): Promise<{ status: number; type: string; json: unknown; retryAfter: string | null }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': contentType, [CLIENT_HEADER]: client },
+  });
   return {
     status: response.status,
     type: response.headers.get('content-type') ?? '',
     json: await response.json(),
+    retryAfter: response.headers.get('retry-after'),
   };
 }
 
@@ -185,6 +204,78 @@ describe('POST /v1/documents: refusals', () => {
         errors: [expect.objectContaining({ field: 'file' })],
       });
     }
+  });
+});
+
+describe('POST /v1/documents: limits per client', () => {
+  it('takes at most API_UPLOAD_MAX_CONCURRENT uploads of one client at once (429 naming it); others go on', async () => {
+    const store = createLocalDocumentStore({ root: join(scratch, 'concurrent'), maxBytes: MAX_BYTES });
+    const { url } = await serve(store, { ...NO_LIMITS, maxConcurrent: 1 });
+    const first = multipartBody([{ name: 'file', filename: 'a.bin', data: randomBytes(50_000) }]);
+    // The first upload of client-a stays in progress: half its body sent, the rest held back.
+    let answered = false;
+    const request = httpRequest(url, {
+      method: 'POST',
+      headers: {
+        'content-type': first.contentType,
+        'content-length': String(first.body.length),
+        [CLIENT_HEADER]: 'client-a',
+      },
+    });
+    const firstAnswer = new Promise<number>((resolveStatus, reject) => {
+      request.once('error', reject);
+      request.once('response', (response) => {
+        answered = true;
+        response.resume();
+        resolveStatus(response.statusCode ?? 0);
+      });
+    });
+    request.write(first.body.subarray(0, 20_000));
+    const second = multipartBody([{ name: 'file', filename: 'b.bin', data: randomBytes(1_000) }]);
+    const refused = await waitFor(
+      () => post(url, second.body, second.contentType, 'client-a'),
+      (answer) => answer.status === 429,
+      { what: 'the second upload of client-a to be refused while the first is in progress' },
+    );
+    expect(documentProblemSchema.parse(refused.json)).toMatchObject({
+      code: 'too-many-uploads',
+      detail: expect.stringContaining(
+        'at most 1 uploads at once per client (API_UPLOAD_MAX_CONCURRENT)',
+      ) as string,
+    });
+    expect(answered).toBe(false);
+    // Another client is not held back by client-a's upload.
+    expect((await post(url, second.body, second.contentType, 'client-b')).status).toBe(201);
+    request.end(first.body.subarray(20_000));
+    expect(await firstAnswer).toBe(201);
+    // Done: client-a may upload again.
+    expect((await post(url, second.body, second.contentType, 'client-a')).status).toBe(201);
+  });
+
+  it('counts the bytes of each client per window: beyond API_UPLOAD_QUOTA_BYTES, 429 naming it and nothing stored', async () => {
+    const store = createLocalDocumentStore({ root: join(scratch, 'quota'), maxBytes: MAX_BYTES });
+    const { url } = await serve(store, { ...NO_LIMITS, quotaBytes: 100_000, quotaWindowMs: 600_000 });
+    const upload = (size: number, client: string) => {
+      const { body, contentType } = multipartBody([
+        { name: 'file', filename: 'a.bin', data: randomBytes(size) },
+      ]);
+      return post(url, body, contentType, client);
+    };
+    expect((await upload(60_000, 'client-a')).status).toBe(201);
+    // This one passes the quota on its way in: refused, and not stored.
+    const over = await upload(60_000, 'client-a');
+    expect(over.status).toBe(429);
+    expect(documentProblemSchema.parse(over.json)).toMatchObject({
+      code: 'upload-quota-exceeded',
+      detail: expect.stringContaining(
+        'at most 100000 bytes per 600 s per client (API_UPLOAD_QUOTA_BYTES per API_UPLOAD_QUOTA_WINDOW_MS)',
+      ) as string,
+    });
+    expect(Number(over.retryAfter)).toBeGreaterThan(500);
+    expect(await store.listStored()).toHaveLength(1);
+    // Spent: even a small one waits for the window to end. Another client has its own quota.
+    expect((await upload(10, 'client-a')).status).toBe(429);
+    expect((await upload(60_000, 'client-b')).status).toBe(201);
   });
 });
 

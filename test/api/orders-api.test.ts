@@ -5,6 +5,7 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { z } from 'zod';
 import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
+import type { OrderKey } from '../../src/client/badge-orders-client';
 import { parseBadgeOrderInput, type ValidBadgeOrderInput } from '../../src/contract';
 import {
   documentStateSchema,
@@ -76,16 +77,26 @@ describe('the HTTP API', () => {
     return problemSchema.parse(answer.body);
   }
 
+  /** An order of the `writer` backend (its keys `writer` and `reader`), as Temporal knows it. */
+  const mine = (orderRef: string): OrderKey => ({ orderRef, clientId: 'writer' });
+
   async function expectNoWorkflow(orderRef: string): Promise<void> {
-    await expect(stack.orders.getHandle(orderRef).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await expect(stack.orders.getHandle(mine(orderRef)).describe()).rejects.toBeInstanceOf(
+      WorkflowNotFoundError,
+    );
   }
 
-  function orderBody(orderRef: string, files: readonly string[] = ['scan.pdf']): Record<string, unknown> {
+  /** An order body whose files lie in the client's own folder, `clients/<client>/`. */
+  function orderBody(
+    orderRef: string,
+    files: readonly string[] = ['scan.pdf'],
+    client = 'writer',
+  ): Record<string, unknown> {
     return {
       vehicle: { licensePlate: 'A-PI 1' },
       badge: { type: 'green' },
       documents: files.map((name) => ({
-        path: stack.writeDocument(`${orderRef}/${name}`, `bytes of ${name}`),
+        path: stack.writeDocument(`clients/${client}/${orderRef}/${name}`, `bytes of ${name}`),
       })),
     };
   }
@@ -97,7 +108,7 @@ describe('the HTTP API', () => {
     expect(created.status).toBe(201);
     expect(created.headers.get('location')).toBe(`/v1/orders/${orderRef}`);
     expect(orderAcceptedSchema.parse(created.body)).toMatchObject({ orderRef, created: true });
-    const firstRun = (await stack.orders.getHandle(orderRef).describe()).runId;
+    const firstRun = (await stack.orders.getHandle(mine(orderRef)).describe()).runId;
 
     // The same input with its keys in another order and the orderRef repeated in the body.
     const again = await call('PUT', `/v1/orders/${orderRef}`, {
@@ -112,7 +123,7 @@ describe('the HTTP API', () => {
     expect(different.status).toBe(409);
     expect(problem(different).code).toBe('order-conflict');
 
-    const description = await stack.orders.getHandle(orderRef).describe();
+    const description = await stack.orders.getHandle(mine(orderRef)).describe();
     expect(description.runId).toBe(firstRun);
     // The hash is in the memo, encrypted by the payload codec like the input; not a search attribute.
     expect(String(description.memo?.[INPUT_HASH_MEMO_KEY])).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -214,23 +225,23 @@ describe('the HTTP API', () => {
       (await call('PUT', `/v1/orders/${orderRef}`, { body: orderBody(orderRef, ['photo.jpg']) })).status,
     ).toBe(201);
     await waitFor(
-      () => stack.orders.status(orderRef),
+      () => stack.orders.status(mine(orderRef)),
       (status) => status.searchStatus === 'AwaitingRepair',
       { what: 'the order to await repair' },
     );
 
-    const retry = await call('POST', `/v1/orders/${orderRef}/retry`, { key: 'operator' });
+    const retry = await call('POST', `/v1/orders/${orderRef}/retry?clientId=writer`, { key: 'operator' });
     expect(retry.status).toBe(202);
     retryAcceptedSchema.parse(retry.body);
 
-    const reconcile = await call('POST', `/v1/orders/${orderRef}/reconcile`, {
+    const reconcile = await call('POST', `/v1/orders/${orderRef}/reconcile?clientId=writer`, {
       key: 'operator',
       body: { orderId: 12 },
     });
     expect(reconcile.status).toBe(409);
     expect(problem(reconcile).code).toBe('reconcile-refused');
 
-    const owner = await call('POST', `/v1/orders/${orderRef}/document-owner`, {
+    const owner = await call('POST', `/v1/orders/${orderRef}/document-owner?clientId=writer`, {
       key: 'operator',
       body: { documentOwner: DEMO_USER.id },
     });
@@ -240,25 +251,25 @@ describe('the HTTP API', () => {
       source: 'operator',
       refused: null,
     });
-    const noOwner = await call('POST', `/v1/orders/${orderRef}/document-owner`, {
+    const noOwner = await call('POST', `/v1/orders/${orderRef}/document-owner?clientId=writer`, {
       key: 'operator',
       body: { documentOwner: '' },
     });
     expect(problem(noOwner)).toMatchObject({ status: 400 });
 
-    const noDocument = await call('POST', `/v1/orders/${orderRef}/documents/3/replace`, {
+    const noDocument = await call('POST', `/v1/orders/${orderRef}/documents/3/replace?clientId=writer`, {
       key: 'operator',
       body: { newPath: 'x.pdf' },
     });
     expect(problem(noDocument)).toMatchObject({ status: 404, code: 'document-not-found' });
 
     await waitFor(
-      () => stack.orders.status(orderRef),
+      () => stack.orders.status(mine(orderRef)),
       (status) => status.searchStatus === 'AwaitingRepair' && status.documents[0]?.status === 'failed',
       { what: 'the retried document to fail again' },
     );
-    const newPath = stack.writeDocument(`${orderRef}/scan.pdf`, 'bytes of scan.pdf');
-    const replaced = await call('POST', `/v1/orders/${orderRef}/documents/0/replace`, {
+    const newPath = stack.writeDocument(`clients/writer/${orderRef}/scan.pdf`, 'bytes of scan.pdf');
+    const replaced = await call('POST', `/v1/orders/${orderRef}/documents/0/replace?clientId=writer`, {
       key: 'operator',
       body: { newPath },
     });
@@ -266,15 +277,17 @@ describe('the HTTP API', () => {
     expect(documentStateSchema.parse(replaced.body)).toMatchObject({ sourcePath: newPath });
 
     const done = await waitFor(
-      () => call('GET', `/v1/orders/${orderRef}`, { key: 'operator' }),
+      () => call('GET', `/v1/orders/${orderRef}?clientId=writer`, { key: 'operator' }),
       (answer) => (answer.body as { runStatus?: string }).runStatus === 'COMPLETED',
       { what: 'the repaired order to complete' },
     );
-    expect(orderViewSchema.parse(done.body).result?.documents[0]?.path).toBe(`${orderRef}/photo.jpg`);
+    expect(orderViewSchema.parse(done.body).result?.documents[0]?.path).toBe(
+      `clients/writer/${orderRef}/photo.jpg`,
+    );
 
-    const closed = await call('POST', `/v1/orders/${orderRef}/retry`, { key: 'operator' });
+    const closed = await call('POST', `/v1/orders/${orderRef}/retry?clientId=writer`, { key: 'operator' });
     expect(problem(closed)).toMatchObject({ status: 409, code: 'order-closed' });
-    const lateOwner = await call('POST', `/v1/orders/${orderRef}/document-owner`, {
+    const lateOwner = await call('POST', `/v1/orders/${orderRef}/document-owner?clientId=writer`, {
       key: 'operator',
       body: { documentOwner: DEMO_USER.id },
     });
@@ -305,6 +318,12 @@ describe('the HTTP API', () => {
 
     const otherAudience = await issuer.sign({ scope: 'orders:write' }, { audience: 'someone-else' });
     expect((await call('PUT', `/v1/orders/${orderRef}`, { token: otherAudience, body })).status).toBe(401);
+    // Without an expiry a token would be valid forever; without issuer or audience, meant for anyone.
+    for (const missing of ['expiresIn', 'issuer', 'audience']) {
+      const token = await issuer.sign({ scope: 'orders:write' }, { [missing]: null });
+      const answer = await call('PUT', `/v1/orders/${orderRef}`, { token, body });
+      expect(problem(answer)).toMatchObject({ status: 401, code: 'invalid-token' });
+    }
     expect((await call('PUT', `/v1/orders/${orderRef}`, { token: 'not.a.jwt', body })).status).toBe(401);
 
     const readerPut = await call('PUT', `/v1/orders/${orderRef}`, { key: 'reader', body });
@@ -314,8 +333,10 @@ describe('the HTTP API', () => {
     expect((await call('POST', `/v1/orders/${orderRef}/retry`, { key: 'writer' })).status).toBe(403);
     await expectNoWorkflow(orderRef);
 
+    // The token's client is oidc:<sub>; its files lie in its own folder.
     const token = await issuer.sign({ scope: 'orders:write orders:read' });
-    expect((await call('PUT', `/v1/orders/${orderRef}`, { token, body })).status).toBe(201);
+    const tokenBody = orderBody(orderRef, ['scan.pdf'], 'oidc:backend-x');
+    expect((await call('PUT', `/v1/orders/${orderRef}`, { token, body: tokenBody })).status).toBe(201);
     expect((await call('GET', `/v1/orders/${orderRef}`, { token })).status).toBe(200);
   });
 
@@ -355,6 +376,34 @@ describe('the HTTP API', () => {
     await expectNoWorkflow(orderRef);
   });
 
+  it('refuses a callbackUrl into an internal network in every spelling (400 naming the field); nothing starts', async () => {
+    const orderRef = 'api-internal-hook';
+    const body = orderBody(orderRef);
+    for (const host of [
+      '127.0.0.1',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '0x7f000001',
+      '2130706433',
+      '0.0.0.0',
+      '169.254.169.254',
+      '10.0.0.7',
+      '192.168.1.1',
+      '100.64.0.1',
+      '[fd00::1]',
+      'localhost',
+    ]) {
+      const refused = await call('PUT', `/v1/orders/${orderRef}`, {
+        body: { ...body, callbackUrl: `https://${host}/hooks` },
+      });
+      expect(refused.status).toBe(400);
+      const errors = problem(refused).errors ?? [];
+      expect(errors.map((error) => error.field)).toEqual(['body.callbackUrl']);
+      expect(errors[0]?.message).toMatch(/^must lead to a public address \(.* is (a|an|the|this) /);
+    }
+    await expectNoWorkflow(orderRef);
+  });
+
   it('limits requests per key: one key at its limit does not hold back another', async () => {
     const limited = await startTestApi({ orders: stack.orders, limits: { rateLimitMax: 2 } });
     try {
@@ -369,6 +418,27 @@ describe('the HTTP API', () => {
       expect((await get('operator')).status).toBe(404);
     } finally {
       await limited.close();
+    }
+  });
+
+  it('counts failed authentications per address: past API_AUTH_FAILURE_MAX it answers 429 before looking at credentials', async () => {
+    const guarded = await startTestApi({ orders: stack.orders, limits: { authFailureMax: 3 } });
+    try {
+      const get = (key: string): Promise<Response> =>
+        fetch(`${guarded.url}/v1/orders/api-guessing`, { headers: { 'x-api-key': key } });
+      expect((await get(TEST_KEYS.reader.key)).status).toBe(404);
+      for (let guess = 0; guess < 3; guess += 1) expect((await get(`bo_guess-${guess}`)).status).toBe(401);
+      // A good key from this address waits too: a guess that happened to be right would get nothing either.
+      const refused = await get(TEST_KEYS.reader.key);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await refused.json()).toMatchObject({
+        code: 'too-many-failed-authentications',
+        detail: expect.stringContaining('at most 3 per 60 s (API_AUTH_FAILURE_MAX)') as string,
+      });
+      expect((await fetch(`${guarded.url}/healthz`)).status).toBe(200);
+    } finally {
+      await guarded.close();
     }
   });
 

@@ -14,7 +14,7 @@ import { parseBadgeOrderInput } from '../../src/contract';
 import type { ListedOrder } from '../../src/client/order-listing';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
-import { documentsPluginFromConfig } from '../../src/api/documents-plugin';
+import { apiDocumentsFromConfig } from '../../src/api/documents-plugin';
 import { documentStoreConfigSchema } from '../../src/config';
 import { startTestApi, TEST_KEYS, type TestApi } from './api-server';
 
@@ -123,7 +123,7 @@ describe('schemathesis against /openapi.json', () => {
   beforeAll(async () => {
     // The limit is per key and schemathesis uses one key: keep it out of the way of the fuzzing.
     // With the documents upload, as `npm run api` serves it (a local store under the stack's DOCUMENTS_ROOT).
-    const documents = await documentsPluginFromConfig({
+    const documents = await apiDocumentsFromConfig({
       store: documentStoreConfigSchema.parse(undefined),
       documentsRoot: stack.documentsRoot,
       maxDocumentBytes: 1024 * 1024,
@@ -131,7 +131,7 @@ describe('schemathesis against /openapi.json', () => {
     api = await startTestApi({
       orders: stack.orders,
       limits: { rateLimitMax: 100_000 },
-      plugins: [documents],
+      documents,
     });
     scratch = mkdtempSync(join(tmpdir(), 'schemathesis-'));
   });
@@ -215,7 +215,11 @@ describe('schemathesis against /openapi.json', () => {
       { what: `visibility to list the ${counts.createdOrderRefs.length} orders the fuzzing created` },
     );
     for (const order of orders) {
-      const handle = stack.orders.getHandle(order.orderRef);
+      // Placed through the API, so each is its client's (the fuzzer's).
+      const handle = stack.orders.getHandle({
+        orderRef: order.orderRef,
+        clientId: order.clientId ?? undefined,
+      });
       const description = await handle.describe();
       const history = await handle.fetchHistory();
       const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;

@@ -19,6 +19,7 @@ describe('.dockerignore', () => {
       [
         '!package-lock.json',
         '!package.json',
+        '!packages/client/package.json',
         '!src/',
         '!tools/build-workflow-bundle.ts',
         '!tsconfig.build.json',

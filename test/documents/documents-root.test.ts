@@ -118,6 +118,27 @@ describe.each<HandleLocation>(['procfs', 'path'])(
         expect((await drain(document.openStream())).bytes.toString()).toBe('%PDF-1.4 form');
       });
 
+      it('opens a document only inside the folder it must be in: the path, and wherever links lead', async () => {
+        mkdirSync(join(rootPath, 'clients', 'a'), { recursive: true });
+        mkdirSync(join(rootPath, 'clients', 'b'), { recursive: true });
+        writeFileSync(join(rootPath, 'clients', 'a', 'own.pdf'), 'a');
+        writeFileSync(join(rootPath, 'clients', 'b', 'theirs.pdf'), 'b');
+        symlinkSync(join(rootPath, 'clients', 'b'), join(rootPath, 'clients', 'a', 'to-b'));
+        const within = { within: 'clients/a' };
+        const own = await documents.open('clients/a/own.pdf', within);
+        opened.push(own);
+        expect(own.sizeBytes).toBe(1);
+        expect((await invalid(documents.open('clients/b/theirs.pdf', within))).message).toBe(
+          'clients/b/theirs.pdf: must be inside clients/a/',
+        );
+        // Inside the folder by its path, in the other folder by its link: refused on the open file.
+        expect((await invalid(documents.open('clients/a/to-b/theirs.pdf', within))).message).toBe(
+          'clients/a/to-b/theirs.pdf: resolves outside clients/a/ (symlink escape refused)',
+        );
+        // Without a folder the whole root is open, links inside it included.
+        opened.push(await documents.open('clients/a/to-b/theirs.pdf'));
+      });
+
       it('refuses traversal with .. and absolute paths before touching the disk', async () => {
         expect((await invalid(documents.open('../outside/secret.txt'))).message).toBe(
           '../outside/secret.txt: must be a relative path inside DOCUMENTS_ROOT',

@@ -57,7 +57,7 @@ describe('orders naming documents by reference, store = S3', () => {
   }, 600_000);
 
   const put = (bytes: Buffer, contentType: string) =>
-    store.put({ body: Readable.from([bytes]), contentType, maxBytes: 64 * 1024 * 1024 });
+    store.put({ owner: 'client-a', body: Readable.from([bytes]), contentType, maxBytes: 64 * 1024 * 1024 });
 
   it('completes, and the platform holds exactly the stored bytes', async () => {
     const photo = randomBytes(3 * 1024 * 1024 + 5);

@@ -22,6 +22,8 @@ import { CleanupList } from '../../tools/stack';
 import { startLocalS3, type LocalS3 } from '../../tools/stack/s3';
 
 const MIB = 1024 * 1024;
+/** The client every document here is stored for. */
+const OWNER = 'client-a';
 const cleanups = new CleanupList();
 let s3: LocalS3;
 let scratch: string;
@@ -36,8 +38,10 @@ afterAll(() => cleanups.run());
 /** One store under test, and what the tests do behind its back. */
 interface StoreUnderTest {
   readonly store: DocumentStore;
-  /** Every stored key, relative to the store's root or prefix. */
+  /** Every stored document's key, relative to the store's root or prefix (not its owners' marks). */
   readonly keys: () => Promise<string[]>;
+  /** Every key, owners' marks included. */
+  readonly allKeys: () => Promise<string[]>;
   /** Overwrites the stored bytes of a reference, as someone with access to the storage could. */
   readonly overwrite: (ref: string, bytes: Buffer) => Promise<void>;
 }
@@ -63,7 +67,9 @@ function localStore(): StoreUnderTest {
   };
   return {
     store,
-    keys: () => Promise.resolve(walk(root).filter((key) => !key.endsWith('.json'))),
+    keys: () =>
+      Promise.resolve(walk(root).filter((key) => !key.endsWith('.json') && !key.startsWith('owners/'))),
+    allKeys: () => Promise.resolve(walk(root)),
     overwrite: (ref, bytes) => {
       writeFileSync(join(root, 'sha256', ref.slice('sha256:'.length)), bytes);
       return Promise.resolve();
@@ -83,12 +89,14 @@ function s3Store(): StoreUnderTest {
     maxBytes: 64 * MIB,
     partSizeBytes: 5 * MIB,
   });
+  const allKeys = async (): Promise<string[]> => {
+    const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));
+    return (listed.Contents ?? []).map((object) => (object.Key ?? '').slice(prefix.length));
+  };
   return {
     store,
-    keys: async () => {
-      const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));
-      return (listed.Contents ?? []).map((object) => (object.Key ?? '').slice(prefix.length));
-    },
+    keys: async () => (await allKeys()).filter((key) => !key.startsWith('owners/')),
+    allKeys,
     overwrite: async (ref, bytes) => {
       await s3.client.send(
         new PutObjectCommand({
@@ -158,6 +166,7 @@ describe.each([
     const { store, keys } = create();
     const bytes = randomBytes(3 * MIB + 17);
     const stored = await store.put({
+      owner: OWNER,
       body: Readable.from([bytes.subarray(0, MIB), bytes.subarray(MIB)]),
       contentType: 'application/pdf',
       maxBytes: 8 * MIB,
@@ -176,8 +185,14 @@ describe.each([
   it('is idempotent by content: the same bytes twice give the same reference and one object', async () => {
     const { store, keys } = create();
     const bytes = randomBytes(100_000);
-    const first = await store.put({ body: Readable.from([bytes]), contentType: 'image/png', maxBytes: MIB });
+    const first = await store.put({
+      owner: OWNER,
+      body: Readable.from([bytes]),
+      contentType: 'image/png',
+      maxBytes: MIB,
+    });
     const second = await store.put({
+      owner: OWNER,
       body: Readable.from([bytes]),
       contentType: 'image/jpeg',
       maxBytes: MIB,
@@ -189,6 +204,7 @@ describe.each([
   it('refuses a body over the limit and keeps nothing (also after parts were uploaded)', async () => {
     const { store, keys } = create();
     const small = store.put({
+      owner: OWNER,
       body: Readable.from([randomBytes(1001)]),
       contentType: 'image/png',
       maxBytes: 1000,
@@ -198,17 +214,59 @@ describe.each([
     // 12 MiB in 1 MiB chunks against a limit of 11 MiB: two 5 MiB parts are stored before the limit is hit.
     const chunks = Array.from({ length: 12 }, () => randomBytes(MIB));
     await expect(
-      store.put({ body: Readable.from(chunks), contentType: 'image/png', maxBytes: 11 * MIB }),
+      store.put({ owner: OWNER, body: Readable.from(chunks), contentType: 'image/png', maxBytes: 11 * MIB }),
     ).rejects.toMatchObject({ reason: 'too-large' });
     expect(await keys()).toEqual([]);
     const pending = await s3.client.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket }));
     expect(pending.Uploads ?? []).toEqual([]);
   });
 
+  it('belongs to the clients that stored it: a claim by another, or of an unknown reference, is false', async () => {
+    const { store } = create();
+    const bytes = randomBytes(2_000);
+    const stored = await store.put({
+      owner: 'client-a',
+      body: Readable.from([bytes]),
+      contentType: 'a/b',
+      maxBytes: MIB,
+    });
+    expect(await store.claim(stored.ref, 'client-a')).toBe(true);
+    expect(await store.claim(stored.ref, 'client-b')).toBe(false);
+    expect(await store.claim(`sha256:${'0'.repeat(64)}`, 'client-a')).toBe(false);
+    // The same bytes from client-b: one object, owned by both.
+    await store.put({ owner: 'client-b', body: Readable.from([bytes]), contentType: 'a/b', maxBytes: MIB });
+    expect(await store.claim(stored.ref, 'client-b')).toBe(true);
+    expect(await store.claim(stored.ref, 'client-a')).toBe(true);
+    await expect(store.claim(stored.ref, '../client-a')).rejects.toThrow('is not a client id');
+  });
+
+  it('lists what it holds, and removes a document with its owners only when unused since the given time', async () => {
+    const { store, allKeys } = create();
+    const before = new Date(Date.now() - 60_000);
+    const stored = await store.put({
+      owner: 'client-a',
+      body: Readable.from([randomBytes(3_000)]),
+      contentType: 'a/b',
+      maxBytes: MIB,
+    });
+    const listed = await store.listStored();
+    expect(listed.map(({ ref }) => ref)).toEqual([stored.ref]);
+    expect(listed[0]?.lastUsedAt.getTime()).toBeGreaterThan(before.getTime());
+    // Used after `before`: kept.
+    expect(await store.remove(stored.ref, { unusedSince: before })).toBe(false);
+    expect(await store.claim(stored.ref, 'client-a')).toBe(true);
+    expect(await store.remove(stored.ref, { unusedSince: new Date(Date.now() + 60_000) })).toBe(true);
+    expect(await store.listStored()).toEqual([]);
+    expect(await store.claim(stored.ref, 'client-a')).toBe(false);
+    await expect(store.open({ ref: stored.ref })).rejects.toThrow('is not in the document store');
+    expect((await allKeys()).filter((key) => !key.startsWith('incoming/'))).toEqual([]);
+    expect(await store.remove(stored.ref, { unusedSince: new Date(Date.now() + 60_000) })).toBe(false);
+  });
+
   it('refuses an empty body', async () => {
     const { store, keys } = create();
     await expect(
-      store.put({ body: Readable.from([]), contentType: 'image/png', maxBytes: 10 }),
+      store.put({ owner: OWNER, body: Readable.from([]), contentType: 'image/png', maxBytes: 10 }),
     ).rejects.toMatchObject({ reason: 'empty' });
     expect(await keys()).toEqual([]);
   });
@@ -227,6 +285,7 @@ describe.each([
   it('a size other than the reference says is refused at open', async () => {
     const { store } = create();
     const stored = await store.put({
+      owner: OWNER,
       body: Readable.from([randomBytes(500)]),
       contentType: 'a/b',
       maxBytes: MIB,
@@ -239,7 +298,12 @@ describe.each([
   it('an object changed after put (same size) fails the stream finally, and its last chunk is never delivered', async () => {
     const { store, overwrite } = create();
     const bytes = randomBytes(2 * MIB);
-    const stored = await store.put({ body: Readable.from([bytes]), contentType: 'a/b', maxBytes: 4 * MIB });
+    const stored = await store.put({
+      owner: OWNER,
+      body: Readable.from([bytes]),
+      contentType: 'a/b',
+      maxBytes: 4 * MIB,
+    });
     const changed = Buffer.from(bytes);
     changed[changed.length - 1] = (changed[changed.length - 1] ?? 0) ^ 0xff;
     await overwrite(stored.ref, changed);
@@ -257,7 +321,12 @@ describe.each([
   it('an object changed to another size is refused, final', async () => {
     const { store, overwrite } = create();
     const bytes = randomBytes(10_000);
-    const stored = await store.put({ body: Readable.from([bytes]), contentType: 'a/b', maxBytes: MIB });
+    const stored = await store.put({
+      owner: OWNER,
+      body: Readable.from([bytes]),
+      contentType: 'a/b',
+      maxBytes: MIB,
+    });
     await withOpened(store, stored.ref, async (document) => {
       // Changed between open and read: the stream fails before the end.
       await overwrite(stored.ref, Buffer.concat([bytes, Buffer.from('x')]));
@@ -279,9 +348,14 @@ describe.each([
   it('a put of the right bytes heals a damaged copy', async () => {
     const { store, overwrite } = create();
     const bytes = randomBytes(4_000);
-    const stored = await store.put({ body: Readable.from([bytes]), contentType: 'a/b', maxBytes: MIB });
+    const stored = await store.put({
+      owner: OWNER,
+      body: Readable.from([bytes]),
+      contentType: 'a/b',
+      maxBytes: MIB,
+    });
     await overwrite(stored.ref, randomBytes(4_000));
-    await store.put({ body: Readable.from([bytes]), contentType: 'a/b', maxBytes: MIB });
+    await store.put({ owner: OWNER, body: Readable.from([bytes]), contentType: 'a/b', maxBytes: MIB });
     await withOpened(store, stored.ref, async (document) => {
       expect((await drain(document.openStream())).equals(bytes)).toBe(true);
     });
@@ -303,7 +377,7 @@ describe('S3 document store: unavailable storage', () => {
     await expect(store.check()).rejects.toBeInstanceOf(DocumentUnavailableError);
     await expect(store.check()).rejects.toThrow('no-such-bucket');
     await expect(
-      store.put({ body: Readable.from([Buffer.from('x')]), contentType: 'a/b', maxBytes: 10 }),
+      store.put({ owner: OWNER, body: Readable.from([Buffer.from('x')]), contentType: 'a/b', maxBytes: 10 }),
     ).rejects.toBeInstanceOf(DocumentUnavailableError);
   });
 

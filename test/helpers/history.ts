@@ -35,3 +35,30 @@ export async function stepSummaries(handle: WorkflowHandle, keys: PayloadKeyRing
   }
   return summaries;
 }
+
+/**
+ * The messages of every failed attempt of one activity type, decoded (failure messages are encrypted like any
+ * payload): what an operator reads in the Web UI.
+ */
+export async function activityFailureMessages(
+  handle: WorkflowHandle,
+  keys: PayloadKeyRing,
+  activityType: string,
+): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  const codec = new EncryptionCodec(keys);
+  const types = new Map<string, string>();
+  const messages: string[] = [];
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled) types.set(String(event.eventId), scheduled.activityType?.name ?? '');
+    const failed = event.activityTaskFailedEventAttributes;
+    if (!failed || types.get(String(failed.scheduledEventId)) !== activityType) continue;
+    const encoded = failed.failure?.encodedAttributes;
+    if (!encoded) continue;
+    const [decoded] = await codec.decode([encoded]);
+    const attributes = defaultPayloadConverter.fromPayload<{ message?: string }>(decoded as Payload);
+    messages.push(attributes.message ?? '');
+  }
+  return messages;
+}

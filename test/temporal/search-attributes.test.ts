@@ -26,12 +26,22 @@ describe('ensureSearchAttributes', () => {
   it('adds the missing attributes as Keyword and leaves existing ones alone', async () => {
     const operator = recordingOperator(['BadgeOrderRef']);
     const result = await ensureSearchAttributes(operator, 'default');
-    expect(result).toEqual({ added: ['BadgeOrderId', 'BadgeOrderStatus'], existing: ['BadgeOrderRef'] });
-    expect(operator.added).toEqual([{ BadgeOrderId: KEYWORD, BadgeOrderStatus: KEYWORD }]);
+    expect(result).toEqual({
+      added: ['BadgeOrderId', 'BadgeOrderStatus', 'BadgeOrderClient'],
+      existing: ['BadgeOrderRef'],
+    });
+    expect(operator.added).toEqual([
+      { BadgeOrderId: KEYWORD, BadgeOrderStatus: KEYWORD, BadgeOrderClient: KEYWORD },
+    ]);
   });
 
   it('adds nothing when all exist', async () => {
-    const operator = recordingOperator(['BadgeOrderRef', 'BadgeOrderId', 'BadgeOrderStatus']);
+    const operator = recordingOperator([
+      'BadgeOrderRef',
+      'BadgeOrderId',
+      'BadgeOrderStatus',
+      'BadgeOrderClient',
+    ]);
     const result = await ensureSearchAttributes(operator, 'default');
     expect(result.added).toEqual([]);
     expect(operator.added).toEqual([]);

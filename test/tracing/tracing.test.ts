@@ -8,6 +8,7 @@
 import { temporal } from '@temporalio/proto';
 import { BadgeOrdersClient } from '../../src/client/badge-orders-client';
 import { tracingConfigSchema } from '../../src/config';
+import { badgeOrderWorkflowId } from '../../src/contract';
 import { startTracing, type Tracing } from '../../src/tracing';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { startTestApi, TEST_KEYS } from '../api/api-server';
@@ -62,7 +63,11 @@ const named = (spans: readonly ReceivedSpan[], name: string): ReceivedSpan[] =>
   spans.filter((span) => span.name === name);
 
 /** The root span of `orderRef`'s trace: the start call's, or the HTTP API request's (`rootName`). */
-async function rootOf(orderRef: string, rootName = 'StartBadgeOrder'): Promise<ReceivedSpan> {
+async function rootOf(
+  orderRef: string,
+  rootName = 'StartBadgeOrder',
+  workflowId = badgeOrderWorkflowId(orderRef),
+): Promise<ReceivedSpan> {
   const [root] = await waitFor(
     () =>
       Promise.resolve(
@@ -75,8 +80,7 @@ async function rootOf(orderRef: string, rootName = 'StartBadgeOrder'): Promise<R
                 .spans()
                 .some(
                   (child) =>
-                    child.traceId === span.traceId &&
-                    child.attributes.temporalWorkflowId === `badge-order-${orderRef}`,
+                    child.traceId === span.traceId && child.attributes.temporalWorkflowId === workflowId,
                 ),
           ),
       ),
@@ -246,16 +250,20 @@ it('starts the trace at the HTTP API when an order is placed through it', async 
   const worker = stack.startWorkerProcess(tracedWorkerEnv());
   const api = await startTestApi({ orders, tracing });
   try {
-    stack.writeDocument('traced-api/form.pdf', '%PDF traced through the API');
+    stack.writeDocument('clients/writer/traced-api/form.pdf', '%PDF traced through the API');
     const placed = await fetch(`${api.url}/v1/orders/traced-api`, {
       method: 'PUT',
       headers: { 'x-api-key': TEST_KEYS.writer.key, 'content-type': 'application/json' },
-      body: JSON.stringify({ vehicle, badge, documents: [{ path: 'traced-api/form.pdf' }] }),
+      body: JSON.stringify({ vehicle, badge, documents: [{ path: 'clients/writer/traced-api/form.pdf' }] }),
     });
     expect(placed.status).toBe(201);
-    await orders.getHandle('traced-api').result();
+    await orders.getHandle({ orderRef: 'traced-api', clientId: 'writer' }).result();
     await tracing?.forceFlush();
-    const root = await rootOf('traced-api', 'PUT /v1/orders/{orderRef}');
+    const root = await rootOf(
+      'traced-api',
+      'PUT /v1/orders/{orderRef}',
+      badgeOrderWorkflowId('traced-api', 'writer'),
+    );
     const spans = await connectedOrderTrace(root, 'the workflow span of the order placed through the API');
     const [createOrder] = named(spans, 'POST /badge/v2/api/v1/orders');
     expect(ancestry(spans, createOrder!).slice(-3)).toEqual([

@@ -97,8 +97,9 @@ describe('badgeOrder against a platform whose ids pass 2^53', () => {
     expect((await stack.orders.status(orderRef)).orderId).toBe(orderId);
     const description = await stack.orders.getHandle(orderRef).describe();
     expect(description.typedSearchAttributes.get(BadgeOrderId)).toBe(orderId);
-    const response = await fetch(`${api.url}/v1/orders/${orderRef}`, {
-      headers: { 'x-api-key': TEST_KEYS.reader.key },
+    // Started here without a client: an operator reads it through the API, naming no client (`-`).
+    const response = await fetch(`${api.url}/v1/orders/${orderRef}?clientId=-`, {
+      headers: { 'x-api-key': TEST_KEYS.operator.key },
     });
     expect(response.status).toBe(200);
     const text = await response.text();
@@ -200,7 +201,7 @@ describe('badgeOrder against a platform whose ids pass 2^53', () => {
   it('is reconciled through the API, which refuses the id as a rounded JSON number and names the field', async () => {
     const { handle, createdId } = await heldOrder('int64-api');
     const reconcile = (body: string): Promise<Response> =>
-      fetch(`${api.url}/v1/orders/int64-api/reconcile`, {
+      fetch(`${api.url}/v1/orders/int64-api/reconcile?clientId=-`, {
         method: 'POST',
         headers: { 'x-api-key': TEST_KEYS.operator.key, 'content-type': 'application/json' },
         body,

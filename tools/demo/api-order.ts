@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { buildApiApp } from '../../src/api/app';
 import { API_KEY_HEADER, createAuthenticator, hashApiKey, newApiKey } from '../../src/api/auth';
 import { API_SCOPES } from '../../src/api/config';
-import { documentsPluginFromConfig } from '../../src/api/documents-plugin';
+import { apiDocumentsFromConfig } from '../../src/api/documents-plugin';
 import type { BadgeOrdersClient } from '../../src/client/badge-orders-client';
 
 /** The API as the demo runs it. */
@@ -28,13 +28,16 @@ export interface StartDemoApiOptions {
   readonly documentsRoot: string;
 }
 
+/** The demo API key's id, so the client that owns the order placed through the API. */
+export const DEMO_API_CLIENT = 'demo';
+
 /** Largest upload the demo's API takes. */
 const MAX_DOCUMENT_BYTES = 100 * 1024 * 1024;
 
 /** Starts the API on a free loopback port with a new key holding every scope. */
 export async function startDemoApi(options: StartDemoApiOptions): Promise<DemoApi> {
   const key = newApiKey();
-  const documents = await documentsPluginFromConfig({
+  const documents = await apiDocumentsFromConfig({
     store: { kind: 'local' },
     documentsRoot: options.documentsRoot,
     maxDocumentBytes: MAX_DOCUMENT_BYTES,
@@ -42,9 +45,9 @@ export async function startDemoApi(options: StartDemoApiOptions): Promise<DemoAp
   const app = await buildApiApp({
     orders: options.orders,
     authenticator: createAuthenticator({
-      apiKeys: [{ id: 'demo', sha256: hashApiKey(key), scopes: [...API_SCOPES] }],
+      apiKeys: [{ id: DEMO_API_CLIENT, sha256: hashApiKey(key), scopes: [...API_SCOPES] }],
     }),
-    plugins: [documents],
+    documents,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, key, close: () => app.close() };

@@ -18,7 +18,7 @@ import { DEMO_USER } from '../../src/sandbox';
 import { webUiWorkflowLink } from '../../src/temporal/web-ui';
 import { PROJECT_ROOT } from '../dev/child-process';
 import { startLocalStack, type LocalStack } from '../stack';
-import { curlCommands, placeOrderThroughApi, startDemoApi } from './api-order';
+import { curlCommands, DEMO_API_CLIENT, placeOrderThroughApi, startDemoApi } from './api-order';
 import { createOrderProgress } from './order-progress';
 
 const DOCUMENTS_ROOT = join(PROJECT_ROOT, '.data', 'demo-documents');
@@ -148,13 +148,17 @@ async function main(): Promise<void> {
     const viaApi = apiOrder(stack.documentsRoot);
     const placed = await placeOrderThroughApi(api, viaApi);
     say(`Placed ${API_ORDER_REF} through the HTTP API at ${api.url} (PUT answered ${placed.putStatus})`);
-    const orderRefs = [...DEMO_ORDERS.map((input) => input.orderRef), API_ORDER_REF];
+    // The API's order is its client's: it is found by its orderRef and that client.
+    const orderKeys = [
+      ...DEMO_ORDERS.map((input) => ({ orderRef: input.orderRef })),
+      { orderRef: API_ORDER_REF, clientId: DEMO_API_CLIENT },
+    ];
 
     // Show each order's and document's progress (bars on a terminal, plain lines in logs) until all settle.
     const progress = createOrderProgress({ stream: process.stdout });
     stack.onStop('the progress display', () => progress.stop());
     for (;;) {
-      const statuses = await Promise.all(orderRefs.map((orderRef) => orders.status(orderRef)));
+      const statuses = await Promise.all(orderKeys.map((order) => orders.status(order)));
       progress.update(statuses);
       if (statuses.every(settled)) break;
       await new Promise((resolveTick) => setTimeout(resolveTick, 250));

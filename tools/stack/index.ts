@@ -161,6 +161,8 @@ export interface LocalStack {
   readonly user: StackUser;
   /** The stack's payload keys (empty when `payloadKeys: null`). */
   readonly payloadKeys: PayloadKeyRing;
+  /** The same keys as `PAYLOAD_KEYS` text, for processes configured from the environment; null for none. */
+  readonly payloadKeysEntry: string | null;
   /** The configuration of in-process workers (worker processes get the same as environment). */
   readonly workerConfig: WorkerConfig;
   /** The workflow bundle (throws when the stack was started with `workflowBundle: false`). */
@@ -294,6 +296,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       taskQueue,
       user,
       payloadKeys,
+      payloadKeysEntry: payloadKeysEntry || null,
       workerConfig,
       get workflowBundle() {
         return requireBundle();

@@ -2,19 +2,35 @@
  * `POST /v1/documents`: stores one file in the document store and answers its content-addressed reference.
  * The file part of a multipart/form-data body streams into the store (hashed on the way, never held whole);
  * errors are RFC 9457 problem details. The API app registers this plugin; authentication and rate limits are
- * the app's (this route does not know about keys or scopes).
+ * the app's (this route does not know about keys or scopes). Each upload belongs to a client (`ownerOf`): only
+ * it may name the reference in an order, and its limits count per client: uploads at once, and bytes per window.
  */
+import { pipeline, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
-import type { FastifyContextConfig, FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyContextConfig, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DOCUMENT_REFERENCE_PATTERN } from '../../contract';
 import { DocumentRefusedError, DocumentUnavailableError, type DocumentStore } from '../../documents';
+import { WindowCounter } from '../window-counter';
+
+/** What one client may upload (`API_UPLOAD_*`). */
+export interface UploadLimits {
+  /** Uploads of one client at the same time (`API_UPLOAD_MAX_CONCURRENT`). */
+  readonly maxConcurrent: number;
+  /** Bytes one client may send per window (`API_UPLOAD_QUOTA_BYTES`), stored or not. */
+  readonly quotaBytes: number;
+  /** The quota's window (`API_UPLOAD_QUOTA_WINDOW_MS`). */
+  readonly quotaWindowMs: number;
+}
 
 /** Options of {@link documentsRoutes}. */
 export interface DocumentsRoutesOptions {
   readonly store: DocumentStore;
   /** Largest file accepted, in bytes (413 above it). */
   readonly maxBytes: number;
+  /** The client an upload is stored for, and whose limits it counts against (the API: the caller's client id). */
+  readonly ownerOf: (request: FastifyRequest) => string;
+  readonly limits: UploadLimits;
   /** The route's `config` (the API app reads the scope a caller needs from it). */
   readonly routeConfig?: FastifyContextConfig;
 }
@@ -71,12 +87,24 @@ export const documentProblemSchema = z.object({
 export type DocumentProblem = z.infer<typeof documentProblemSchema>;
 
 /** The statuses `POST /v1/documents` answers with a problem, for the OpenAPI document. */
-export const DOCUMENT_UPLOAD_PROBLEM_STATUSES = [400, 413, 415, 500, 503] as const;
+export const DOCUMENT_UPLOAD_PROBLEM_STATUSES = [400, 413, 415, 429, 500, 503] as const;
 
-function sendProblem(reply: FastifyReply, problem: DocumentProblem, closeConnection = false): FastifyReply {
+function sendProblem(
+  reply: FastifyReply,
+  problem: DocumentProblem,
+  closeConnection = false,
+  retryAfterMs?: number,
+): FastifyReply {
   // A refusal while the client may still be sending: close the connection rather than read the rest.
   if (closeConnection) reply.header('connection', 'close');
+  if (retryAfterMs !== undefined)
+    reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
   return reply.code(problem.status).type('application/problem+json').send(problem);
+}
+
+/** Thrown into an upload's stream when it passes its client's byte quota. */
+class QuotaExceededError extends Error {
+  override readonly name = 'QuotaExceededError';
 }
 
 const problems = {
@@ -110,6 +138,23 @@ const problems = {
     status: 503,
     detail: 'the document store cannot be written now; try again later',
   }),
+  tooManyUploads: (max: number): DocumentProblem => ({
+    type: 'urn:badge-orders:problem:too-many-uploads',
+    code: 'too-many-uploads',
+    title: 'Too Many Requests',
+    status: 429,
+    detail: `at most ${max} uploads at once per client (API_UPLOAD_MAX_CONCURRENT); send this one when another has finished`,
+  }),
+  quotaExceeded: (limits: UploadLimits, retryAfterMs: number): DocumentProblem => ({
+    type: 'urn:badge-orders:problem:upload-quota-exceeded',
+    code: 'upload-quota-exceeded',
+    title: 'Too Many Requests',
+    status: 429,
+    detail:
+      `at most ${limits.quotaBytes} bytes per ${limits.quotaWindowMs / 1000} s per client ` +
+      `(API_UPLOAD_QUOTA_BYTES per API_UPLOAD_QUOTA_WINDOW_MS); this window ends in ` +
+      `${Math.ceil(retryAfterMs / 1000)} s; nothing was stored`,
+  }),
   internal: (): DocumentProblem => ({
     type: 'urn:badge-orders:problem:internal-error',
     code: 'internal-error',
@@ -128,13 +173,39 @@ function codeOf(error: unknown): unknown {
  * `@fastify/multipart` in its own scope unless the app has already.
  */
 export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async (app, options) => {
-  const { store, maxBytes } = options;
+  const { store, maxBytes, ownerOf } = options;
   if (!app.hasRequestDecorator('isMultipart')) await app.register(multipart);
   // One byte over the limit gets through the parser, so the store itself sees the excess and refuses it.
   const limits = { files: 1, fileSize: maxBytes + 1, fields: 8, fieldSize: 1024, parts: 16 };
+  const uploading = new Map<string, number>();
+  const sent = new WindowCounter(options.limits.quotaWindowMs);
 
   app.post(DOCUMENTS_ROUTE, { config: options.routeConfig ?? {} }, async (request, reply) => {
     if (!request.isMultipart()) return sendProblem(reply, problems.notMultipart());
+    const owner = ownerOf(request);
+    if (sent.used(owner) >= options.limits.quotaBytes) {
+      const retryAfterMs = sent.remainingMs(owner);
+      return sendProblem(reply, problems.quotaExceeded(options.limits, retryAfterMs), true, retryAfterMs);
+    }
+    const running = uploading.get(owner) ?? 0;
+    if (running >= options.limits.maxConcurrent) {
+      return sendProblem(reply, problems.tooManyUploads(options.limits.maxConcurrent), true);
+    }
+    uploading.set(owner, running + 1);
+    try {
+      return await storeUpload(request, reply, owner);
+    } finally {
+      const left = (uploading.get(owner) ?? 1) - 1;
+      if (left > 0) uploading.set(owner, left);
+      else uploading.delete(owner);
+    }
+  });
+
+  async function storeUpload(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    owner: string,
+  ): Promise<FastifyReply> {
     let part;
     try {
       part = await request.file({ limits, throwFileSizeLimit: true });
@@ -154,8 +225,16 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
       );
     }
     const contentType = MIME_TYPE.test(part.mimetype) ? part.mimetype.toLowerCase() : FALLBACK_CONTENT_TYPE;
+    // Every byte received counts against the client's quota, whether it ends up stored or not.
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        if (sent.add(owner, chunk.length) > options.limits.quotaBytes) callback(new QuotaExceededError());
+        else callback(null, chunk);
+      },
+    });
+    pipeline(part.file, counted, () => undefined);
     try {
-      const stored = await store.put({ body: part.file, contentType, maxBytes });
+      const stored = await store.put({ body: counted, contentType, maxBytes, owner });
       if (part.file.truncated) return sendProblem(reply, problems.tooLarge(maxBytes), true);
       const answer: DocumentUploadResponse = stored;
       return reply.code(201).send(answer);
@@ -165,6 +244,10 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
         codeOf(error) === 'FST_REQ_FILE_TOO_LARGE'
       ) {
         return sendProblem(reply, problems.tooLarge(maxBytes), true);
+      }
+      if (error instanceof QuotaExceededError) {
+        const retryAfterMs = sent.remainingMs(owner);
+        return sendProblem(reply, problems.quotaExceeded(options.limits, retryAfterMs), true, retryAfterMs);
       }
       if (error instanceof DocumentRefusedError) {
         return sendProblem(reply, problems.noFile('the document is empty'));
@@ -176,5 +259,5 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
       request.log.error({ err: error }, 'document upload failed');
       return sendProblem(reply, problems.internal(), true);
     }
-  });
+  }
 };

@@ -2,6 +2,11 @@
  * The orders routes: place (or attach to) an order, read it, list orders, and the operator actions. Every
  * call to Temporal goes through the {@link BadgeOrdersClient}; nothing is started before the caller, the path
  * and the body have passed every check.
+ *
+ * Orders belong to clients: an order placed here is its caller's (its client id, never taken from the body),
+ * and a caller reaches only its own orders, by their `orderRef`; another client's is not found (404, as an order
+ * that does not exist). Operators (scope `ops`) reach every order, naming its client with `?clientId=`. The
+ * documents an order names are its caller's too: references it stored itself, and paths in its own folder.
  */
 import { WorkflowFailedError, type WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
@@ -12,28 +17,38 @@ import {
   ReconcileOrderRejectedError,
   ReplaceDocumentRejectedError,
   SetDocumentOwnerRejectedError,
+  type BadgeOrderHandle,
   type BadgeOrdersClient,
+  type OrderKey,
 } from '../../client/badge-orders-client';
 import { runStatusName } from '../../client/order-listing';
 import {
   BADGE_ORDER_STATUSES,
+  BadgeOrderClient,
   BadgeOrderId,
-  callbackUrlProblem,
-  CLIENT_ID_PATTERN,
   BadgeOrderStatus,
+  clientDocumentsFolder,
   statusQuery,
   type BadgeOrderResult,
   type BadgeOrderStatusView,
-  type CallbackUrlPolicy,
+  type ValidBadgeOrderInput,
 } from '../../contract';
-import type { Principal } from '../auth';
+import type { DocumentStore } from '../../documents';
+import { principalOf } from '../auth';
+import { callbackUrlProblem, type CallbackUrlPolicy } from '../../webhook-destination';
 import type { ApiLimits } from '../config';
 import { inSpan, type Tracing } from '../../tracing';
 import { INPUT_HASH_MEMO_KEY, orderInputHash, orderInputHashBefore040 } from '../input-hash';
 import { fastifyPath, ORDER_OPERATIONS, type Operation } from '../operations';
 import { decodePageToken, encodePageToken } from '../page-token';
 import { ApiProblem, fieldErrors, invalidInput } from '../problem';
-import { DEFAULT_PAGE_SIZE, type orderAcceptedSchema, type orderViewSchema } from '../schemas';
+import {
+  DEFAULT_PAGE_SIZE,
+  NO_CLIENT,
+  SET_BY_THE_API,
+  type orderAcceptedSchema,
+  type orderViewSchema,
+} from '../schemas';
 import { isInvalidArgument, withinTime } from '../temporal-errors';
 
 /** Options of {@link ordersRoutes}. */
@@ -44,14 +59,8 @@ export interface OrdersRoutesOptions {
   readonly webhooks: CallbackUrlPolicy;
   /** Spans for each request when tracing is on (the orders client should carry the same tracing). */
   readonly tracing?: Tracing;
-}
-
-/**
- * The order's `clientId`: the caller's key id, which picks the secret its webhooks are signed with. An id the
- * contract cannot carry (a long OIDC subject) leaves it out, and the `default` secret signs.
- */
-function clientIdOf(principal: Principal | null): string | undefined {
-  return principal !== null && CLIENT_ID_PATTERN.test(principal.keyId) ? principal.keyId : undefined;
+  /** The document store, to check that each reference an order names is its caller's. None: no references. */
+  readonly documents?: DocumentStore;
 }
 
 /** Parses one part of a request with a zod schema; a 400 names each invalid field under `where`. */
@@ -77,12 +86,11 @@ const notRunning = (orderRef: string, status: string): ApiProblem =>
 
 /** The failure of a closed run, as its result says. */
 async function closedOutcome(
-  orders: BadgeOrdersClient,
-  orderRef: string,
+  handle: BadgeOrderHandle,
   description: WorkflowExecutionDescription,
 ): Promise<{ result: BadgeOrderResult | null; failure: string | null }> {
   // The run described, not the latest: a new run may have started since.
-  const run = orders.getHandle(orderRef).client.getHandle(description.workflowId, description.runId);
+  const run = handle.client.getHandle(description.workflowId, description.runId);
   try {
     const result = (await run.result()) as BadgeOrderResult;
     // Runs completed before 0.4.0 returned the ids as numbers: the API answers strings, whatever the release.
@@ -95,6 +103,18 @@ async function closedOutcome(
   }
 }
 
+/**
+ * The order a request names: the caller's own `orderRef`, or, for an operator, the one of the client the query
+ * names (`-`: an order placed without a client). Null when the caller names another client's order without the
+ * `ops` scope: answered as not found.
+ */
+function orderKeyOf(request: FastifyRequest, orderRef: string, named: string | undefined): OrderKey | null {
+  const principal = principalOf(request);
+  if (named === undefined || named === principal.clientId) return { orderRef, clientId: principal.clientId };
+  if (!principal.scopes.includes('ops')) return null;
+  return named === NO_CLIENT ? { orderRef } : { orderRef, clientId: named };
+}
+
 /** The orders routes; see the module comment. */
 // eslint-disable-next-line @typescript-eslint/require-await -- fastify's plugin type is async
 export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app, options) => {
@@ -102,13 +122,43 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
   const timed = <T>(what: string, work: Promise<T>): Promise<T> =>
     withinTime(limits.operationTimeoutMs, what, work);
 
-  const describe = async (orderRef: string): Promise<WorkflowExecutionDescription> => {
+  /** The order a request names, and its description; 404 when it is not there for this caller. */
+  const find = async (
+    request: FastifyRequest,
+    orderRef: string,
+    clientId: string | undefined,
+  ): Promise<{ key: OrderKey; handle: BadgeOrderHandle; description: WorkflowExecutionDescription }> => {
+    const key = orderKeyOf(request, orderRef, clientId);
+    if (key === null) throw notFound(orderRef);
     try {
-      return await timed(`Reading order ${orderRef}`, orders.getHandle(orderRef).describe());
+      const handle = await timed(`Reading order ${orderRef}`, orders.findOrder(key));
+      if (handle === undefined) throw notFound(orderRef);
+      const description = await timed(`Reading order ${orderRef}`, handle.describe());
+      return { key, handle, description };
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
       throw error;
     }
+  };
+
+  /**
+   * Refuses, as invalid fields, every document reference the caller did not store itself (another client's is
+   * refused exactly like an unknown one), and marks the others as used now (see the document collector).
+   */
+  const claimDocuments = async (input: ValidBadgeOrderInput, clientId: string): Promise<void> => {
+    const refused: { field: string; message: string }[] = [];
+    for (const [index, document] of input.documents.entries()) {
+      if (document.ref === undefined) continue;
+      const owned =
+        options.documents !== undefined && (await options.documents.claim(document.ref, clientId));
+      if (!owned) {
+        refused.push({
+          field: `body.documents.${index}.ref`,
+          message: 'is not a document this client stored: upload it with POST /v1/documents first',
+        });
+      }
+    }
+    if (refused.length > 0) throw invalidInput(refused, 'body');
   };
 
   const route = (
@@ -140,16 +190,21 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         'body',
       );
     }
-    if (isPlainObject(body) && body.clientId !== undefined) {
-      throw invalidInput(
-        [{ field: 'body.clientId', message: 'is set by the API from your credentials; leave it out' }],
-        'body',
-      );
+    for (const field of SET_BY_THE_API) {
+      if (isPlainObject(body) && body[field] !== undefined) {
+        throw invalidInput(
+          [{ field: `body.${field}`, message: 'is set by the API from your credentials; leave it out' }],
+          'body',
+        );
+      }
     }
-    const clientId = clientIdOf(request.principal);
+    // The order is the caller's: its client owns it, and its paths lie in the client's own folder.
+    const { clientId } = principalOf(request);
     const input = parsePart(
       ORDER_OPERATIONS.putOrder.body[1],
-      isPlainObject(body) ? { ...body, orderRef, ...(clientId !== undefined && { clientId }) } : body,
+      isPlainObject(body)
+        ? { ...body, orderRef, clientId, documentsFolder: clientDocumentsFolder(clientId) }
+        : body,
       'body',
     );
     // The schema allowed http:// to this machine and any host; the workers' policy may not.
@@ -158,6 +213,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     if (callbackProblem !== null) {
       throw invalidInput([{ field: 'body.callbackUrl', message: callbackProblem }], 'body');
     }
+    await claimDocuments(input, clientId);
     const hash = orderInputHash(input);
     let started;
     try {
@@ -183,7 +239,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const description = await timed(`Reading order ${orderRef}`, started.handle.describe());
     const stored = description.memo?.[INPUT_HASH_MEMO_KEY];
     const before040 = isPlainObject(body) ? orderInputHashBefore040(input, body) : null;
-    if (stored !== hash && (before040 === null || stored !== before040)) {
+    if (stored !== hash && stored !== before040) {
       throw new ApiProblem({
         status: 409,
         code: 'order-conflict',
@@ -198,7 +254,8 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
 
   route(ORDER_OPERATIONS.getOrder, async (request) => {
     const { orderRef } = parsePart(ORDER_OPERATIONS.getOrder.params, request.params, 'path');
-    const description = await describe(orderRef);
+    const query = parsePart(ORDER_OPERATIONS.getOrder.query, request.query, 'query');
+    const { handle, description } = await find(request, orderRef, query.clientId);
     const runStatus = runStatusName(description.status.name);
     const status = description.typedSearchAttributes.get(BadgeOrderStatus);
     const orderId = description.typedSearchAttributes.get(BadgeOrderId);
@@ -208,16 +265,12 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       failure: null,
     };
     if (runStatus === 'RUNNING') {
-      const handle = orders.getHandle(orderRef);
       view = await handle.client.connection
         .withDeadline(Date.now() + limits.queryTimeoutMs, () => handle.query(statusQuery))
         // No worker answered in time: the search attributes still say where the order stands.
         .catch(() => null);
     } else {
-      outcome = await timed(
-        `Reading the outcome of order ${orderRef}`,
-        closedOutcome(orders, orderRef, description),
-      );
+      outcome = await timed(`Reading the outcome of order ${orderRef}`, closedOutcome(handle, description));
     }
     const body: z.input<typeof orderViewSchema> = {
       orderRef,
@@ -226,6 +279,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       runStatus,
       status: BADGE_ORDER_STATUSES.find((known) => known === status) ?? null,
       orderId: orderId === undefined || orderId === '' ? null : orderId,
+      clientId: description.typedSearchAttributes.get(BadgeOrderClient) ?? null,
       startedAt: description.startTime.toISOString(),
       closedAt: description.closeTime?.toISOString() ?? null,
       view,
@@ -237,9 +291,26 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
 
   route(ORDER_OPERATIONS.listOrders, async (request) => {
     const query = parsePart(ORDER_OPERATIONS.listOrders.query, request.query, 'query');
+    const principal = principalOf(request);
+    const operator = principal.scopes.includes('ops');
+    if (!operator && query.clientId !== undefined && query.clientId !== principal.clientId) {
+      throw new ApiProblem({
+        status: 403,
+        code: 'insufficient-scope',
+        detail: 'Listing the orders of another client needs the scope ops',
+      });
+    }
+    // A client lists its own orders; an operator every order, or one client's. Orders placed without a client
+    // carry no BadgeOrderClient, so no filter names them: an operator lists them among all orders.
+    const clientId = operator
+      ? query.clientId === NO_CLIENT
+        ? undefined
+        : query.clientId
+      : principal.clientId;
+    const filter = { status: query.status, clientId };
     let nextPageToken: Uint8Array | null = null;
     if (query.pageToken !== undefined) {
-      nextPageToken = decodePageToken(query.pageToken, query.status);
+      nextPageToken = decodePageToken(query.pageToken, filter);
       if (nextPageToken === null) {
         throw invalidInput(
           [{ field: 'query.pageToken', message: 'is not a page token of this listing' }],
@@ -253,6 +324,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         'Listing orders',
         orders.listOrders({
           status: query.status,
+          clientId,
           pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE,
           nextPageToken,
         }),
@@ -270,17 +342,18 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       status: 200,
       body: {
         orders: page.orders,
-        nextPageToken: page.nextPageToken === null ? null : encodePageToken(page.nextPageToken, query.status),
+        nextPageToken: page.nextPageToken === null ? null : encodePageToken(page.nextPageToken, filter),
       },
     };
   });
 
   route(ORDER_OPERATIONS.retryOrder, async (request) => {
     const { orderRef } = parsePart(ORDER_OPERATIONS.retryOrder.params, request.params, 'path');
-    const description = await describe(orderRef);
+    const query = parsePart(ORDER_OPERATIONS.retryOrder.query, request.query, 'query');
+    const { key, description } = await find(request, orderRef, query.clientId);
     if (description.status.name !== 'RUNNING') throw notRunning(orderRef, description.status.name);
     try {
-      await timed(`Signalling order ${orderRef}`, orders.retryUploads(orderRef));
+      await timed(`Signalling order ${orderRef}`, orders.retryUploads(key));
     } catch (error) {
       // It closed between the two calls.
       if (error instanceof WorkflowNotFoundError) throw notRunning(orderRef, 'closed');
@@ -291,10 +364,10 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
 
   route(ORDER_OPERATIONS.replaceDocument, async (request) => {
     const { orderRef, index } = parsePart(ORDER_OPERATIONS.replaceDocument.params, request.params, 'path');
+    const query = parsePart(ORDER_OPERATIONS.replaceDocument.query, request.query, 'query');
     const replacement = parsePart(ORDER_OPERATIONS.replaceDocument.body[1], request.body, 'body');
-    const description = await describe(orderRef);
+    const { key, handle, description } = await find(request, orderRef, query.clientId);
     if (description.status.name !== 'RUNNING') throw notRunning(orderRef, description.status.name);
-    const handle = orders.getHandle(orderRef);
     const view = await handle.client.connection
       .withDeadline(Date.now() + limits.queryTimeoutMs, () => handle.query(statusQuery))
       .catch((error: unknown) => {
@@ -316,7 +389,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     try {
       const state = await timed(
         `Replacing document ${index} of order ${orderRef}`,
-        orders.replaceDocument(orderRef, { path: document.path, ...replacement }),
+        orders.replaceDocument(key, { path: document.path, ...replacement }),
       );
       return { status: 200, body: state };
     } catch (error) {
@@ -329,9 +402,11 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
 
   route(ORDER_OPERATIONS.reconcileOrder, async (request) => {
     const { orderRef } = parsePart(ORDER_OPERATIONS.reconcileOrder.params, request.params, 'path');
+    const query = parsePart(ORDER_OPERATIONS.reconcileOrder.query, request.query, 'query');
     const answer = parsePart(ORDER_OPERATIONS.reconcileOrder.body[1], request.body, 'body');
+    const { key } = await find(request, orderRef, query.clientId);
     try {
-      const view = await timed(`Reconciling order ${orderRef}`, orders.reconcileOrder(orderRef, answer));
+      const view = await timed(`Reconciling order ${orderRef}`, orders.reconcileOrder(key, answer));
       return { status: 200, body: view };
     } catch (error) {
       if (error instanceof ReconcileOrderRejectedError) {
@@ -344,11 +419,13 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
 
   route(ORDER_OPERATIONS.setDocumentOwner, async (request) => {
     const { orderRef } = parsePart(ORDER_OPERATIONS.setDocumentOwner.params, request.params, 'path');
+    const query = parsePart(ORDER_OPERATIONS.setDocumentOwner.query, request.query, 'query');
     const correction = parsePart(ORDER_OPERATIONS.setDocumentOwner.body[1], request.body, 'body');
+    const { key } = await find(request, orderRef, query.clientId);
     try {
       const view = await timed(
         `Correcting the document owner of order ${orderRef}`,
-        orders.setDocumentOwner(orderRef, correction),
+        orders.setDocumentOwner(key, correction),
       );
       return { status: 200, body: view };
     } catch (error) {

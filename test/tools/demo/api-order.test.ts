@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
   curlCommands,
+  DEMO_API_CLIENT,
   placeOrderThroughApi,
   startDemoApi,
   type DemoApi,
@@ -44,7 +45,9 @@ describe('the demo’s order through the HTTP API', () => {
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     expect(placed.ref).toBe(`sha256:${sha256}`);
 
-    const result = await stack.orders.getHandle(order.orderRef).result();
+    const result = await stack.orders
+      .getHandle({ orderRef: order.orderRef, clientId: DEMO_API_CLIENT })
+      .result();
     expect(result.documents.map((document) => document.status)).toEqual(['uploaded']);
     const onPlatform = await stack.sandbox.control.listDocuments({ orderId: result.orderId });
     expect(onPlatform.map((document) => [document.sha256, document.content_type])).toEqual([
