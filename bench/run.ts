@@ -277,7 +277,7 @@ async function main(): Promise<number> {
               ordersPerSecond: badgePace,
             });
             progress(`direct calls at ${badgePace.toFixed(1)} orders/s`, result);
-            // Tied to the worker set whose badgeOrder pace it followed.
+            // Tied to the worker set whose badgeOrder pace it kept (see `ScenarioResult.workers`).
             paced.push({ ...result, workers });
           }
         }

@@ -69,7 +69,7 @@ export interface OrderShape {
 /** What one throughput scenario measured. */
 export interface ScenarioResult {
   readonly kind: ScenarioKind;
-  /** Worker processes (0 for direct calls). */
+  /** Worker processes (0 for direct calls; for `directPaced`, those of the badgeOrder run whose pace it kept). */
   readonly workers: number;
   readonly concurrency: number;
   readonly orders: number;
