@@ -1,6 +1,8 @@
 /**
- * Baseline 2 — direct calls: the platform calls of a badge order made by a plain script with the same client
- * (`createPlatformClient`), at the same concurrency, without Temporal. Run as a child process by the bench
+ * Direct calls: the platform calls of a badge order made by a plain script with the same client
+ * (`createPlatformClient`), at the same concurrency, without Temporal; as fast as they go, or at a given pace
+ * (`ordersPerSecond`: badgeOrder's, so that the platform's work is measured at the rate badgeOrder asks for
+ * it). Run as a child process by the bench
  * (`node --import tsx bench/direct.ts`, options as JSON in `BENCH_DIRECT_OPTIONS`: the password stays out
  * of the command line) so that its CPU is not mixed with the sandbox's; it prints one JSON line, a
  * {@link DirectResult}.
@@ -9,6 +11,7 @@ import { z } from 'zod';
 import { createPlatformClient, PLATFORM_ERROR_CODES, type PlatformClient } from '../src/platform';
 import { runWithConcurrency } from '../src/concurrency';
 import { runOrders, type PoolResult } from './pool';
+import { BADGE, VEHICLE } from './order-data';
 
 /** Options of {@link runDirect}. */
 export const directOptionsSchema = z.object({
@@ -21,6 +24,8 @@ export const directOptionsSchema = z.object({
   orders: z.number().int().positive(),
   warmupOrders: z.number().int().min(0),
   concurrency: z.number().int().positive(),
+  /** Start orders at this pace (warm-up and measured alike) instead of as fast as they go. */
+  ordersPerSecond: z.number().positive().optional(),
   maxParallelUploads: z.number().int().positive(),
   /** Prefix of idempotency keys, unique per run. */
   runId: z.string().min(1),
@@ -33,9 +38,6 @@ export interface DirectResult extends PoolResult {
   readonly cpuSeconds: number;
   readonly peakRssBytes: number;
 }
-
-const VEHICLE = { vin: 'WVWZZZ1JZXW000001', plate: 'B-EN 1234', make: 'Bench', model: 'Mark I' };
-const BADGE = { type: 'green', validFrom: '2030-01-01', holder: 'Bench Runner' };
 
 async function placeOrder(platform: PlatformClient, options: DirectOptions, key: string): Promise<void> {
   const session = await platform.authenticate();
@@ -72,12 +74,18 @@ export async function runDirect(options: DirectOptions): Promise<DirectResult> {
     baseUrl: options.baseUrl,
     credentials: { username: options.username, password: options.password },
   });
-  await runOrders(options.warmupOrders, options.concurrency, (index) =>
-    placeOrder(platform, options, `${options.runId}:warmup-${index}`),
+  await runOrders(
+    options.warmupOrders,
+    options.concurrency,
+    (index) => placeOrder(platform, options, `${options.runId}:warmup-${index}`),
+    options.ordersPerSecond,
   );
   const cpuBefore = process.cpuUsage();
-  const result = await runOrders(options.orders, options.concurrency, (index) =>
-    placeOrder(platform, options, `${options.runId}:${index}`),
+  const result = await runOrders(
+    options.orders,
+    options.concurrency,
+    (index) => placeOrder(platform, options, `${options.runId}:${index}`),
+    options.ordersPerSecond,
   );
   const cpu = process.cpuUsage(cpuBefore);
   return {

@@ -1,4 +1,5 @@
-/** Runs orders at a fixed concurrency and times each one end to end. */
+/** Runs orders at a fixed concurrency, optionally at a fixed pace, and times each one end to end. */
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** What {@link runOrders} measured. */
 export interface PoolResult {
@@ -11,11 +12,16 @@ export interface PoolResult {
   readonly failureSamples: string[];
 }
 
-/** Runs `runOne(0…count-1)` with at most `concurrency` in flight; never rejects (failures are counted). */
+/**
+ * Runs `runOne(0…count-1)` with at most `concurrency` in flight; never rejects (failures are counted). With
+ * `ordersPerSecond`, order `i` starts no earlier than `i / ordersPerSecond` seconds after the first: the pace of
+ * another implementation, so that the same work is measured at the same request rate.
+ */
 export async function runOrders(
   count: number,
   concurrency: number,
   runOne: (index: number) => Promise<void>,
+  ordersPerSecond?: number,
 ): Promise<PoolResult> {
   const latenciesMs: number[] = [];
   const failureSamples: string[] = [];
@@ -26,6 +32,11 @@ export async function runOrders(
     while (next < count) {
       const index = next;
       next += 1;
+      if (ordersPerSecond !== undefined) {
+        const due = started + (index * 1000) / ordersPerSecond;
+        // Timers may fire a little early (the event loop's cached clock): wait until it is due.
+        while (performance.now() < due) await sleep(due - performance.now());
+      }
       const begin = performance.now();
       try {
         await runOne(index);

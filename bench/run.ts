@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: measures badge orders on this machine against the Temporal floor and direct calls, and
- * writes the results under bench/results/. `--quick` finishes in about a minute; `--json` prints JSON.
+ * `npm run bench`: measures badge orders on this machine against the peer (what a user would write first), the
+ * Temporal floors and direct calls, and writes the results under bench/results/. `--quick` finishes in a few
+ * minutes; `--json` prints JSON.
  * Progress goes to stderr. Everything started is stopped at the end, on failure and on Ctrl-C.
  */
 import { randomUUID } from 'node:crypto';
@@ -63,27 +64,30 @@ interface CliOptions extends ClusterCliOptions {
   readonly tokenTtl: number;
   readonly encryption: boolean;
   readonly floorSearchAttributes: boolean;
-  readonly featuredFloor: boolean;
   readonly repeat?: number;
   readonly baseline?: string[];
 }
 
-const SKIPPABLE = ['floor', 'naive', 'direct', 'memory', 'many', 'api-document'] as const;
+const SKIPPABLE = ['peer', 'floor', 'naive', 'featured', 'direct', 'memory', 'many', 'api-document'] as const;
 
 function parseCli(argv: readonly string[]): CliOptions {
   const program = new Command('bench')
-    .description('Benchmark badgeOrder against the Temporal floor and direct platform calls')
-    .option('--quick', 'one worker, concurrency 10, 100 MB documents: about a minute', false)
+    .description('Benchmark badgeOrder against the peer, the Temporal floors and direct platform calls')
+    .option(
+      '--quick',
+      'one worker, concurrency 1, 10 and 50, fewer orders, 100 MB documents: a few minutes',
+      false,
+    )
     .option('--json', 'print the results as JSON instead of the table', false)
     .option(
       '--orders <n>',
-      'measured orders per scenario (default: max(30, 5 × concurrency); quick 30)',
+      'measured orders per scenario (default: max(30, 5 × concurrency); quick max(30, 2 × concurrency))',
       positiveInt,
     )
     .option('--warmup <n>', 'unmeasured orders before each scenario (default 5; quick 3)', positiveInt)
     .option(
       '--repeat <n>',
-      'rounds of the floors, the baseline and badgeOrder per scenario, alternating (default 2; quick 1)',
+      'rounds per scenario, each running every implementation in turn (default 2)',
       positiveInt,
     )
     .option(
@@ -93,7 +97,7 @@ function parseCli(argv: readonly string[]): CliOptions {
     )
     .option('--documents <n>', 'documents per order', positiveInt, 2)
     .option('--document-kb <kb>', 'size of each document in KiB', positiveInt, 64)
-    .option('--concurrency <list>', 'orders in flight, comma-separated (default 1,10,50; quick 10)', intList)
+    .option('--concurrency <list>', 'orders in flight, comma-separated (default 1,10,50)', intList)
     .option('--workers <list>', 'worker process counts, comma-separated (default 1,2; quick 1)', intList)
     .option('--stock <id>', 'stock id of every order (the demo user has 1001)', positiveInt, 1001)
     .option('--no-stock', 'order without a stock (no stock lookup)')
@@ -115,11 +119,6 @@ function parseCli(argv: readonly string[]): CliOptions {
     .option(
       '--floor-search-attributes',
       "also run the own-shape floor making badgeOrder's visibility writes (floorSearchAttributes), interleaved: what they cost",
-      false,
-    )
-    .option(
-      '--featured-floor',
-      "also run the own-shape floor with badgeOrder's production features (visibility writes, summaries, encryption), interleaved",
       false,
     )
     .option(
@@ -151,14 +150,14 @@ const log = (message: string): void => {
 
 async function main(): Promise<number> {
   const cli = parseCli(process.argv.slice(2));
-  const concurrencies = cli.concurrency ?? (cli.quick ? [10] : [1, 10, 50]);
+  const concurrencies = cli.concurrency ?? [1, 10, 50];
   const workerCounts = cli.workers ?? (cli.quick ? [1] : [1, 2]);
   const warmupOrders = cli.warmup ?? (cli.quick ? 3 : 5);
-  const repeat = Math.max(1, cli.repeat ?? (cli.quick ? 1 : 2));
+  const repeat = Math.max(1, cli.repeat ?? 2);
   const bigDocumentBytes = (cli.bigDocumentMb ?? (cli.quick ? 100 : 500)) * 1024 * 1024;
   const apiDocumentBytes = (cli.apiDocumentMb ?? (cli.quick ? 100 : 1024)) * 1024 * 1024;
   const ordersFor = (concurrency: number): number =>
-    cli.orders ?? (cli.quick ? 30 : Math.max(30, 5 * concurrency));
+    cli.orders ?? Math.max(30, (cli.quick ? 2 : 5) * concurrency);
   const skip = new Set(cli.skip);
   const runId = `bench-${randomUUID().slice(0, 8)}`;
   const startedAt = new Date();
@@ -200,23 +199,28 @@ async function main(): Promise<number> {
     const manyDocuments: ManyDocumentsResult[] = [];
     const workerSets: WorkerSetAuth[] = [];
     for (const [setIndex, workers] of workerCounts.entries()) {
-      // One worker set per implementation; the floors share theirs (one bundle holds both floor workflows).
+      // One worker set per implementation; the plain floors share theirs (one bundle holds both floor workflows).
       const withFloors = !skip.has('floor') || !skip.has('naive') || cli.floorSearchAttributes;
+      const withFeatured = !skip.has('featured');
+      const withPeer = !skip.has('peer');
       log(
-        `starting ${workers} badge worker(s)${withFloors ? `, ${workers} floor worker(s)` : ''}` +
+        `starting ${workers} badge worker(s)${withPeer ? `, ${workers} peer worker(s)` : ''}` +
+          `${withFloors ? `, ${workers} floor worker(s)` : ''}` +
+          `${withFeatured ? `, ${workers} featured floor worker(s)` : ''}` +
           `${stack.baselines.map((baseline) => `, ${workers} worker(s) of ${baseline.label}`).join('')}`,
       );
       const badgeStarted = performance.now();
       const running: BenchStack = stack;
-      const [badgeSet, floorSet, featuredFloorSet, ...baselineSets] = await Promise.all([
+      const [badgeSet, peerSet, floorSet, featuredFloorSet, ...baselineSets] = await Promise.all([
         stack.startBadgeWorkers(workers),
+        withPeer ? stack.startPeerWorkers(workers) : Promise.resolve(undefined),
         withFloors ? stack.startFloorWorkers(workers) : Promise.resolve(undefined),
-        cli.featuredFloor
-          ? stack.startFloorWorkers(workers, { encrypted: true })
-          : Promise.resolve(undefined),
+        withFeatured ? stack.startFloorWorkers(workers, { encrypted: true }) : Promise.resolve(undefined),
         ...running.baselines.map((baseline) => running.startBaselineWorkers(baseline, workers)),
       ]);
-      // The order of each round: the floors first, then the baselines and this tree's badgeOrder back to back.
+      // The order of a round: the floors, the peer, the baselines, this tree's badgeOrder; every other round
+      // reversed, so that no implementation always follows the same one. Then the direct calls at the pace
+      // badgeOrder had in that round.
       const kinds: { kind: TemporalKind; set: WorkerSet; name: string }[] = [
         ...(floorSet && !skip.has('floor') ? [{ kind: 'floor' as const, set: floorSet, name: 'floor' }] : []),
         ...(floorSet && !skip.has('naive')
@@ -228,6 +232,7 @@ async function main(): Promise<number> {
         ...(featuredFloorSet
           ? [{ kind: 'featuredFloor' as const, set: featuredFloorSet, name: 'featuredFloor' }]
           : []),
+        ...(peerSet ? [{ kind: 'peer' as const, set: peerSet, name: 'peer' }] : []),
         ...baselineSets.map((set) => ({
           kind: 'baseline' as const,
           set,
@@ -240,6 +245,7 @@ async function main(): Promise<number> {
         const orders = ordersFor(concurrency);
         const perRepeat = Math.ceil(orders / repeat);
         const runs = new Map<string, ScenarioResult[]>(kinds.map(({ name }) => [name, []]));
+        const paced: ScenarioResult[] = [];
         for (let round = 0; round < repeat; round++) {
           // Warm-up once per scenario; later rounds continue on warm workers.
           const params = {
@@ -250,14 +256,29 @@ async function main(): Promise<number> {
             runId: `${runId}-r${round}`,
           };
           const label = `${workers} worker(s), concurrency ${concurrency}, ${perRepeat} orders, round ${round + 1}/${repeat}`;
-          for (const { kind, set, name } of kinds) {
-            const result = await runTemporalScenario(stack, kind, set, params);
+          const progress = (name: string, result: ScenarioResult): void =>
             log(
               `${name}: ${label}: ${result.ordersPerSecond.toFixed(1)} orders/s, ` +
                 `${((totalCpuSeconds(result) * 1000) / Math.max(1, result.latency.count)).toFixed(1)} ms CPU/order, ` +
                 `load ${result.load.start[0] ?? '-'} → ${result.load.end[0] ?? '-'}`,
             );
+          let badgePace: number | undefined;
+          for (const { kind, set, name } of round % 2 === 0 ? kinds : [...kinds].reverse()) {
+            const result = await runTemporalScenario(stack, kind, set, params);
+            progress(name, result);
             runs.get(name)?.push(result);
+            if (kind === 'badgeOrder') badgePace = result.ordersPerSecond;
+          }
+          if (!skip.has('direct') && badgePace !== undefined && badgePace > 0) {
+            const result = await runDirectScenario(stack, {
+              ...params,
+              // A fresh script each round: it warms up every time, at the same pace.
+              warmupOrders,
+              ordersPerSecond: badgePace,
+            });
+            progress(`direct calls at ${badgePace.toFixed(1)} orders/s`, result);
+            // Tied to the worker set whose badgeOrder pace it kept (see `ScenarioResult.workers`).
+            paced.push({ ...result, workers });
           }
         }
         for (const { kind, name } of kinds) {
@@ -265,8 +286,9 @@ async function main(): Promise<number> {
           if (kind === 'badgeOrder') authCalls += merged.authCallsIncludingWarmup;
           scenarios.push(merged);
         }
+        if (paced.length > 0) scenarios.push(mergeRepeats(paced));
         if (setIndex === 0 && !skip.has('direct')) {
-          log(`direct calls: concurrency ${concurrency}, ${perRepeat * repeat} orders`);
+          log(`direct calls as fast as they go: concurrency ${concurrency}, ${perRepeat * repeat} orders`);
           scenarios.push(
             await runDirectScenario(stack, {
               orders: perRepeat * repeat,
@@ -290,6 +312,7 @@ async function main(): Promise<number> {
       }
       await Promise.all([
         badgeSet.stop(),
+        peerSet?.stop(),
         floorSet?.stop(),
         featuredFloorSet?.stop(),
         ...baselineSets.map((set) => set.stop()),
@@ -317,6 +340,7 @@ async function main(): Promise<number> {
             [...windowsOf('floor'), ...windowsOf('naiveFloor')],
             bundles,
           ),
+          peer: summariseProfileDir(join(profileDir, 'peer'), PROJECT_ROOT, windowsOf('peer'), bundles),
           // Baselines' workers all write under baseline/; their windows together.
           ...(stack.baselines.length > 0
             ? {
@@ -390,7 +414,7 @@ async function main(): Promise<number> {
         maxConcurrentActivities: cli.maxActivities,
         workerLogLevel: cli.workerLogLevel,
         payloadEncryption: cli.encryption
-          ? 'badgeOrder, baseline and featuredFloor workers and clients: on (as in production); other floors: off'
+          ? 'badgeOrder, baseline and featuredFloor workers and clients: on (as in production); peer and other floors: off'
           : 'off everywhere (--no-encryption: not the production configuration)',
         skip: [...skip],
         baselines: stack.baselines.map(({ ref, commit }) => ({ ref, commit })),

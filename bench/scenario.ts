@@ -1,6 +1,6 @@
 /**
- * The scenarios of a benchmark run: N orders × D documents through badgeOrder or the floor at a concurrency,
- * the direct-call baseline, one large document (worker memory), and one order with many documents (history
+ * The scenarios of a benchmark run: N orders × D documents through badgeOrder, the peer or a floor at a
+ * concurrency, the direct calls, one large document (worker memory), and one order with many documents (history
  * size). Each returns plain data for the report.
  */
 import { randomUUID } from 'node:crypto';
@@ -9,6 +9,7 @@ import type { SandboxStats } from '../src/sandbox';
 import { BadgeOrderRef, BadgeOrderStatus } from '../src/workflow-contract';
 import type { DirectOptions, DirectResult } from './direct';
 import type { FloorOrderInput } from './floor/workflows';
+import type { PeerOrderInput } from './peer/workflows';
 import {
   cpuSecondsBetween,
   readLoadAverage,
@@ -24,25 +25,32 @@ import {
 import { runOrders } from './pool';
 import { startTsProcess } from '../tools/dev/child-process';
 import type { BenchStack, WorkerSet } from './stack';
+import { BADGE, VEHICLE } from './order-data';
 
 /**
  * Which implementation a scenario ran: `badgeOrder` (this tree's worker and bundle), `baseline` (the worker and
- * bundle of another git ref, `--baseline`), the own-shape `floor`, the `naiveFloor`, the own-shape floor making
- * badgeOrder's visibility writes (`floorSearchAttributes`, `--floor-search-attributes`), the own-shape floor with
- * badgeOrder's production features (`featuredFloor`, `--featured-floor`: those writes, the Web UI summaries and
- * payload encryption), or `direct` calls.
+ * bundle of another git ref, `--baseline`), the `peer` (what a user would write first, bench/peer/), the
+ * own-shape `floor`, the `naiveFloor`, the own-shape floor making badgeOrder's visibility writes
+ * (`floorSearchAttributes`, `--floor-search-attributes`), the own-shape floor with badgeOrder's production
+ * features (`featuredFloor`: those writes, the Web UI summaries and payload encryption), `direct` calls as fast
+ * as they go, or direct calls at badgeOrder's pace (`directPaced`).
  */
-export type ScenarioKind = 'badgeOrder' | 'baseline' | FloorKind | 'direct';
+export type ScenarioKind = 'badgeOrder' | 'baseline' | 'peer' | FloorKind | 'direct' | 'directPaced';
 
 /** The no-op floors. */
 export type FloorKind = 'floor' | 'naiveFloor' | 'floorSearchAttributes' | 'featuredFloor';
 
 /** Kinds that run as Temporal workflows on a worker set. */
-export type TemporalKind = Exclude<ScenarioKind, 'direct'>;
+export type TemporalKind = Exclude<ScenarioKind, 'direct' | 'directPaced'>;
 
 /** Whether a kind runs the service's badgeOrder workflow (this tree's or the baseline's). */
 export function isBadgeKind(kind: ScenarioKind): kind is 'badgeOrder' | 'baseline' {
   return kind === 'badgeOrder' || kind === 'baseline';
+}
+
+/** Whether a kind is direct calls (as fast as they go, or at badgeOrder's pace). */
+export function isDirectKind(kind: ScenarioKind): kind is 'direct' | 'directPaced' {
+  return kind === 'direct' || kind === 'directPaced';
 }
 
 /** Whether a kind is one of the no-op floors. */
@@ -61,7 +69,7 @@ export interface OrderShape {
 /** What one throughput scenario measured. */
 export interface ScenarioResult {
   readonly kind: ScenarioKind;
-  /** Worker processes (0 for direct calls). */
+  /** Worker processes (0 for direct calls; for `directPaced`, those of the badgeOrder run whose pace it kept). */
   readonly workers: number;
   readonly concurrency: number;
   readonly orders: number;
@@ -110,9 +118,6 @@ export interface ThroughputParams {
   /** Unique prefix of order references. */
   readonly runId: string;
 }
-
-const VEHICLE = { vin: 'WVWZZZ1JZXW000001', plate: 'B-EN 1234', make: 'Bench', model: 'Mark I' };
-const BADGE = { type: 'green', validFrom: '2030-01-01', holder: 'Bench Runner' };
 
 interface Snapshot {
   readonly stats: SandboxStats;
@@ -178,6 +183,16 @@ const FLOORS: Readonly<
   featuredFloor: { workflow: 'floorOrder', searchAttributes: true, summaries: true, encrypted: true },
 };
 
+/** The peer's input: the same order data and documents as a badge order's. */
+function peerInput(shape: OrderShape): PeerOrderInput {
+  return {
+    ...(shape.stockId === undefined ? {} : { stockId: shape.stockId }),
+    vehicle: VEHICLE,
+    badge: BADGE,
+    documents: shape.documents,
+  };
+}
+
 function floorInput(kind: FloorKind, orderRef: string, shape: OrderShape): FloorOrderInput {
   const { searchAttributes, summaries } = FLOORS[kind];
   return {
@@ -191,8 +206,8 @@ function floorInput(kind: FloorKind, orderRef: string, shape: OrderShape): Floor
   };
 }
 
-/** The workflow id a floor order of `orderRef` runs under. */
-function floorWorkflowId(kind: FloorKind, orderRef: string): string {
+/** The workflow id a floor or peer order of `orderRef` runs under. */
+function plainWorkflowId(kind: FloorKind | 'peer', orderRef: string): string {
   return `${kind}-${orderRef}`;
 }
 
@@ -209,12 +224,20 @@ function orderRunner(stack: BenchStack, kind: TemporalKind, workers: WorkerSet, 
       await handle.result();
       return;
     }
+    if (kind === 'peer') {
+      await stack.plainClient.workflow.execute('peerOrder', {
+        taskQueue: workers.taskQueue,
+        workflowId: plainWorkflowId(kind, orderRef),
+        args: [peerInput(shape)],
+      });
+      return;
+    }
     const floor = FLOORS[kind];
     // An encrypted floor starts its orders with the codec's client, as badge orders are started.
     const client = floor.encrypted ? stack.client : stack.plainClient;
     const handle = await client.workflow.start(floor.workflow, {
       taskQueue: workers.taskQueue,
-      workflowId: floorWorkflowId(kind, orderRef),
+      workflowId: plainWorkflowId(kind, orderRef),
       args: [floorInput(kind, orderRef, shape)],
       ...(floor.searchAttributes && {
         typedSearchAttributes: [
@@ -228,7 +251,7 @@ function orderRunner(stack: BenchStack, kind: TemporalKind, workers: WorkerSet, 
   };
 }
 
-/** Runs warm-up orders, then `params.orders` measured orders through badgeOrder or the floor. */
+/** Runs warm-up orders, then `params.orders` measured orders through badgeOrder, the peer or a floor. */
 export async function runTemporalScenario(
   stack: BenchStack,
   kind: TemporalKind,
@@ -273,10 +296,14 @@ export async function runTemporalScenario(
   };
 }
 
-/** Runs the same platform calls from a plain script (a child process) at the same concurrency. */
+/**
+ * Runs the same platform calls from a plain script (a child process) at the same concurrency: as fast as they
+ * go, or at `ordersPerSecond` (warm-up orders too, so that the sandbox's share of the bench process's CPU is the
+ * same per order throughout; `directPaced`).
+ */
 export async function runDirectScenario(
   stack: BenchStack,
-  params: ThroughputParams,
+  params: ThroughputParams & { readonly ordersPerSecond?: number },
 ): Promise<ScenarioResult> {
   const options: DirectOptions = {
     baseUrl: stack.sandbox.baseUrl,
@@ -287,6 +314,7 @@ export async function runDirectScenario(
     orders: params.orders,
     warmupOrders: params.warmupOrders,
     concurrency: params.concurrency,
+    ...(params.ordersPerSecond === undefined ? {} : { ordersPerSecond: params.ordersPerSecond }),
     maxParallelUploads: 4,
     runId: `${params.runId}-direct-c${params.concurrency}-${randomUUID()}`,
   };
@@ -325,7 +353,7 @@ export async function runDirectScenario(
   };
   const bench = process.cpuUsage(benchBefore);
   return {
-    kind: 'direct',
+    kind: params.ordersPerSecond === undefined ? 'direct' : 'directPaced',
     workers: 0,
     concurrency: params.concurrency,
     orders: params.orders,
@@ -437,7 +465,7 @@ export async function runManyDocumentsScenario(
   const seconds = (performance.now() - begin) / 1000;
   const handle = isBadgeKind(kind)
     ? stack.orders(workers.taskQueue).getHandle(orderRef)
-    : stack.plainClient.workflow.getHandle(floorWorkflowId(kind, orderRef));
+    : stack.plainClient.workflow.getHandle(plainWorkflowId(kind, orderRef));
   const description = await handle.describe();
   return {
     kind,

@@ -1,6 +1,6 @@
 /**
  * The processes of a benchmark run, on the local stack (tools/stack): the sandbox platform in this process, a
- * Temporal dev server, the service's workflow bundle and the floor's, built once, a documents root with
+ * Temporal dev server, the service's workflow bundle, the floor's and the peer's, built once, a documents root with
  * generated files, and worker processes. `teardown()` (also run on Ctrl-C) stops everything, newest first.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -54,7 +54,7 @@ export interface BenchStack {
   readonly server: DevServer;
   /** Client with the workers' data converter (payload encryption), for badge orders. */
   readonly client: Client;
-  /** Client without a codec, for the floor. */
+  /** Client without a codec, for the floors and the peer. */
   readonly plainClient: Client;
   readonly orders: (taskQueue: string) => BadgeOrdersClient;
   readonly documentsRoot: string;
@@ -70,6 +70,8 @@ export interface BenchStack {
    * the badge workers' payload encryption (the featured floor).
    */
   startFloorWorkers(count: number, options?: { readonly encrypted?: boolean }): Promise<WorkerSet>;
+  /** Starts `count` peer worker processes (bench/peer/worker.ts) on a new task queue and waits until they poll. */
+  startPeerWorkers(count: number): Promise<WorkerSet>;
   /** The baselines, one per ref of `baselineRefs`. */
   readonly baselines: readonly Baseline[];
   /** Starts `count` worker processes of `baseline` on a new task queue. */
@@ -103,15 +105,21 @@ export function benchLocalStackOptions(options: BenchStackOptions) {
 /** Starts the stack; always call `teardown()` (Ctrl-C stops it too). */
 export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
   options.log('starting the sandbox, the Temporal dev server and the workflow bundles');
-  // The floor's bundle is built while the stack starts; a failed start leaves it unused.
+  // The floor's and the peer's bundles are built while the stack starts; a failed start leaves them unused.
   const floorBundleBuild = bundleWorkflows({ workflowsPath: require.resolve('./floor/workflows') });
+  const peerBundleBuild = bundleWorkflows({ workflowsPath: require.resolve('./peer/workflows') });
   floorBundleBuild.catch(() => undefined);
+  peerBundleBuild.catch(() => undefined);
   const stack = await startLocalStack({
     ...benchLocalStackOptions(options),
     stopOnSignals: true,
     log: options.log,
   });
-  return benchStackOn(stack, options, { floorBundle: floorBundleBuild, teardown: () => stack.stop() });
+  return benchStackOn(stack, options, {
+    floorBundle: floorBundleBuild,
+    peerBundle: peerBundleBuild,
+    teardown: () => stack.stop(),
+  });
 }
 
 /**
@@ -124,25 +132,35 @@ export async function benchStackOn(
   parts: {
     /** The floor's bundle, when its build was started earlier. */
     readonly floorBundle?: Promise<WorkflowBundleWithSourceMap>;
+    /** The peer's bundle, when its build was started earlier. */
+    readonly peerBundle?: Promise<WorkflowBundleWithSourceMap>;
     readonly teardown: () => Promise<void>;
   },
 ): Promise<BenchStack> {
   const floorBundleBuild =
     parts.floorBundle ?? bundleWorkflows({ workflowsPath: require.resolve('./floor/workflows') });
+  const peerBundleBuild =
+    parts.peerBundle ?? bundleWorkflows({ workflowsPath: require.resolve('./peer/workflows') });
   try {
-    const floorBundle = await floorBundleBuild;
+    const [floorBundle, peerBundle] = await Promise.all([floorBundleBuild, peerBundleBuild]);
     const floorBundlePath = join(stack.scratchDir, 'floor-bundle.js');
     writeFileSync(floorBundlePath, floorBundle.code);
+    const peerBundlePath = join(stack.scratchDir, 'peer-bundle.js');
+    writeFileSync(peerBundlePath, peerBundle.code);
 
     const baselines: Baseline[] = [];
     for (const ref of options.baselineRefs ?? []) {
       baselines.push(await prepareBaseline(ref, stack.scratchDir, options.log));
     }
 
+    type WorkerKind = 'badge' | 'floor' | 'featuredFloor' | 'peer' | 'baseline';
     const scriptOf = (
-      kind: 'badge' | 'floor' | 'featuredFloor' | 'baseline',
+      kind: WorkerKind,
       baseline: Baseline | undefined,
     ): { script?: string; env?: Record<string, string> } => {
+      if (kind === 'peer') {
+        return { script: 'bench/peer/worker.ts', env: { WORKFLOW_BUNDLE_PATH: peerBundlePath } };
+      }
       if (kind === 'floor' || kind === 'featuredFloor') {
         // Encrypted as the badge workers are: not at all in a --no-encryption run.
         const encryption = kind === 'featuredFloor' && options.encryption !== false ? 'on' : 'off';
@@ -157,11 +175,7 @@ export async function benchStackOn(
       return {};
     };
 
-    const startWorkers = async (
-      kind: 'badge' | 'floor' | 'featuredFloor' | 'baseline',
-      count: number,
-      baseline?: Baseline,
-    ): Promise<WorkerSet> => {
+    const startWorkers = async (kind: WorkerKind, count: number, baseline?: Baseline): Promise<WorkerSet> => {
       const taskQueue = `bench-${kind}-${randomUUID()}`;
       const processes = Array.from({ length: count }, (_, index) =>
         stack.startWorkerProcess({
@@ -211,11 +225,13 @@ export async function benchStackOn(
       startBadgeWorkers: (count) => startWorkers('badge', count),
       startFloorWorkers: (count, { encrypted = false } = {}) =>
         startWorkers(encrypted ? 'featuredFloor' : 'floor', count),
+      startPeerWorkers: (count) => startWorkers('peer', count),
       baselines,
       startBaselineWorkers: (baseline, count) => startWorkers('baseline', count, baseline),
       bundles: [
         { url: pathToFileURL(stack.workflowBundle.path).href, code: stack.workflowBundle.bundle.code },
         { url: pathToFileURL(floorBundlePath).href, code: floorBundle.code },
+        { url: pathToFileURL(peerBundlePath).href, code: peerBundle.code },
         ...baselines.map((baseline) => ({
           url: pathToFileURL(baseline.bundlePath).href,
           code: readFileSync(baseline.bundlePath, 'utf8'),
