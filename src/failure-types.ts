@@ -4,7 +4,7 @@
  * histories, so a code is never renamed. Each row says:
  *
  * - `retryable`: whether trying the step again can succeed. The activity boundary (`toApplicationFailure`) and
- *   the workflow's own failures ({@link failureOf}) set `nonRetryable` from it; Temporal then retries with the
+ *   the workflow's own failures ({@link applicationFailure}) set `nonRetryable` from it; Temporal then retries with the
  *   step's backoff or fails the step at once. No retry policy lists codes.
  * - `outcome`: what the failed platform call may have done, which the workflow reacts to:
  *   `not-sent` (the platform cannot have acted on it), `rejected` (it answered with a definite refusal) or
@@ -162,6 +162,23 @@ export const FAILURE_TABLE = Object.freeze({
     outcome: 'maybe-applied',
     meaning: 'Any other error (a bug, an unclassified failure).',
   },
+  // Webhook deliveries to an order's callbackUrl (which receiver answers mean which: deliver-webhook.ts)
+  WEBHOOK_NOT_CONFIGURED: {
+    retryable: false,
+    meaning: 'No webhook secret for the order’s client and no default: an operator configures one.',
+  },
+  WEBHOOK_DESTINATION_REFUSED: {
+    retryable: false,
+    meaning: 'The callback URL, or an address its host resolves to, is not one this worker delivers to.',
+  },
+  WEBHOOK_REFUSED: {
+    retryable: false,
+    meaning: 'The receiver answered "do not send this again" (3xx, most 4xx).',
+  },
+  WEBHOOK_UNDELIVERED: {
+    retryable: true,
+    meaning: 'Not delivered this time (network, timeout, or an answer that asks to try later): retried.',
+  },
 } as const satisfies Readonly<Record<string, FailureRow>>);
 
 /** One failure code, e.g. `'VALIDATION'`. */
@@ -275,7 +292,7 @@ export interface FailureDetails {
  * @param message what happened, for operators
  * @param more its details and cause
  */
-export function failureOf(
+export function applicationFailure(
   code: FailureCode,
   message: string,
   more: { readonly details?: unknown[]; readonly cause?: Error } = {},

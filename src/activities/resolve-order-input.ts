@@ -4,7 +4,7 @@
  * release takes the input as it was resolved then, never parsing it again with that release's schema.
  */
 import { InvalidOrderInputError } from '../contract';
-import { failureOf } from '../failure-types';
+import { applicationFailure } from '../failure-types';
 import { resolveBadgeOrderInput, type ResolvedBadgeOrderInput } from '../workflows/order-input';
 
 /** Input of `resolveOrderInput`: the order's input as the workflow received it. */
@@ -23,7 +23,7 @@ export function resolveOrderInputActivity(): (
       return resolveBadgeOrderInput(input);
     } catch (error) {
       if (!(error instanceof InvalidOrderInputError)) throw error;
-      throw failureOf('INVALID_INPUT', error.message);
+      throw applicationFailure('INVALID_INPUT', error.message);
     }
   };
 }

@@ -28,7 +28,7 @@ import type {
 } from '../contract';
 import type { AuthenticateResult } from '../activities/types';
 import { BadgeOrderId, BadgeOrderRef, BadgeOrderStatus, statusQuery } from '../workflow-contract';
-import { failureOf } from '../failure-types';
+import { applicationFailure } from '../failure-types';
 import { METRIC_NAMES } from '../metrics/names';
 import { describeFailure, failedWith, failureType } from './failures';
 import { registerOrderHandlers } from './order-handlers';
@@ -214,7 +214,7 @@ function describeInvalidInput(error: unknown): string {
 /** The order ends at once as Failed with INVALID_INPUT: a clean failure, never a failing workflow task. */
 function invalidInput(message: string): ApplicationFailure {
   upsertSearchAttributes([{ key: BadgeOrderStatus, value: 'Failed' }]);
-  return failureOf('INVALID_INPUT', message);
+  return applicationFailure('INVALID_INPUT', message);
 }
 
 /** Validates the input in workflow code: the path of orders started before the input was recorded. */
@@ -271,7 +271,7 @@ async function signIn(
       : // Inputs recorded before 0.4.0 may hold a number.
         { id: idText(state.input.documentOwner), source: 'input' };
   if (owner.id === null && state.input.documents.length > 0) {
-    throw failureOf(
+    throw applicationFailure(
       'INVALID_INPUT',
       `documentOwner: required, because the platform token names no user id (${fromPlatform.source}); set BADGE_USER_ID_CLAIM or BADGE_DOCUMENT_OWNER on the workers, or give documentOwner`,
     );

@@ -10,7 +10,7 @@ import type {
   ReplaceDocumentInput,
   SetDocumentOwnerInput,
 } from '../contract';
-import { failureOf } from '../failure-types';
+import { applicationFailure } from '../failure-types';
 import {
   reconcileOrderUpdate,
   replaceDocumentUpdate,
@@ -96,7 +96,7 @@ export function registerOrderHandlers(
       } catch (error) {
         state.documents.release(replacement.path);
         if (isCancellation(error)) throw error;
-        throw failureOf('INVALID_DOCUMENT', `newPath: ${describeFailure(error)}`);
+        throw applicationFailure('INVALID_DOCUMENT', `newPath: ${describeFailure(error)}`);
       }
       state.documents.replace(replacement.path, replacement.newPath, replacement.contentType);
       state.extendRepairDeadline(Date.now() + settings.replacementGraceMs);

@@ -14,7 +14,7 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import { failureOf } from '../failure-types';
+import { applicationFailure } from '../failure-types';
 import { creationBackoffMs } from './activity-options';
 import {
   attemptOutcome,
@@ -78,7 +78,7 @@ export async function placeOrder(state: OrderState, settings: PlaceOrderSettings
       continue;
     }
     if (!retryable || Date.now() - started >= settings.retryWindowMs) {
-      throw failureOf('ORDER_REJECTED', `Order could not be created: ${describeFailure(error)}`, {
+      throw applicationFailure('ORDER_REJECTED', `Order could not be created: ${describeFailure(error)}`, {
         ...(error instanceof Error && { cause: error }),
       });
     }
@@ -141,7 +141,7 @@ async function awaitReconciliation(
   );
   const answer = state.reconciliationAnswer;
   if (!answered || answer === null) {
-    throw failureOf(
+    throw applicationFailure(
       'RECONCILIATION_DEADLINE_PASSED',
       `Reconciliation deadline passed: the platform may hold an order created with Idempotency-Key ` +
         `${unknown.idempotencyKey} (${unknown.reason}); check it before ordering again`,

@@ -5,7 +5,7 @@
  */
 import { condition, isCancellation, setCurrentDetails } from '@temporalio/workflow';
 import { runWithConcurrency } from '../concurrency';
-import { failureOf } from '../failure-types';
+import { applicationFailure } from '../failure-types';
 import { activityAttempts, attemptOutcome, describeFailure, refusedDocumentOwner } from './failures';
 import type { UploadJob } from './document-tracker';
 import type { OrderState } from './order-state';
@@ -104,7 +104,7 @@ export async function awaitRepair(state: OrderState, repairWindowMs: number): Pr
     if (state.repairDeadline !== null && state.repairDeadline > Date.now()) return;
   }
   const stillFailed = state.documents.failed();
-  throw failureOf(
+  throw applicationFailure(
     'REPAIR_DEADLINE_PASSED',
     `Repair deadline passed with ${stillFailed.length} document(s) still failing: ${stillFailed
       .map((document) => `${document.path} (${document.lastError ?? 'unknown error'})`)

@@ -6,7 +6,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { DocumentUnavailableError, InvalidDocumentError } from '../../src/documents';
 import { toApplicationFailure } from '../../src/activities/to-application-failure';
-import { FAILURE_TABLE, failureOf, type FailureCode } from '../../src/failure-types';
+import { FAILURE_TABLE, applicationFailure, type FailureCode } from '../../src/failure-types';
 import {
   CREATE_ORDER_OPTIONS,
   INSPECT_DOCUMENT_OPTIONS,
@@ -56,10 +56,10 @@ describe('the failure table, the error type and the boundary agree', () => {
 
   it('derives every failure’s finality from the table, and no retry policy restates it', () => {
     for (const [code, row] of Object.entries(FAILURE_TABLE)) {
-      expect(failureOf(code as FailureCode, 'x').nonRetryable).toBe(!row.retryable);
+      expect(applicationFailure(code as FailureCode, 'x').nonRetryable).toBe(!row.retryable);
     }
-    expect(failureOf('RECONCILIATION_DEADLINE_PASSED', 'x').nonRetryable).toBe(true);
-    expect(failureOf('DOCUMENT_UNAVAILABLE', 'x').nonRetryable).toBe(false);
+    expect(applicationFailure('RECONCILIATION_DEADLINE_PASSED', 'x').nonRetryable).toBe(true);
+    expect(applicationFailure('DOCUMENT_UNAVAILABLE', 'x').nonRetryable).toBe(false);
     const policies = [
       platformCallOptions(60_000),
       platformReadOptions(60_000),
