@@ -247,9 +247,10 @@ const NEVER_SENT_TRANSPORT_CODES: ReadonlySet<string> = new Set([
  * What a failed call may have done: its row's outcome (`maybe-applied` when the row has none), except that
  * - a call without an answer whose transport code proves it never left (refused, DNS, TLS, connect timeout)
  *   is `not-sent`;
- * - a 503 with `Retry-After` is `not-sent`: our one inference. RFC 9110 (15.6.4) has the server send
- *   Retry-After with a 503 it uses for maintenance or overload, i.e. the platform's own statement that it did
- *   not handle the request; a crash after committing announces no end.
+ * - a 503 with `Retry-After` is `not-sent`: our one inference. In RFC 9110 (15.6.4) a 503 says the server is
+ *   unable to handle the request (overload, maintenance) and may say when to come back; we take a 503 that
+ *   does as the platform's own statement that it did not handle this request. A crash after committing
+ *   announces no end, so a 503 without Retry-After may have taken effect.
  * @param code the failure code
  * @param facts the answer's status and whether it carried Retry-After, or the transport's error code
  */
