@@ -8,7 +8,8 @@
  * {@link DirectResult}.
  */
 import { z } from 'zod';
-import { createPlatformClient, PLATFORM_ERROR_CODES, type PlatformClient } from '../src/platform';
+import { createPlatformClient, type PlatformClient } from '../src/platform';
+import type { FailureCode } from '../src/failure-types';
 import { runWithConcurrency } from '../src/concurrency';
 import { runOrders, type PoolResult } from './pool';
 import { BADGE, VEHICLE } from './order-data';
@@ -54,7 +55,7 @@ async function placeOrder(platform: PlatformClient, options: DirectOptions, key:
       idempotencyKey: withStock ? `${key}:create` : `${key}:create:without-stock`,
     });
   const order = await create(true).catch((error: unknown) => {
-    if ((error as { code?: unknown }).code !== PLATFORM_ERROR_CODES.STOCK_NOT_FOUND) throw error;
+    if ((error as { code?: unknown }).code !== ('STOCK_NOT_FOUND' satisfies FailureCode)) throw error;
     return create(false);
   });
   const jobs = options.documents.map((filePath, index) => ({ filePath, index }));

@@ -1,64 +1,149 @@
 /**
- * Failure types: the `type` of every `ApplicationFailure` our activities and workflows raise. Retry policy is a
- * table of these names, so they are stable strings shared by workflow and activity code (no imports of either).
+ * Failures: the one table. Every failure an activity or a workflow of this service raises has a code from
+ * {@link FAILURE_TABLE}. The code is the `type` of its `ApplicationFailure` and is recorded in workflow
+ * histories, so a code is never renamed. Each row says:
  *
- * {@link FAILURE_TABLE} is the one table: code → whether a retry can help, and what it means. The platform
- * client's `PlatformError.code`s, their retryability, {@link NON_RETRYABLE_FAILURE_TYPES} and the activities'
- * conversion to `ApplicationFailure` all derive from it. This module must stay free of Node imports: workflow
- * code imports it.
+ * - `retryable`: whether trying the step again can succeed. The activity boundary (`toApplicationFailure`) and
+ *   the workflow's own failures ({@link applicationFailure}) set `nonRetryable` from it; Temporal then retries with the
+ *   step's backoff or fails the step at once. No retry policy lists codes.
+ * - `outcome`: what the failed platform call may have done, which the workflow reacts to:
+ *   `not-sent` (the platform cannot have acted on it), `rejected` (it answered with a definite refusal) or
+ *   `maybe-applied` (it may have taken effect: an order creation is then held for reconciliation unless the
+ *   platform honours `Idempotency-Key`, an upload is flagged as a possible duplicate). Retryability and outcome
+ *   are separate facts: a 5xx is retried and may have been applied; an unreadable 2xx is final and may have
+ *   been applied. Rows without an outcome are about no platform call (invalid input, a deadline).
+ * - `statuses` / `transport`: the HTTP statuses and transport error codes that map to the code, read by
+ *   {@link codeForStatus} and {@link codeForTransport}; `on` narrows a status to one call.
+ * - `meaning`: what happened, and why it is retried or not.
+ *
+ * Two facts override a row's outcome ({@link outcomeOf}): a transport failure that proves the request never
+ * left is `not-sent`, and so is a 503 that carries `Retry-After`.
+ *
+ * Is a 413 retried, and why? 413 is in the `statuses` of `VALIDATION`: not retried, because the platform
+ * refused the payload (too large) and the same bytes get the same answer; the order is rejected, or the
+ * document waits for repair.
+ *
+ * Free of Node imports: workflow code imports this module.
  */
+import { ApplicationFailure } from '@temporalio/common';
+
+/** What a failed platform call may have done; see the module comment. */
+export type CallOutcome = 'not-sent' | 'rejected' | 'maybe-applied';
 
 /** One row of {@link FAILURE_TABLE}. */
-export interface FailureTypeInfo {
+interface FailureRow {
   /** Whether trying the same step again can succeed (Temporal retries it with backoff). */
   readonly retryable: boolean;
-  /** What the failure means, for people reading a history or a retry policy. */
+  /** What the failed call may have done on the platform (before the overrides of {@link outcomeOf}). */
+  readonly outcome?: CallOutcome;
+  /** HTTP statuses that map to this code, single or `[from, to]`. */
+  readonly statuses?: readonly (number | readonly [number, number])[];
+  /** The call these statuses mean this code on: the token call, or a call about a stock. */
+  readonly on?: 'token' | 'stock';
+  /** Transport error codes (no answer) that map to this code. */
+  readonly transport?: readonly string[];
+  /** What the failure means, for people reading a history, a log or this table. */
   readonly meaning: string;
 }
 
-/** Every failure type, with its retryability and meaning. */
+/** Every failure code: retryable or final, outcome, what maps to it, and what it means. */
 export const FAILURE_TABLE = Object.freeze({
-  // Platform client (PlatformError.code)
+  // The platform client (PlatformError.code)
   BAD_CREDENTIALS: {
     retryable: false,
-    meaning: 'The token call was answered 401: wrong username or password.',
+    outcome: 'not-sent',
+    statuses: [401],
+    on: 'token',
+    meaning:
+      'The token call was answered 401: the configured username or password is wrong; fix the configuration.',
   },
-  UNAUTHORIZED: { retryable: true, meaning: 'A call was answered 401 again after re-authenticating once.' },
-  FORBIDDEN: { retryable: false, meaning: '403: the user lacks the badge or document scope.' },
+  UNAUTHORIZED: {
+    retryable: true,
+    outcome: 'rejected',
+    statuses: [401],
+    meaning:
+      'A call was answered 401 again after re-authenticating once; the next attempt starts with a fresh token.',
+  },
+  FORBIDDEN: {
+    retryable: false,
+    outcome: 'rejected',
+    statuses: [403],
+    meaning: '403: the user lacks the badge or document scope; only new rights help.',
+  },
   STOCK_NOT_FOUND: {
     retryable: false,
-    meaning: '404 on order creation with a stock_id: the stock is unusable.',
+    outcome: 'rejected',
+    statuses: [404],
+    on: 'stock',
+    meaning:
+      '404 on order creation with a stock_id (or naming stock_not_found): the order is created without it.',
   },
-  NOT_FOUND: { retryable: false, meaning: 'Any other 404.' },
-  VALIDATION: { retryable: false, meaning: '400/413/415/422: the payload or the file was rejected.' },
-  CONFLICT: { retryable: true, meaning: '409: e.g. a request with the same idempotency key is in flight.' },
-  RATE_LIMITED: { retryable: true, meaning: '429: too many requests; Retry-After gives the next delay.' },
-  SERVER_ERROR: { retryable: true, meaning: '5xx from the platform (503 with Retry-After: maintenance).' },
-  NETWORK: { retryable: true, meaning: 'Connection refused, reset or dropped before an answer arrived.' },
+  NOT_FOUND: { retryable: false, outcome: 'rejected', statuses: [404], meaning: 'Any other 404.' },
+  VALIDATION: {
+    retryable: false,
+    outcome: 'rejected',
+    statuses: [400, 413, 415, 422],
+    meaning:
+      'The platform refused the payload or the file (413: too large, 415: type refused); the same request gets the same answer.',
+  },
+  CONFLICT: {
+    retryable: true,
+    outcome: 'rejected',
+    statuses: [409],
+    meaning: '409: e.g. a request with the same idempotency key is in flight; it is done soon.',
+  },
+  RATE_LIMITED: {
+    retryable: true,
+    outcome: 'not-sent',
+    statuses: [429],
+    meaning: '429: too many requests, nothing done; the next attempt waits for Retry-After.',
+  },
+  SERVER_ERROR: {
+    retryable: true,
+    outcome: 'maybe-applied',
+    statuses: [[500, 999]],
+    meaning:
+      'A 5xx: the platform failed, perhaps after doing the work. A 503 with Retry-After is maintenance: not sent, retried after it.',
+  },
+  NETWORK: {
+    retryable: true,
+    outcome: 'maybe-applied',
+    meaning:
+      'No answer: the connection was refused, reset or dropped. Not sent when it never connected (refused, DNS, TLS).',
+  },
   TIMEOUT: {
     retryable: true,
-    meaning: 'No complete answer within the deadline (connect, stall, total), or 408.',
+    outcome: 'maybe-applied',
+    statuses: [408],
+    transport: ['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'ECONNECTTIMEOUT'],
+    meaning:
+      'No complete answer within a deadline (connect, stall, total), or 408. Not sent when it never connected.',
   },
   UNEXPECTED_RESPONSE: {
     retryable: false,
+    outcome: 'maybe-applied',
     meaning:
-      'The platform answered with a body or status that cannot be understood (e.g. an order without id).',
+      'Any other status (3xx, 405, …), an answer too large, a redirect to another origin, or a 2xx that cannot be understood (an order without id): the same call gets the same answer, and it may have taken effect.',
   },
   FILE_ERROR: {
     retryable: false,
-    meaning: 'The local file to upload is missing, not regular or unreadable.',
+    outcome: 'not-sent',
+    meaning:
+      'The local file to upload is missing, not a regular file or unreadable (ENOENT, ENOTDIR, ELOOP, EISDIR).',
   },
-  // Service (our own code)
+  // Our own code
   INVALID_INPUT: { retryable: false, meaning: 'The workflow input or an update argument is invalid.' },
   INVALID_DOCUMENT: {
     retryable: false,
+    outcome: 'not-sent',
     meaning:
       'A document path leaves DOCUMENTS_ROOT, or the file is missing, empty or too large; or a referenced document is missing from the store or no longer matches its reference.',
   },
   DOCUMENT_UNAVAILABLE: {
     retryable: true,
+    outcome: 'not-sent',
     meaning:
-      'A file-system error other than ENOENT/ENOTDIR/ELOOP while reading a document (e.g. EIO, EMFILE).',
+      'A file-system error other than ENOENT/ENOTDIR/ELOOP while reading a document (e.g. EIO, EMFILE): it may pass.',
   },
   ORDER_REJECTED: {
     retryable: false,
@@ -72,62 +157,151 @@ export const FAILURE_TABLE = Object.freeze({
     retryable: false,
     meaning: 'Nobody resolved an order creation of unknown outcome before the reconciliation deadline.',
   },
-  UNEXPECTED_ERROR: { retryable: true, meaning: 'Any other error (a bug, an unclassified failure).' },
-} as const satisfies Readonly<Record<string, FailureTypeInfo>>);
+  UNEXPECTED_ERROR: {
+    retryable: true,
+    outcome: 'maybe-applied',
+    meaning: 'Any other error (a bug, an unclassified failure).',
+  },
+  // Webhook deliveries to an order's callbackUrl (which receiver answers mean which: deliver-webhook.ts)
+  WEBHOOK_NOT_CONFIGURED: {
+    retryable: false,
+    meaning: 'No webhook secret for the order’s client and no default: an operator configures one.',
+  },
+  WEBHOOK_DESTINATION_REFUSED: {
+    retryable: false,
+    meaning: 'The callback URL, or an address its host resolves to, is not one this worker delivers to.',
+  },
+  WEBHOOK_REFUSED: {
+    retryable: false,
+    meaning: 'The receiver answered "do not send this again" (3xx, most 4xx).',
+  },
+  WEBHOOK_UNDELIVERED: {
+    retryable: true,
+    meaning: 'Not delivered this time (network, timeout, or an answer that asks to try later): retried.',
+  },
+} as const satisfies Readonly<Record<string, FailureRow>>);
 
-/** One failure type, e.g. `'VALIDATION'`. */
-export type FailureType = keyof typeof FAILURE_TABLE;
+/** One failure code, e.g. `'VALIDATION'`. */
+export type FailureCode = keyof typeof FAILURE_TABLE;
 
-/** Whether a string is a failure type of {@link FAILURE_TABLE}. */
-export function isFailureType(value: unknown): value is FailureType {
+const ROWS = Object.entries(FAILURE_TABLE) as [FailureCode, FailureRow][];
+
+/** Whether a value is a code of {@link FAILURE_TABLE}. */
+export function isFailureCode(value: unknown): value is FailureCode {
   return typeof value === 'string' && Object.hasOwn(FAILURE_TABLE, value);
 }
 
-/** Whether a failure type can succeed when retried (from {@link FAILURE_TABLE}). */
-export function isRetryableFailureType(type: FailureType): boolean {
-  return FAILURE_TABLE[type].retryable;
+/**
+ * The code of an answer with a failure status: a row listing the status for what the call was (`on`), else
+ * the row listing it for any call, else `UNEXPECTED_RESPONSE`.
+ * @param status the HTTP status
+ * @param on what the call was: the token call (its 401 means bad credentials), about a stock (its 404 means
+ * the stock is unknown)
+ */
+export function codeForStatus(
+  status: number,
+  on: { readonly token?: boolean; readonly stock?: boolean } = {},
+): FailureCode {
+  const lists = ({ statuses = [] }: FailureRow): boolean =>
+    statuses.some((entry) =>
+      typeof entry === 'number' ? entry === status : status >= entry[0] && status <= entry[1],
+    );
+  const row =
+    ROWS.find(
+      ([, candidate]) => candidate.on !== undefined && on[candidate.on] === true && lists(candidate),
+    ) ?? ROWS.find(([, candidate]) => candidate.on === undefined && lists(candidate));
+  return row?.[0] ?? 'UNEXPECTED_RESPONSE';
 }
 
-/** Errors of the Badge Ordering Platform client, by code. */
-export const PLATFORM_FAILURE_TYPES = Object.freeze({
-  badCredentials: 'BAD_CREDENTIALS',
-  unauthorized: 'UNAUTHORIZED',
-  forbidden: 'FORBIDDEN',
-  stockNotFound: 'STOCK_NOT_FOUND',
-  notFound: 'NOT_FOUND',
-  validation: 'VALIDATION',
-  conflict: 'CONFLICT',
-  rateLimited: 'RATE_LIMITED',
-  serverError: 'SERVER_ERROR',
-  network: 'NETWORK',
-  timeout: 'TIMEOUT',
-  unexpectedResponse: 'UNEXPECTED_RESPONSE',
-  fileError: 'FILE_ERROR',
-} as const satisfies Record<string, FailureType>);
+/** The code of a transport failure (no answer): `TIMEOUT` for the codes its row lists, else `NETWORK`. */
+export function codeForTransport(transportCode: string | undefined): 'TIMEOUT' | 'NETWORK' {
+  const timeout: FailureRow = FAILURE_TABLE.TIMEOUT;
+  return transportCode !== undefined && timeout.transport?.includes(transportCode) === true
+    ? 'TIMEOUT'
+    : 'NETWORK';
+}
 
-/** Failures raised by our own code rather than the platform. */
-export const SERVICE_FAILURE_TYPES = Object.freeze({
-  /** The workflow input or an update argument is invalid; the message names the field. */
-  invalidInput: 'INVALID_INPUT',
-  /** A document path leaves DOCUMENTS_ROOT, or the file is missing, empty or too large. */
-  invalidDocument: 'INVALID_DOCUMENT',
-  /** A transient file-system error while reading a document; retried. */
-  documentUnavailable: 'DOCUMENT_UNAVAILABLE',
-  /** The order could not be placed (403/422 on creation): the caller fixes data or rights and starts again. */
-  orderRejected: 'ORDER_REJECTED',
-  /** Some documents were still failing when the repair deadline passed. */
-  repairDeadlinePassed: 'REPAIR_DEADLINE_PASSED',
-  /** An order creation of unknown outcome was not reconciled before its deadline. */
-  reconciliationDeadlinePassed: 'RECONCILIATION_DEADLINE_PASSED',
-  /** Anything unclassified. */
-  unexpectedError: 'UNEXPECTED_ERROR',
-} as const satisfies Record<string, FailureType>);
+/** Transport codes that prove the request never reached the platform (no connection, DNS, TLS handshake). */
+const NEVER_SENT_TRANSPORT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ECONNECTTIMEOUT',
+  'EPROTO',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_INVALID_URL',
+]);
 
 /**
- * Failure types that no retry can fix, derived from {@link FAILURE_TABLE}. Everything else (network, timeout,
- * 5xx, 429, 409, a 401 that survived re-authentication) is retried with backoff; 429 and a 503 in maintenance
- * use the platform's `Retry-After` as the next delay.
+ * What a failed call may have done: its row's outcome (`maybe-applied` when the row has none), except that
+ * - a call without an answer whose transport code proves it never left (refused, DNS, TLS, connect timeout)
+ *   is `not-sent`;
+ * - a 503 with `Retry-After` is `not-sent`: our one inference. In RFC 9110 (15.6.4) a 503 says the server is
+ *   unable to handle the request (overload, maintenance) and may say when to come back; we take a 503 that
+ *   does as the platform's own statement that it did not handle this request. A crash after committing
+ *   announces no end, so a 503 without Retry-After may have taken effect.
+ * @param code the failure code
+ * @param facts the answer's status and whether it carried Retry-After, or the transport's error code
  */
-export const NON_RETRYABLE_FAILURE_TYPES: readonly FailureType[] = Object.freeze(
-  (Object.keys(FAILURE_TABLE) as FailureType[]).filter((type) => !FAILURE_TABLE[type].retryable),
-);
+export function outcomeOf(
+  code: FailureCode,
+  facts: { readonly status?: number; readonly retryAfter?: boolean; readonly transportCode?: string } = {},
+): CallOutcome {
+  if (facts.status === 503 && facts.retryAfter === true) return 'not-sent';
+  const { transportCode } = facts;
+  if (
+    facts.status === undefined &&
+    transportCode !== undefined &&
+    // TLS handshake failures also carry OpenSSL codes such as ERR_SSL_WRONG_VERSION_NUMBER.
+    (NEVER_SENT_TRANSPORT_CODES.has(transportCode) || transportCode.startsWith('ERR_SSL_'))
+  ) {
+    return 'not-sent';
+  }
+  const row: FailureRow = FAILURE_TABLE[code];
+  return row.outcome ?? 'maybe-applied';
+}
+
+/** `details[0]` of every `ApplicationFailure` an activity raises: what the workflow needs to decide. */
+export interface FailureDetails {
+  /** The activity attempt that failed. */
+  readonly attempt: number;
+  /** What the failed call may have done on the platform; `maybe-applied` when unknown. */
+  readonly outcome: CallOutcome;
+  /** The delay the platform asked for (429, 503 in maintenance), when it gave one. */
+  readonly retryAfterMs?: number;
+  /** The HTTP status, when the platform answered. */
+  readonly status?: number;
+  /** The field or part the platform named as at fault (a 422's `document_owner`, say), when it named one. */
+  readonly field?: string;
+}
+
+/**
+ * The `ApplicationFailure` of `code`, final or retryable as the table says: what workflow code (and an
+ * activity that fails outside the boundary's conversion) throws for a failure of its own.
+ * @param code the failure code, its `type`
+ * @param message what happened, for operators
+ * @param more its details and cause
+ */
+export function applicationFailure(
+  code: FailureCode,
+  message: string,
+  more: { readonly details?: unknown[]; readonly cause?: Error } = {},
+): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: code,
+    message,
+    nonRetryable: !FAILURE_TABLE[code].retryable,
+    ...more,
+  });
+}

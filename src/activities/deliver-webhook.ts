@@ -15,8 +15,9 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import type { ApplicationFailure } from '@temporalio/common';
 import type { WebhookEvent } from '../contract';
+import { applicationFailure, type FailureCode } from '../failure-types';
 import { urlOrigin, webhookConfigSchema, type WebhookConfig } from '../config';
 import {
   callbackUrlProblem,
@@ -35,19 +36,7 @@ export const WEBHOOK_HEADERS = {
   signature: 'badge-webhook-signature',
 } as const;
 
-/** Failure types of a delivery. */
-export const WEBHOOK_FAILURE_TYPES = {
-  /** No secret for the order's client and no `default` (final). */
-  notConfigured: 'WEBHOOK_NOT_CONFIGURED',
-  /** The URL, or an address its host resolves to, is not one this worker delivers to (final). */
-  destinationRefused: 'WEBHOOK_DESTINATION_REFUSED',
-  /** The receiver answered with a status that says "do not send this again": 3xx, most 4xx (final). */
-  refused: 'WEBHOOK_REFUSED',
-  /** Not delivered this time (network, timeout, 408/425/429/5xx): retried. */
-  undelivered: 'WEBHOOK_UNDELIVERED',
-} as const;
-
-/** Statuses after which the same delivery may succeed later. */
+/** Statuses after which the same delivery may succeed later (`WEBHOOK_UNDELIVERED`; others: `WEBHOOK_REFUSED`). */
 const RETRYABLE_STATUSES = new Set([408, 425, 429]);
 /** One attempt's time limit: a receiver that hangs is tried again, not waited for. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -135,20 +124,15 @@ export function deliverWebhookActivity(
   const timeoutMs = deps.webhookAttemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
   return async function deliverWebhook({ callbackUrl, clientId, event }) {
     const details: DeliveryFailureDetails = { attempt: currentAttempt() };
-    const fail = (type: keyof typeof WEBHOOK_FAILURE_TYPES, message: string): ApplicationFailure =>
-      ApplicationFailure.create({
-        type: WEBHOOK_FAILURE_TYPES[type],
-        message,
-        nonRetryable: type !== 'undelivered',
-        details: [details],
-      });
+    const fail = (code: FailureCode, message: string): ApplicationFailure =>
+      applicationFailure(code, message, { details: [details] });
     const problem = callbackUrlProblem(callbackUrl, settings);
-    if (problem !== null) throw fail('destinationRefused', `callbackUrl ${problem}`);
+    if (problem !== null) throw fail('WEBHOOK_DESTINATION_REFUSED', `callbackUrl ${problem}`);
     const secret =
       (clientId === undefined ? undefined : settings.secrets[clientId]) ?? settings.secrets.default;
     if (secret === undefined) {
       throw fail(
-        'notConfigured',
+        'WEBHOOK_NOT_CONFIGURED',
         `no webhook secret for client ${clientId ?? '(none)'} and no default secret (WEBHOOK_SECRETS_FILE)`,
       );
     }
@@ -172,16 +156,19 @@ export function deliverWebhookActivity(
         timeoutMs,
       });
     } catch (error) {
-      if (error instanceof WebhookDestinationError) throw fail('destinationRefused', error.message);
+      if (error instanceof WebhookDestinationError) throw fail('WEBHOOK_DESTINATION_REFUSED', error.message);
       // Retried: the receiver may be back soon.
       throw fail(
-        'undelivered',
+        'WEBHOOK_UNDELIVERED',
         `webhook ${event.type} to ${origin} was not delivered: ${(error as NodeJS.ErrnoException).code ?? (error as Error).name}`,
       );
     }
     if (status >= 200 && status < 300) return { status };
     // Redirects are not followed: a redirect could lead the signed event anywhere.
     const message = `webhook ${event.type} to ${origin} answered ${status}`;
-    throw fail(status >= 500 || RETRYABLE_STATUSES.has(status) ? 'undelivered' : 'refused', message);
+    throw fail(
+      status >= 500 || RETRYABLE_STATUSES.has(status) ? 'WEBHOOK_UNDELIVERED' : 'WEBHOOK_REFUSED',
+      message,
+    );
   };
 }

@@ -3,9 +3,8 @@
  * starts. It runs as a local activity so its answer is recorded in history: replaying the order on a later
  * release takes the input as it was resolved then, never parsing it again with that release's schema.
  */
-import { ApplicationFailure } from '@temporalio/common';
 import { InvalidOrderInputError } from '../contract';
-import { SERVICE_FAILURE_TYPES } from '../failure-types';
+import { applicationFailure } from '../failure-types';
 import { resolveBadgeOrderInput, type ResolvedBadgeOrderInput } from '../workflows/order-input';
 
 /** Input of `resolveOrderInput`: the order's input as the workflow received it. */
@@ -24,11 +23,7 @@ export function resolveOrderInputActivity(): (
       return resolveBadgeOrderInput(input);
     } catch (error) {
       if (!(error instanceof InvalidOrderInputError)) throw error;
-      throw ApplicationFailure.create({
-        type: SERVICE_FAILURE_TYPES.invalidInput,
-        message: error.message,
-        nonRetryable: true,
-      });
+      throw applicationFailure('INVALID_INPUT', error.message);
     }
   };
 }

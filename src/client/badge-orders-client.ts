@@ -35,7 +35,7 @@ import {
   type SetDocumentOwnerInput,
   type ValidBadgeOrderInput,
 } from '../contract';
-import { SERVICE_FAILURE_TYPES } from '../failure-types';
+import type { FailureCode } from '../failure-types';
 import { inSpan, tracedClient, type ClientTracing } from '../tracing/client';
 import { badgeOrdersQuery } from '../temporal/visibility';
 import { listOrderPage, type ListOrdersInput, type OrderPage } from './order-listing';
@@ -261,7 +261,7 @@ export class BadgeOrdersClient {
     }
     const unknownOutcome =
       (description.status.name === 'FAILED' &&
-        (await lastFailureType(handle)) === SERVICE_FAILURE_TYPES.reconciliationDeadlinePassed) ||
+        (await lastFailureType(handle)) === ('RECONCILIATION_DEADLINE_PASSED' satisfies FailureCode)) ||
       (await endedAwaitingReconciliation(handle));
     if (unknownOutcome) {
       throw new OrderMayExistError(

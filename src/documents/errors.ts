@@ -6,6 +6,7 @@
  * Messages name the document's path relative to DOCUMENTS_ROOT and the errno code, never an absolute host path:
  * they end up in workflow history and in the operators' views.
  */
+import type { FailureCode } from '../failure-types';
 
 /** Errno codes that say the document itself is not there as a file we may read; no retry can change that. */
 const FINAL_FILE_SYSTEM_CODES: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR', 'ELOOP']);
@@ -18,8 +19,8 @@ const FINAL_FILE_SYSTEM_CODES: ReadonlySet<string> = new Set(['ENOENT', 'ENOTDIR
  */
 export class InvalidDocumentError extends Error {
   override readonly name = 'InvalidDocumentError';
-  /** Stable failure type (see `SERVICE_FAILURE_TYPES.invalidDocument`). */
-  readonly code = 'INVALID_DOCUMENT';
+  /** Its failure code (final; see `src/failure-types.ts`). */
+  readonly code = 'INVALID_DOCUMENT' satisfies FailureCode;
   /** The document's path relative to DOCUMENTS_ROOT, or its reference, as the caller gave it. */
   readonly relativePath: string;
   /** The errno code behind the refusal (`ENOENT`, `ENOTDIR`, `ELOOP`), when a system call refused. */
@@ -39,8 +40,8 @@ export class InvalidDocumentError extends Error {
  */
 export class DocumentUnavailableError extends Error {
   override readonly name = 'DocumentUnavailableError';
-  /** Stable failure type; activities pass it on as a retryable `ApplicationFailure` type. */
-  readonly code = 'DOCUMENT_UNAVAILABLE';
+  /** Its failure code (retryable; see `src/failure-types.ts`). */
+  readonly code = 'DOCUMENT_UNAVAILABLE' satisfies FailureCode;
   /** The document's path relative to DOCUMENTS_ROOT, or `undefined` when the root itself is unavailable. */
   readonly relativePath: string | undefined;
   /** The errno code behind the failure, when a system call failed. */

@@ -2,7 +2,6 @@
  * The identity API: `POST /iam/api/v1/auth/jwt`, the token cache in front of it, and the "401 → authenticate
  * again → repeat once" rule every badge and document call goes through.
  */
-import { BadCredentialsError } from './errors';
 import { decodeTokenPayload, describeClaims, documentOwnerFrom } from './owner';
 import type { DocumentOwnerSetting } from './owner';
 import { PLATFORM_PATHS } from './http';
@@ -114,7 +113,7 @@ export class PlatformAuth {
   /**
    * Run an attempt with the current token; when the platform answers 401, drop that token, authenticate again
    * and run the attempt once more with the new one. The second answer is returned whatever its status (a
-   * second 401 becomes an `UnauthorizedError` in the caller's error mapping).
+   * second 401 becomes `UNAUTHORIZED` in the caller's error mapping).
    * @param attempt sends the request with the given bearer token; called at most twice, so it must rebuild
    * any request body that cannot be replayed (a file stream)
    */
@@ -142,20 +141,9 @@ export class PlatformAuth {
       data: JSON.stringify({ username: credentials.username, password: credentials.password }),
     };
     const response = await http.send(request);
-    if (response.status === 401) {
-      const mapped = http.errorFor(request, response);
-      throw new BadCredentialsError({
-        method: request.method,
-        path: request.path,
-        status: 401,
-        ...(mapped.platformMessage !== undefined && {
-          platformMessage: mapped.platformMessage,
-          detail: mapped.platformMessage,
-        }),
-        ...(mapped.platformCode !== undefined && { platformCode: mapped.platformCode }),
-      });
+    if (response.status < 200 || response.status >= 300) {
+      throw http.errorFor(request, response, { tokenCall: true });
     }
-    if (response.status < 200 || response.status >= 300) throw http.errorFor(request, response);
     let issued;
     try {
       issued = http.parse(request, response, parseTokenResponse);

@@ -11,8 +11,7 @@ import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ApiContext, Answered } from './auth';
-import { isFailureType, SERVICE_FAILURE_TYPES } from '../failure-types';
-import { FileError, PLATFORM_ERROR_CODES } from './errors';
+import { PlatformError } from './errors';
 import { IDEMPOTENCY_KEY_HEADER, PLATFORM_PATHS, sanitizeCause } from './http';
 import type { BodyActivity, PlatformRequest } from './http';
 import { requireIdempotencyKey } from './orders';
@@ -45,33 +44,20 @@ const where = { method: 'POST', path: PLATFORM_PATHS.documents } as const;
 const PERMANENT_FILE_CODES = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EISDIR']);
 
 /**
- * Thrown when reading the local file failed with a file-system error that may pass (`EIO`, `EMFILE`,
- * `EACCES`, …): failure type `DOCUMENT_UNAVAILABLE`, retryable, nothing was sent.
+ * The error of a local file that cannot be read: `DOCUMENT_UNAVAILABLE` (retryable) for a file-system error that
+ * may pass (`EIO`, `EMFILE`, `EACCES`, …), else `FILE_ERROR`. Nothing was sent either way.
  */
-export class FileUnavailableError extends Error {
-  /** Always `DOCUMENT_UNAVAILABLE`. */
-  readonly code = SERVICE_FAILURE_TYPES.documentUnavailable;
-  /** Nothing reached the platform. */
-  readonly outcome = 'not-sent' as const;
-  /** The file-system error code. */
-  readonly fsCode: string;
-  /**
-   * @param filePath the local path
-   * @param fsCode the file-system error code
-   */
-  constructor(filePath: string, fsCode: string) {
-    super(`${where.method} ${where.path} not sent: cannot read local file ${filePath} now (${fsCode})`);
-    this.fsCode = fsCode;
-  }
-}
-Object.defineProperty(FileUnavailableError.prototype, 'name', { value: 'FileUnavailableError' });
-
-function fileError(filePath: string, problem: string, error?: unknown): FileError | FileUnavailableError {
+function fileError(filePath: string, problem: string, error?: unknown): PlatformError {
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code) && !PERMANENT_FILE_CODES.has(code)) {
-    return new FileUnavailableError(filePath, code);
+    return new PlatformError({
+      code: 'DOCUMENT_UNAVAILABLE',
+      ...where,
+      message: `${where.method} ${where.path} not sent: cannot read local file ${filePath} now (${code})`,
+    });
   }
-  return new FileError({
+  return new PlatformError({
+    code: 'FILE_ERROR',
     ...where,
     filePath,
     message: `${where.method} ${where.path} not sent: cannot read local file ${filePath} (${problem})`,
@@ -79,7 +65,7 @@ function fileError(filePath: string, problem: string, error?: unknown): FileErro
   });
 }
 
-/** Open the file and check it is a regular file; everything that goes wrong is a {@link FileError}. */
+/** Open the file and check it is a regular file; everything that goes wrong is a {@link fileError}. */
 async function openFile(filePath: string): Promise<{ handle: FileHandle; size: number }> {
   let handle: FileHandle | undefined;
   try {
@@ -91,7 +77,7 @@ async function openFile(filePath: string): Promise<{ handle: FileHandle; size: n
     }
     return { handle, size: stats.size };
   } catch (error) {
-    if (error instanceof FileError || error instanceof FileUnavailableError) throw error;
+    if (error instanceof PlatformError) throw error;
     await handle?.close().catch(() => undefined);
     const code = (error as { code?: unknown }).code;
     throw fileError(filePath, typeof code === 'string' ? code : 'open failed', error);
@@ -144,13 +130,13 @@ function destroyStream(stream: NodeJS.ReadableStream): void {
 }
 
 /**
- * A read error of a caller's {@link UploadSource}: an error that already carries a failure type of its own (the
- * document side's `INVALID_DOCUMENT`, `DOCUMENT_UNAVAILABLE`) passes through; a passing file-system error is a
- * {@link FileUnavailableError}; anything else is a `FileError`.
+ * A read error of a caller's {@link UploadSource}: the document side's own failures (`INVALID_DOCUMENT`,
+ * `DOCUMENT_UNAVAILABLE`) pass through; anything else is a {@link fileError}.
  */
 function sourceError(error: unknown): Error {
   const code = (error as { code?: unknown } | null)?.code;
-  if (error instanceof Error && isFailureType(code) && !(code in PLATFORM_ERROR_CODES)) return error;
+  if (error instanceof Error && (code === 'INVALID_DOCUMENT' || code === 'DOCUMENT_UNAVAILABLE'))
+    return error;
   return fileError('(upload source)', typeof code === 'string' ? code : 'read failed', error);
 }
 
@@ -163,10 +149,10 @@ function sourceError(error: unknown): Error {
  * `timeouts.minUploadBytesPerSecond`) and is aborted when no body byte moved for `timeouts.uploadStallMs`.
  * A 2xx means the platform stored the document: its id and links are extracted best-effort and never turn
  * the success into a failure.
- * @throws `FileError` when the file is missing or unreadable (before or while sending), `ForbiddenError`
- * without the document scope, `ValidationError` on 422 (e.g. the file is too large or of a rejected type),
- * `ConflictError` while the same key is in flight, the transport errors of every call (a `TimeoutError` on
- * the deadline or a stall), or the reason of `signal` when it aborts
+ * @throws a `PlatformError`: `FILE_ERROR` or `DOCUMENT_UNAVAILABLE` when the file is missing or unreadable
+ * (before or while sending), `FORBIDDEN` without the document scope, `VALIDATION` on 422 (e.g. the file is too
+ * large or of a rejected type), `CONFLICT` while the same key is in flight, the transport errors of every call
+ * (`TIMEOUT` on the deadline or a stall); or the reason of `signal` when it aborts
  */
 export async function uploadDocument(
   context: ApiContext,

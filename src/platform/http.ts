@@ -12,21 +12,9 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import { parseJsonKeepingDigits } from '../json-numbers';
-import {
-  ConflictError,
-  ForbiddenError,
-  NetworkError,
-  NotFoundError,
-  RateLimitedError,
-  ServerError,
-  StockNotFoundError,
-  TimeoutError,
-  UnauthorizedError,
-  UnexpectedResponseError,
-  ValidationError,
-} from './errors';
-import { classifyOutcome } from './errors';
-import type { PlatformError, PlatformErrorCause, PlatformErrorInit } from './errors';
+import { codeForStatus, codeForTransport, outcomeOf } from '../failure-types';
+import { PlatformError } from './errors';
+import type { PlatformErrorCause } from './errors';
 import { describeShape } from './extract';
 import type { ResponseMap } from './extract';
 import { parseErrorBody, ResponseShapeError } from './schemas';
@@ -258,8 +246,6 @@ function connectTimeoutAgents(connectMs: number): { httpAgent: http.Agent; https
   };
 }
 
-const NETWORK_TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', CONNECT_TIMEOUT_CODE]);
-
 /** Build a secret-free summary of any thrown value. */
 export function sanitizeCause(
   error: unknown,
@@ -341,8 +327,8 @@ export class PlatformHttp {
   }
 
   /**
-   * Send one attempt. Resolves with the answer whatever its HTTP status; rejects with a
-   * {@link NetworkError} or {@link TimeoutError} when no answer arrived, or with the caller's abort reason.
+   * Send one attempt. Resolves with the answer whatever its HTTP status; rejects with a {@link PlatformError}
+   * (`NETWORK`, `TIMEOUT`) when no answer arrived, or with the caller's abort reason.
    * @param request the attempt to send
    */
   async send(request: PlatformRequest): Promise<PlatformResponse> {
@@ -441,7 +427,8 @@ export class PlatformHttp {
       }
       const mapped =
         refusedRedirect !== undefined
-          ? new UnexpectedResponseError({
+          ? new PlatformError({
+              code: 'UNEXPECTED_RESPONSE',
               method,
               path,
               detail: `redirected to another origin (${refusedRedirect}); not followed with credentials`,
@@ -449,11 +436,11 @@ export class PlatformHttp {
             })
           : ended === undefined
             ? this.#transportError(request, error, deadlineMs)
-            : new TimeoutError({
+            : new PlatformError({
+                code: 'TIMEOUT',
                 method,
                 path,
                 timeoutMs: ended.ms,
-                outcome: classifyOutcome({ kind: 'deadline' }),
                 ...(ended.why === 'stall' && { detail: `no body byte moved for ${ended.ms} ms` }),
                 cause: {
                   name: 'DeadlineError',
@@ -462,7 +449,7 @@ export class PlatformHttp {
                   path,
                 },
               });
-      const durationMs = report(mapped instanceof TimeoutError ? 'timeout' : 'network-error');
+      const durationMs = report(mapped.code === 'TIMEOUT' ? 'timeout' : 'network-error');
       this.logger.debug(
         { route, method, path, error: mapped.code, cause: mapped.cause?.code, durationMs },
         'platform request failed',
@@ -501,10 +488,24 @@ export class PlatformHttp {
   #transportError(request: PlatformRequest, error: unknown, timeoutMs: number): PlatformError {
     const { method, path } = request;
     const cause = sanitizeCause(error, request, this.#secrets(request));
-    const code = cause.code;
-    if (code !== undefined && NETWORK_TIMEOUT_CODES.has(code)) {
-      const connect = code === CONNECT_TIMEOUT_CODE && this.#settings.connectMs !== undefined;
-      return new TimeoutError({
+    if (
+      isAxiosError(error) &&
+      error.code === AxiosError.ERR_BAD_RESPONSE &&
+      /maxContentLength/.test(error.message)
+    ) {
+      return new PlatformError({
+        code: 'UNEXPECTED_RESPONSE',
+        method,
+        path,
+        cause,
+        detail: `response body larger than ${MAX_RESPONSE_BYTES} bytes`,
+      });
+    }
+    const code = codeForTransport(cause.code);
+    if (code === 'TIMEOUT') {
+      const connect = cause.code === CONNECT_TIMEOUT_CODE && this.#settings.connectMs !== undefined;
+      return new PlatformError({
+        code,
         method,
         path,
         cause,
@@ -512,100 +513,56 @@ export class PlatformHttp {
         ...(connect && { detail: 'could not connect' }),
       });
     }
-    if (
-      isAxiosError(error) &&
-      error.code === AxiosError.ERR_BAD_RESPONSE &&
-      /maxContentLength/.test(error.message)
-    ) {
-      return new UnexpectedResponseError({
-        method,
-        path,
-        cause,
-        detail: `response body larger than ${MAX_RESPONSE_BYTES} bytes`,
-      });
-    }
-    return new NetworkError({
-      method,
-      path,
-      cause,
-      detail: code === undefined ? cause.message : `${code}`,
-    });
+    return new PlatformError({ code, method, path, cause, detail: cause.code ?? cause.message });
   }
 
   /**
-   * Turn an answer with a failure status into the matching {@link PlatformError}. 401 here means the token
-   * was rejected twice (the token call maps its own 401 to bad credentials before calling this).
+   * Turn an answer with a failure status into its {@link PlatformError}; the failure table maps the status to
+   * the code. 401 here means the token was rejected twice, except on the token call (`tokenCall`).
    * @param request the attempt that was answered
    * @param response the answer
-   * @param context what the caller knows: the stock id sent with an order
+   * @param context the call: the token call, or order creation with the stock id sent
    */
   errorFor(
     request: PlatformRequest,
     response: PlatformResponse,
-    context: { readonly stockId?: string } = {},
+    context: { readonly tokenCall?: boolean; readonly stockId?: string } = {},
   ): PlatformError {
     const { method, path } = request;
     const { status } = response;
     const secrets = this.#secrets(request);
     const parsed = parseErrorBody(response.body);
-    // Every status goes through the one outcome rule (the 503 branch adds the Retry-After fact).
+    const code = codeForStatus(status, {
+      token: context.tokenCall === true,
+      stock: context.stockId !== undefined || parsed.code === 'stock_not_found',
+    });
     const platformMessage = parsed.message === undefined ? undefined : redactText(parsed.message, secrets);
-    const init: PlatformErrorInit = {
+    const retryAfter = response.headers['retry-after'];
+    const retryAfterMs =
+      code === 'RATE_LIMITED' || code === 'SERVER_ERROR' ? parseRetryAfter(retryAfter) : undefined;
+    return new PlatformError({
+      code,
       method,
       path,
       status,
-      ...(platformMessage !== undefined && { platformMessage, detail: platformMessage }),
-      ...(parsed.code !== undefined && { platformCode: redactText(parsed.code, secrets) }),
-    };
-    switch (status) {
-      case 401:
-        return new UnauthorizedError(init);
-      case 403:
-        return new ForbiddenError({ ...init, ...(parsed.scope !== undefined && { scope: parsed.scope }) });
-      case 404:
-        return context.stockId !== undefined || parsed.code === 'stock_not_found'
-          ? new StockNotFoundError({
-              ...init,
-              ...(context.stockId !== undefined && { stockId: context.stockId }),
-            })
-          : new NotFoundError(init);
-      case 408:
-        return new TimeoutError(init);
-      case 409:
-        return new ConflictError(init);
-      case 429: {
-        const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
-        return new RateLimitedError({ ...init, ...(retryAfterMs !== undefined && { retryAfterMs }) });
-      }
-      case 400:
-      case 413:
-      case 415:
-      case 422:
-        return new ValidationError({
-          ...init,
-          details: redactValue(parsed.details, secrets),
-          ...(parsed.field !== undefined && { field: redactText(parsed.field, secrets) }),
-        });
-      default:
-        if (status >= 500) {
-          const retryAfter = response.headers['retry-after'];
-          const retryAfterMs = parseRetryAfter(retryAfter);
-          return new ServerError({
-            ...init,
-            outcome: classifyOutcome({ kind: 'answered', status, retryAfter: retryAfter !== undefined }),
-            ...(retryAfterMs !== undefined && { retryAfterMs }),
-          });
-        }
-        return new UnexpectedResponseError({
-          ...init,
-          detail: platformMessage ?? `unexpected status ${status}`,
-        });
-    }
+      outcome: outcomeOf(code, { status, retryAfter: retryAfter !== undefined }),
+      detail:
+        code === 'UNEXPECTED_RESPONSE' ? (platformMessage ?? `unexpected status ${status}`) : platformMessage,
+      platformMessage,
+      retryAfterMs,
+      platformCode: parsed.code === undefined ? undefined : redactText(parsed.code, secrets),
+      ...(code === 'FORBIDDEN' && { scope: parsed.scope }),
+      ...(code === 'STOCK_NOT_FOUND' && { stockId: context.stockId }),
+      ...(code === 'VALIDATION' && {
+        details: redactValue(parsed.details, secrets),
+        field: parsed.field === undefined ? undefined : redactText(parsed.field, secrets),
+      }),
+    });
   }
 
   /**
-   * Parse a successful answer's body; a body the parser cannot understand becomes an
-   * {@link UnexpectedResponseError} naming what was missing.
+   * Parse a successful answer's body; a body the parser cannot understand becomes an `UNEXPECTED_RESPONSE`
+   * naming what was missing.
    * @param request the attempt that was answered
    * @param response the answer
    * @param parse one of the parsers in `schemas.ts`
@@ -616,7 +573,8 @@ export class PlatformHttp {
     } catch (error) {
       const problem =
         error instanceof ResponseShapeError ? error.problem : 'the response body could not be parsed';
-      throw new UnexpectedResponseError({
+      throw new PlatformError({
+        code: 'UNEXPECTED_RESPONSE',
         method: request.method,
         path: request.path,
         status: response.status,

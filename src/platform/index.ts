@@ -1,6 +1,6 @@
 /**
  * The Badge Ordering Platform client: typed, streaming and self-healing (token caching, one re-authentication
- * on 401, tolerant response parsing, one error hierarchy). See `docs/platform-client.md`.
+ * on 401, tolerant response parsing, one error type). See `docs/platform-client.md`.
  */
 export { createPlatformClient, DEFAULT_TOKEN_REFRESH_MARGIN_MS } from './client';
 export type {
@@ -20,35 +20,7 @@ export type {
   UploadedDocument,
   UploadSource,
 } from './types';
-export {
-  BadCredentialsError,
-  CALL_OUTCOMES,
-  classifyOutcome,
-  ConflictError,
-  FileError,
-  ForbiddenError,
-  isPlatformError,
-  isRetryable,
-  NetworkError,
-  NON_RETRYABLE_PLATFORM_ERROR_CODES,
-  NotFoundError,
-  PLATFORM_ERROR_CODES,
-  PlatformError,
-  RateLimitedError,
-  ServerError,
-  StockNotFoundError,
-  TimeoutError,
-  UnauthorizedError,
-  UnexpectedResponseError,
-  ValidationError,
-} from './errors';
-export type {
-  CallOutcome,
-  OutcomeFacts,
-  PlatformErrorCause,
-  PlatformErrorCode,
-  PlatformErrorInit,
-} from './errors';
+export { PlatformError } from './errors';
 export { AccessToken, decodeTokenClaims, defaultTokenCache, TokenCache } from './token-cache';
 export type { CachedTokenResult, IssuedToken, TokenCacheOptions, TokenClaims } from './token-cache';
 export { checkStock, MAX_STOCK_PAGES } from './stocks';
@@ -65,12 +37,7 @@ export {
   ResponseShapeError,
 } from './schemas';
 export { DEFAULT_TIMEOUTS, IDEMPOTENCY_KEY_HEADER, parseRetryAfter, PLATFORM_PATHS } from './http';
-export {
-  DOCUMENT_FILE_PART,
-  DOCUMENT_TYPE_BADGE,
-  FileUnavailableError,
-  resolveContentType,
-} from './documents';
+export { DOCUMENT_FILE_PART, DOCUMENT_TYPE_BADGE, resolveContentType } from './documents';
 export {
   describeShape,
   extractDocument,

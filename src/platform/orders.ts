@@ -30,10 +30,10 @@ function stockIdValue(stockId: string): unknown {
 /**
  * Create an order. The caller's idempotency key is sent as `Idempotency-Key`, so repeating the call (after a
  * timeout, or in a retried activity) yields the same order instead of a second one.
- * @throws `StockNotFoundError` on 404 when a `stock_id` was sent, `ValidationError` on 422, `ForbiddenError`
- * without the badge scope, `ConflictError` while the same key is in flight, `UnexpectedResponseError` (outcome
- * `maybe-applied`: the order may exist) when a 2xx answer has no recognisable order id, the transport errors
- * of every call, or the reason of `input.signal` when it aborts
+ * @throws a `PlatformError`: `STOCK_NOT_FOUND` on 404 when a `stock_id` was sent, `VALIDATION` on 422,
+ * `FORBIDDEN` without the badge scope, `CONFLICT` while the same key is in flight, `UNEXPECTED_RESPONSE`
+ * (outcome `maybe-applied`: the order may exist) when a 2xx answer has no recognisable order id, the transport
+ * errors of every call; or the reason of `input.signal` when it aborts
  */
 export async function createOrder(context: ApiContext, input: CreateOrderInput): Promise<CreatedOrder> {
   const idempotencyKey = requireIdempotencyKey(input.idempotencyKey, 'createOrder');

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { isPlatformError } from './errors';
-import type { CallOutcome } from './errors';
+import type { CallOutcome } from '../failure-types';
 import { describeShape, numericId } from './extract';
 import type { ResponseMap } from './extract';
 import type { ClaimsReport } from './owner';

@@ -4,7 +4,7 @@
  * The specification leaves most response shapes "not shown", so each parser accepts the documented variants
  * (envelopes, alternative field names, numbers as strings) and keeps the raw body beside the parsed fields.
  * What cannot be understood becomes a {@link ResponseShapeError} naming what was missing; the HTTP layer turns
- * it into an `UnexpectedResponseError` with method, path and status. Parsers never echo body values into
+ * it into an `UNEXPECTED_RESPONSE` `PlatformError` with method, path and status. Parsers never echo body values into
  * messages, so a token or a signed URL cannot leak through an error.
  */
 import { z } from 'zod';

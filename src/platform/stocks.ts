@@ -11,8 +11,8 @@ import type { StockCheck, StockList } from './types';
 
 /**
  * List the stocks available to the authenticated user.
- * @throws `ForbiddenError` without the badge scope, `UnexpectedResponseError` when no stock list is found,
- * and the transport errors of every call
+ * @throws a `PlatformError`: `FORBIDDEN` without the badge scope, `UNEXPECTED_RESPONSE` when no stock list is
+ * found, and the transport errors of every call
  */
 export async function listStocks(context: ApiContext, signal?: AbortSignal): Promise<StockList> {
   const { request, response } = await context.auth.withToken(async (bearer) => {

@@ -68,7 +68,7 @@ export interface PlatformClientOptions {
      */
     readonly minUploadBytesPerSecond?: number;
     /**
-     * An upload is aborted (as a `TimeoutError`) when no body byte moved for this long while its body is sent;
+     * An upload is aborted (as `TIMEOUT`) when no body byte moved for this long while its body is sent;
      * after the last byte only the total deadline applies (the platform may take its time to store the file).
      * @default 30_000
      */
@@ -231,8 +231,8 @@ export interface UploadedDocument {
 
 /**
  * The platform client: one method per platform operation. Every method authenticates as needed (sharing a
- * cached token), repeats a call once after a 401 with a fresh token, and throws only `PlatformError`
- * subclasses (or the abort reason of a caller's signal).
+ * cached token), repeats a call once after a 401 with a fresh token, and throws only `PlatformError`s (or the
+ * abort reason of a caller's signal).
  */
 export interface PlatformClient {
   /** Returns the cached token's non-secret facts, authenticating if needed. */

@@ -1,9 +1,9 @@
 /**
- * How each badge order step is retried. Which failures are final is one table of failure types
- * (`NON_RETRYABLE_FAILURE_TYPES`); everything else backs off and tries again within the step's window.
+ * How each badge order step is retried: backoff and windows. Which failures are final is not listed here: each
+ * failure says so itself (`nonRetryable`, set at the activity boundary from the failure table in
+ * `src/failure-types.ts`); everything else backs off and tries again within the step's window.
  */
 import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/workflow';
-import { NON_RETRYABLE_FAILURE_TYPES } from '../failure-types';
 
 /** Default tuning of one order (see `badgeOrderOptionsSchema`). */
 export const DEFAULT_ORDER_OPTIONS = {
@@ -20,11 +20,10 @@ export const DEFAULT_ORDER_OPTIONS = {
 } as const;
 
 /** Backoff for platform calls: quick first retries, then at most a minute apart. 429 overrides the delay. */
-export const PLATFORM_RETRY_POLICY: RetryPolicy = {
+const PLATFORM_RETRY_POLICY: RetryPolicy = {
   initialInterval: '1 second',
   backoffCoefficient: 2,
   maximumInterval: '1 minute',
-  nonRetryableErrorTypes: [...NON_RETRYABLE_FAILURE_TYPES],
 };
 
 /**

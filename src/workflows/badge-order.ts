@@ -28,9 +28,9 @@ import type {
 } from '../contract';
 import type { AuthenticateResult } from '../activities/types';
 import { BadgeOrderId, BadgeOrderRef, BadgeOrderStatus, statusQuery } from '../workflow-contract';
-import { SERVICE_FAILURE_TYPES } from '../failure-types';
+import { applicationFailure } from '../failure-types';
 import { METRIC_NAMES } from '../metrics/names';
-import { describeFailure, failureType } from './failures';
+import { describeFailure, failedWith, failureType } from './failures';
 import { registerOrderHandlers } from './order-handlers';
 import {
   startingView,
@@ -192,7 +192,7 @@ async function resolvedInput(
         return { input: await inputResolver.resolveOrderInput({ input: rawInput }), firstSession: null };
       });
     } catch (error) {
-      if (failureType(error) !== SERVICE_FAILURE_TYPES.invalidInput) throw error;
+      if (!failedWith(error, 'INVALID_INPUT')) throw error;
       throw invalidInput(describeInvalidInput(error));
     }
   }
@@ -214,7 +214,7 @@ function describeInvalidInput(error: unknown): string {
 /** The order ends at once as Failed with INVALID_INPUT: a clean failure, never a failing workflow task. */
 function invalidInput(message: string): ApplicationFailure {
   upsertSearchAttributes([{ key: BadgeOrderStatus, value: 'Failed' }]);
-  return ApplicationFailure.create({ type: SERVICE_FAILURE_TYPES.invalidInput, message, nonRetryable: true });
+  return applicationFailure('INVALID_INPUT', message);
 }
 
 /** Validates the input in workflow code: the path of orders started before the input was recorded. */
@@ -271,11 +271,10 @@ async function signIn(
       : // Inputs recorded before 0.4.0 may hold a number.
         { id: idText(state.input.documentOwner), source: 'input' };
   if (owner.id === null && state.input.documents.length > 0) {
-    throw ApplicationFailure.create({
-      type: SERVICE_FAILURE_TYPES.invalidInput,
-      message: `documentOwner: required, because the platform token names no user id (${fromPlatform.source}); set BADGE_USER_ID_CLAIM or BADGE_DOCUMENT_OWNER on the workers, or give documentOwner`,
-      nonRetryable: true,
-    });
+    throw applicationFailure(
+      'INVALID_INPUT',
+      `documentOwner: required, because the platform token names no user id (${fromPlatform.source}); set BADGE_USER_ID_CLAIM or BADGE_DOCUMENT_OWNER on the workers, or give documentOwner`,
+    );
   }
   state.documentOwner = { id: owner.id ?? '', source: owner.source };
   // Sessions recorded before the setting existed carry no value: treat the platform as unknown.

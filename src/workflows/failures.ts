@@ -1,6 +1,9 @@
-/** Reading activity failures in workflow code: their type, a one-line description and attempt counts. */
+/**
+ * Reading activity failures in workflow code: their code, a one-line description, attempt counts and what the
+ * failed call may have done (the details the activity boundary attaches; see `src/failure-types.ts`).
+ */
 import { ActivityFailure, ApplicationFailure, TemporalFailure, TimeoutFailure } from '@temporalio/workflow';
-import { PLATFORM_FAILURE_TYPES } from '../failure-types';
+import type { CallOutcome, FailureCode, FailureDetails } from '../failure-types';
 
 /** The innermost ApplicationFailure of a failure chain, if any. */
 function applicationCause(error: unknown): ApplicationFailure | undefined {
@@ -12,9 +15,14 @@ function applicationCause(error: unknown): ApplicationFailure | undefined {
   return undefined;
 }
 
-/** The failure type (our error code) behind an activity failure, e.g. `STOCK_NOT_FOUND`. */
+/** The failure type (our failure code, or another `type`) behind an activity failure, e.g. `STOCK_NOT_FOUND`. */
 export function failureType(error: unknown): string | undefined {
   return applicationCause(error)?.type ?? undefined;
+}
+
+/** Whether a failure is of this code. */
+export function failedWith(error: unknown, code: FailureCode): boolean {
+  return failureType(error) === code;
 }
 
 /**
@@ -56,10 +64,10 @@ function describeUncapped(error: unknown): string {
   return String(error);
 }
 
-/** The details an activity attaches to its failures (see `toApplicationFailure`). */
-function failureDetails(error: unknown): Record<string, unknown> | undefined {
+/** The `FailureDetails` an activity attaches to its failures, unchecked: a history holds what any release wrote. */
+function failureDetails(error: unknown): { readonly [K in keyof FailureDetails]?: unknown } | undefined {
   const details = applicationCause(error)?.details?.[0];
-  return details && typeof details === 'object' ? (details as Record<string, unknown>) : undefined;
+  return details && typeof details === 'object' ? details : undefined;
 }
 
 /** How many activity attempts a failure stands for (the activity reports its attempt in the details). */
@@ -68,14 +76,11 @@ export function activityAttempts(error: unknown): number {
   return typeof attempt === 'number' ? attempt : 1;
 }
 
-/** Whether a failed platform call may have taken effect; see `CallOutcome` of the platform client. */
-export type AttemptOutcome = 'not-sent' | 'rejected' | 'maybe-applied';
-
 /**
  * What a failed activity attempt says about its platform call. A timeout (a worker that died or hung
  * mid-call) and any failure without our details count as "may have taken effect": we cannot know.
  */
-export function attemptOutcome(error: unknown): AttemptOutcome {
+export function attemptOutcome(error: unknown): CallOutcome {
   if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure) return 'maybe-applied';
   const outcome = failureDetails(error)?.outcome;
   return outcome === 'not-sent' || outcome === 'rejected' ? outcome : 'maybe-applied';
@@ -92,14 +97,14 @@ export function requestedRetryDelayMs(error: unknown): number | undefined {
  * its message). Only picks the advice given to the operator; it decides nothing.
  */
 export function refusedDocumentOwner(error: unknown): boolean {
-  if (failureType(error) !== PLATFORM_FAILURE_TYPES.validation) return false;
+  if (!failedWith(error, 'VALIDATION')) return false;
   return (
     failureDetails(error)?.field === 'document_owner' ||
     /document[_ ]?owner/i.test(applicationCause(error)?.message ?? '')
   );
 }
 
-/** Whether the failure's type is one that no retry can fix. */
+/** Whether the failure is final: its code's row in the failure table, or an activity that held a maybe-applied call. */
 export function isFinalFailure(error: unknown): boolean {
   return applicationCause(error)?.nonRetryable === true;
 }

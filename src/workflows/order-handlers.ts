@@ -3,14 +3,14 @@
  * `reconcileOrder` and `setDocumentOwner` updates. Validators refuse what cannot apply now, so a refused update
  * leaves no trace in history.
  */
-import { ApplicationFailure, condition, isCancellation, log, setHandler } from '@temporalio/workflow';
+import { condition, isCancellation, log, setHandler } from '@temporalio/workflow';
 import type {
   DocumentState,
   ReconcileOrderInput,
   ReplaceDocumentInput,
   SetDocumentOwnerInput,
 } from '../contract';
-import { SERVICE_FAILURE_TYPES } from '../failure-types';
+import { applicationFailure } from '../failure-types';
 import {
   reconcileOrderUpdate,
   replaceDocumentUpdate,
@@ -96,11 +96,7 @@ export function registerOrderHandlers(
       } catch (error) {
         state.documents.release(replacement.path);
         if (isCancellation(error)) throw error;
-        throw ApplicationFailure.create({
-          type: SERVICE_FAILURE_TYPES.invalidDocument,
-          message: `newPath: ${describeFailure(error)}`,
-          nonRetryable: true,
-        });
+        throw applicationFailure('INVALID_DOCUMENT', `newPath: ${describeFailure(error)}`);
       }
       state.documents.replace(replacement.path, replacement.newPath, replacement.contentType);
       state.extendRepairDeadline(Date.now() + settings.replacementGraceMs);

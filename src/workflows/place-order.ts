@@ -6,7 +6,6 @@
  * `reconcileOrder`, because an order costs the customer money and must never be placed twice.
  */
 import {
-  ApplicationFailure,
   CancellationScope,
   condition,
   isCancellation,
@@ -15,12 +14,12 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import { PLATFORM_FAILURE_TYPES, SERVICE_FAILURE_TYPES } from '../failure-types';
+import { applicationFailure } from '../failure-types';
 import { creationBackoffMs } from './activity-options';
 import {
   attemptOutcome,
   describeFailure,
-  failureType,
+  failedWith,
   isFinalFailure,
   requestedRetryDelayMs,
 } from './failures';
@@ -57,7 +56,7 @@ export async function placeOrder(state: OrderState, settings: PlaceOrderSettings
       error = caught;
     }
 
-    if (failureType(error) === PLATFORM_FAILURE_TYPES.stockNotFound && stockId !== null) {
+    if (failedWith(error, 'STOCK_NOT_FOUND') && stockId !== null) {
       state.fallBackFromStock(`the platform answered 404 for stock ${String(stockId)}`);
       attempt = 0;
       continue;
@@ -79,11 +78,8 @@ export async function placeOrder(state: OrderState, settings: PlaceOrderSettings
       continue;
     }
     if (!retryable || Date.now() - started >= settings.retryWindowMs) {
-      throw ApplicationFailure.create({
-        type: SERVICE_FAILURE_TYPES.orderRejected,
-        message: `Order could not be created: ${describeFailure(error)}`,
-        nonRetryable: true,
-        cause: error instanceof Error ? error : undefined,
+      throw applicationFailure('ORDER_REJECTED', `Order could not be created: ${describeFailure(error)}`, {
+        ...(error instanceof Error && { cause: error }),
       });
     }
     log.warn('order creation attempt failed; trying again with the same key', {
@@ -145,14 +141,12 @@ async function awaitReconciliation(
   );
   const answer = state.reconciliationAnswer;
   if (!answered || answer === null) {
-    throw ApplicationFailure.create({
-      type: SERVICE_FAILURE_TYPES.reconciliationDeadlinePassed,
-      message:
-        `Reconciliation deadline passed: the platform may hold an order created with Idempotency-Key ` +
+    throw applicationFailure(
+      'RECONCILIATION_DEADLINE_PASSED',
+      `Reconciliation deadline passed: the platform may hold an order created with Idempotency-Key ` +
         `${unknown.idempotencyKey} (${unknown.reason}); check it before ordering again`,
-      nonRetryable: true,
-      details: [{ idempotencyKey: unknown.idempotencyKey }],
-    });
+      { details: [{ idempotencyKey: unknown.idempotencyKey }] },
+    );
   }
   return answer;
 }

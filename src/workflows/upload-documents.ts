@@ -3,9 +3,9 @@
  * fail the order: it waits for `retryUploads`, `replaceDocument` or the nightly replay until the repair
  * deadline.
  */
-import { ApplicationFailure, condition, isCancellation, setCurrentDetails } from '@temporalio/workflow';
+import { condition, isCancellation, setCurrentDetails } from '@temporalio/workflow';
 import { runWithConcurrency } from '../concurrency';
-import { SERVICE_FAILURE_TYPES } from '../failure-types';
+import { applicationFailure } from '../failure-types';
 import { activityAttempts, attemptOutcome, describeFailure, refusedDocumentOwner } from './failures';
 import type { UploadJob } from './document-tracker';
 import type { OrderState } from './order-state';
@@ -104,12 +104,11 @@ export async function awaitRepair(state: OrderState, repairWindowMs: number): Pr
     if (state.repairDeadline !== null && state.repairDeadline > Date.now()) return;
   }
   const stillFailed = state.documents.failed();
-  throw ApplicationFailure.create({
-    type: SERVICE_FAILURE_TYPES.repairDeadlinePassed,
-    message: `Repair deadline passed with ${stillFailed.length} document(s) still failing: ${stillFailed
+  throw applicationFailure(
+    'REPAIR_DEADLINE_PASSED',
+    `Repair deadline passed with ${stillFailed.length} document(s) still failing: ${stillFailed
       .map((document) => `${document.path} (${document.lastError ?? 'unknown error'})`)
       .join('; ')}${state.documentOwnerRefused === null ? '' : `. ${state.documentOwnerRefused}`}`,
-    nonRetryable: true,
-    details: [{ orderId: state.orderId, failedDocuments: stillFailed.map((document) => document.path) }],
-  });
+    { details: [{ orderId: state.orderId, failedDocuments: stillFailed.map((document) => document.path) }] },
+  );
 }

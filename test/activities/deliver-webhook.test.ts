@@ -7,11 +7,7 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  deliverWebhookActivity,
-  WEBHOOK_FAILURE_TYPES,
-  type DeliverWebhookInput,
-} from '../../src/activities/deliver-webhook';
+import { deliverWebhookActivity, type DeliverWebhookInput } from '../../src/activities/deliver-webhook';
 import type { WebhookEvent } from '../../src/contract';
 import type { HostResolver, ResolvedAddress } from '../../src/webhook-destination';
 
@@ -50,7 +46,7 @@ describe('deliverWebhook', () => {
     return resolver;
   }
 
-  async function failureOf(delivery: Promise<unknown>): Promise<ApplicationFailure> {
+  async function applicationFailure(delivery: Promise<unknown>): Promise<ApplicationFailure> {
     const error = await delivery.then(
       () => undefined,
       (failure: unknown) => failure,
@@ -74,9 +70,11 @@ describe('deliverWebhook', () => {
       webhooks: { secrets, allowHttpLoopback: false, allowedHosts: [] },
     });
     const before = connections;
-    const failure = await failureOf(deliver({ callbackUrl: `https://${host}:${port}/hooks`, event }));
+    const failure = await applicationFailure(
+      deliver({ callbackUrl: `https://${host}:${port}/hooks`, event }),
+    );
     expect(failure).toMatchObject({
-      type: WEBHOOK_FAILURE_TYPES.destinationRefused,
+      type: 'WEBHOOK_DESTINATION_REFUSED',
       nonRetryable: true,
       details: [{ attempt: 1 }],
     });
@@ -93,10 +91,10 @@ describe('deliverWebhook', () => {
         resolveHost: resolver,
       });
       const before = connections;
-      const failure = await failureOf(
+      const failure = await applicationFailure(
         deliver({ callbackUrl: `https://hooks.internal.test:${port}/hooks`, event }),
       );
-      expect(failure).toMatchObject({ type: WEBHOOK_FAILURE_TYPES.destinationRefused, nonRetryable: true });
+      expect(failure).toMatchObject({ type: 'WEBHOOK_DESTINATION_REFUSED', nonRetryable: true });
       expect(failure.message).toMatch(/^hooks\.internal\.test resolves to .* address; internal receivers/);
       expect(resolver.calls).toBe(1);
       expect(connections).toBe(before);
@@ -115,13 +113,13 @@ describe('deliverWebhook', () => {
     const before = connections;
 
     // The name exists only for our resolver: reaching the listener proves the connection used its answer.
-    const first = await failureOf(deliver(input));
-    expect(first).toMatchObject({ type: WEBHOOK_FAILURE_TYPES.undelivered, nonRetryable: false });
+    const first = await applicationFailure(deliver(input));
+    expect(first).toMatchObject({ type: 'WEBHOOK_UNDELIVERED', nonRetryable: false });
     expect(resolver.calls).toBe(1);
     expect(connections).toBe(before + 1);
 
-    const second = await failureOf(deliver(input));
-    expect(second).toMatchObject({ type: WEBHOOK_FAILURE_TYPES.destinationRefused, nonRetryable: true });
+    const second = await applicationFailure(deliver(input));
+    expect(second).toMatchObject({ type: 'WEBHOOK_DESTINATION_REFUSED', nonRetryable: true });
     expect(second.message).toContain('hooks.rebind.test resolves to 0.0.0.0 is the unspecified address');
     expect(resolver.calls).toBe(2);
     expect(connections).toBe(before + 1);
@@ -134,11 +132,11 @@ describe('deliverWebhook', () => {
       resolveHost: resolver,
     });
     const before = connections;
-    const failure = await failureOf(
+    const failure = await applicationFailure(
       deliver({ callbackUrl: `https://billing.internal.test:${port}/hooks`, event }),
     );
     // The listener is no TLS server: the attempt fails after connecting, and will be retried.
-    expect(failure.type).toBe(WEBHOOK_FAILURE_TYPES.undelivered);
+    expect(failure.type).toBe('WEBHOOK_UNDELIVERED');
     expect(connections).toBe(before + 1);
   });
 });

@@ -1,55 +1,38 @@
 /**
- * The error classes, the failure table and the activity boundary must agree: every platform error's code is
- * in the table, its retryability is the table's, and `toApplicationFailure` carries code, retryability and
+ * The error type, the failure table and the activity boundary must agree: every platform error's code is in
+ * the table, its retryability is the table's, and `toApplicationFailure` carries code, retryability and
  * outcome through. Cancellations pass unchanged.
  */
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { DocumentUnavailableError, InvalidDocumentError } from '../../src/documents';
-import { isCancellation, toApplicationFailure } from '../../src/activities/to-application-failure';
+import { toApplicationFailure } from '../../src/activities/to-application-failure';
+import { FAILURE_TABLE, applicationFailure, type FailureCode } from '../../src/failure-types';
 import {
-  FAILURE_TABLE,
-  NON_RETRYABLE_FAILURE_TYPES,
-  PLATFORM_FAILURE_TYPES,
-  SERVICE_FAILURE_TYPES,
-} from '../../src/failure-types';
-import {
-  BadCredentialsError,
-  ConflictError,
-  FileUnavailableError,
-  FileError,
-  ForbiddenError,
-  isRetryable,
-  NetworkError,
-  NON_RETRYABLE_PLATFORM_ERROR_CODES,
-  NotFoundError,
-  PLATFORM_ERROR_CODES,
-  RateLimitedError,
-  ServerError,
-  StockNotFoundError,
-  TimeoutError,
-  UnauthorizedError,
-  UnexpectedResponseError,
-  ValidationError,
-} from '../../src/platform';
-import type { PlatformError } from '../../src/platform';
+  CREATE_ORDER_OPTIONS,
+  INSPECT_DOCUMENT_OPTIONS,
+  platformCallOptions,
+  platformReadOptions,
+  uploadOptions,
+} from '../../src/workflows/activity-options';
+import { PlatformError } from '../../src/platform';
 
 const where = { method: 'POST', path: '/badge/v2/api/v1/orders' };
 
-/** One instance of every PlatformError class. */
+/** One platform error of every code the client throws for a call. */
 const ALL_PLATFORM_ERRORS: readonly PlatformError[] = [
-  new BadCredentialsError({ ...where, status: 401 }),
-  new UnauthorizedError({ ...where, status: 401 }),
-  new ForbiddenError({ ...where, status: 403 }),
-  new StockNotFoundError({ ...where, status: 404, stockId: '1' }),
-  new NotFoundError({ ...where, status: 404 }),
-  new ValidationError({ ...where, status: 422 }),
-  new ConflictError({ ...where, status: 409 }),
-  new RateLimitedError({ ...where, status: 429, retryAfterMs: 2_000 }),
-  new ServerError({ ...where, status: 500 }),
-  new NetworkError({ ...where, cause: { name: 'Error', code: 'ECONNRESET' } }),
-  new TimeoutError({ ...where, timeoutMs: 10 }),
-  new UnexpectedResponseError({ ...where, status: 201 }),
-  new FileError({ ...where, filePath: '/x' }),
+  new PlatformError({ code: 'BAD_CREDENTIALS', ...where, status: 401 }),
+  new PlatformError({ code: 'UNAUTHORIZED', ...where, status: 401 }),
+  new PlatformError({ code: 'FORBIDDEN', ...where, status: 403 }),
+  new PlatformError({ code: 'STOCK_NOT_FOUND', ...where, status: 404, stockId: '1' }),
+  new PlatformError({ code: 'NOT_FOUND', ...where, status: 404 }),
+  new PlatformError({ code: 'VALIDATION', ...where, status: 422 }),
+  new PlatformError({ code: 'CONFLICT', ...where, status: 409 }),
+  new PlatformError({ code: 'RATE_LIMITED', ...where, status: 429, retryAfterMs: 2_000 }),
+  new PlatformError({ code: 'SERVER_ERROR', ...where, status: 500 }),
+  new PlatformError({ code: 'NETWORK', ...where, cause: { name: 'Error', code: 'ECONNRESET' } }),
+  new PlatformError({ code: 'TIMEOUT', ...where, timeoutMs: 10 }),
+  new PlatformError({ code: 'UNEXPECTED_RESPONSE', ...where, status: 201 }),
+  new PlatformError({ code: 'FILE_ERROR', ...where, filePath: '/x' }),
 ];
 
 function details(failure: Error): Record<string, unknown> {
@@ -57,56 +40,47 @@ function details(failure: Error): Record<string, unknown> {
   return (failure as ApplicationFailure).details?.[0] as Record<string, unknown>;
 }
 
-describe('the failure table, the error classes and the boundary agree', () => {
-  it('has one class per platform code and every code in the table', () => {
-    expect(new Set(ALL_PLATFORM_ERRORS.map((error) => error.code))).toEqual(
-      new Set(Object.values(PLATFORM_ERROR_CODES)),
-    );
-    expect(new Set(Object.values(PLATFORM_FAILURE_TYPES))).toEqual(
-      new Set(Object.values(PLATFORM_ERROR_CODES)),
-    );
-    for (const type of [...Object.values(PLATFORM_FAILURE_TYPES), ...Object.values(SERVICE_FAILURE_TYPES)]) {
-      expect(FAILURE_TABLE).toHaveProperty(type);
-    }
-    expect(Object.keys(FAILURE_TABLE).sort()).toEqual(
-      [...Object.values(PLATFORM_FAILURE_TYPES), ...Object.values(SERVICE_FAILURE_TYPES)].sort(),
-    );
+describe('the failure table, the error type and the boundary agree', () => {
+  it('has every code in the table', () => {
+    for (const error of ALL_PLATFORM_ERRORS) expect(FAILURE_TABLE).toHaveProperty(error.code);
   });
 
   it.each(ALL_PLATFORM_ERRORS.map((error) => [error.code, error] as const))('%s', (code, error) => {
     const retryable = FAILURE_TABLE[code].retryable;
     expect(error.retryable).toBe(retryable);
-    expect(isRetryable(error)).toBe(retryable);
-    expect(NON_RETRYABLE_FAILURE_TYPES.includes(code)).toBe(!retryable);
-    expect(NON_RETRYABLE_PLATFORM_ERROR_CODES.includes(code)).toBe(!retryable);
     const failure = toApplicationFailure(error, 3) as ApplicationFailure;
     expect(failure.type).toBe(code);
     expect(failure.nonRetryable).toBe(!retryable);
     expect(details(failure)).toMatchObject({ attempt: 3, outcome: error.outcome });
   });
 
-  it('derives the non-retryable list from the table', () => {
-    expect([...NON_RETRYABLE_FAILURE_TYPES].sort()).toEqual(
-      Object.entries(FAILURE_TABLE)
-        .filter(([, row]) => !row.retryable)
-        .map(([type]) => type)
-        .sort(),
-    );
-    expect(NON_RETRYABLE_FAILURE_TYPES).toContain('RECONCILIATION_DEADLINE_PASSED');
-    expect(NON_RETRYABLE_FAILURE_TYPES).not.toContain('DOCUMENT_UNAVAILABLE');
+  it('derives every failure’s finality from the table, and no retry policy restates it', () => {
+    for (const [code, row] of Object.entries(FAILURE_TABLE)) {
+      expect(applicationFailure(code as FailureCode, 'x').nonRetryable).toBe(!row.retryable);
+    }
+    expect(applicationFailure('RECONCILIATION_DEADLINE_PASSED', 'x').nonRetryable).toBe(true);
+    expect(applicationFailure('DOCUMENT_UNAVAILABLE', 'x').nonRetryable).toBe(false);
+    const policies = [
+      platformCallOptions(60_000),
+      platformReadOptions(60_000),
+      uploadOptions({ retryWindowMs: 60_000, heartbeatTimeoutMs: 1_000 }),
+      CREATE_ORDER_OPTIONS,
+      INSPECT_DOCUMENT_OPTIONS,
+    ].map((options) => options.retry);
+    for (const policy of policies) expect(policy?.nonRetryableErrorTypes).toBeUndefined();
   });
 });
 
 describe('toApplicationFailure', () => {
   it('carries the platform’s delay for 429 and maintenance', () => {
     const limited = toApplicationFailure(
-      new RateLimitedError({ ...where, status: 429, retryAfterMs: 2_000 }),
+      new PlatformError({ code: 'RATE_LIMITED', ...where, status: 429, retryAfterMs: 2_000 }),
       1,
     );
     expect(details(limited)).toMatchObject({ outcome: 'not-sent', retryAfterMs: 2_000, status: 429 });
     expect((limited as ApplicationFailure).nextRetryDelay).toBe(2_000);
     const maintenance = toApplicationFailure(
-      new ServerError({ ...where, status: 503, retryAfterMs: 60_000 }),
+      new PlatformError({ code: 'SERVER_ERROR', ...where, status: 503, retryAfterMs: 60_000 }),
       1,
     );
     expect(details(maintenance)).toMatchObject({ outcome: 'not-sent', retryAfterMs: 60_000 });
@@ -125,7 +99,15 @@ describe('toApplicationFailure', () => {
     ) as ApplicationFailure;
     expect(unavailable).toMatchObject({ type: 'DOCUMENT_UNAVAILABLE', nonRetryable: false });
     expect(details(unavailable)).toEqual({ attempt: 2, outcome: 'not-sent' });
-    const fromClient = toApplicationFailure(new FileUnavailableError('/docs/a.pdf', 'EIO'), 2);
+    const fromClient = toApplicationFailure(
+      new PlatformError({
+        code: 'DOCUMENT_UNAVAILABLE',
+        method: 'POST',
+        path: '/document/api/v1/documents',
+        message: 'POST /document/api/v1/documents not sent: cannot read local file /docs/a.pdf now (EIO)',
+      }),
+      2,
+    );
     expect(fromClient).toMatchObject({ type: 'DOCUMENT_UNAVAILABLE', nonRetryable: false });
     expect(details(fromClient)).toEqual({ attempt: 2, outcome: 'not-sent' });
   });
@@ -145,12 +127,12 @@ describe('toApplicationFailure', () => {
   });
 
   it('holds a maybe-applied failure when asked', () => {
-    const timeout = new TimeoutError({ ...where, timeoutMs: 10 });
+    const timeout = new PlatformError({ code: 'TIMEOUT', ...where, timeoutMs: 10 });
     expect(toApplicationFailure(timeout, 1)).toMatchObject({ nonRetryable: false });
     expect(toApplicationFailure(timeout, 1, { holdWhenMaybeApplied: true })).toMatchObject({
       nonRetryable: true,
     });
-    const limited = new RateLimitedError({ ...where, status: 429 });
+    const limited = new PlatformError({ code: 'RATE_LIMITED', ...where, status: 429 });
     expect(toApplicationFailure(limited, 1, { holdWhenMaybeApplied: true })).toMatchObject({
       nonRetryable: false,
     });
@@ -165,7 +147,6 @@ describe('toApplicationFailure', () => {
 describe('cancellation passes unchanged', () => {
   it('a CancelledFailure', () => {
     const cancelled = new CancelledFailure('CANCELLED');
-    expect(isCancellation(cancelled)).toBe(true);
     expect(toApplicationFailure(cancelled, 1)).toBe(cancelled);
   });
 

@@ -3,7 +3,7 @@
  * map, logs an unreadable shape once per route without values, and treats an id-less order 2xx as "may exist".
  */
 import { Readable } from 'node:stream';
-import { createPlatformClient, UnexpectedResponseError } from '../../src/platform';
+import { createPlatformClient, PlatformError } from '../../src/platform';
 import type { PlatformLogger, UploadSource } from '../../src/platform';
 import { BASE_URL, harness, PASSWORD, rejectionOf, USERNAME } from './fake-http';
 
@@ -103,7 +103,7 @@ describe('order creation', () => {
       logger,
     });
     const error = await rejectionOf(h.client.createOrder(order));
-    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(error).toBeInstanceOf(PlatformError);
     expect(error).toMatchObject({ code: 'UNEXPECTED_RESPONSE', outcome: 'maybe-applied', status: 201 });
     expect(logger.warnings.find((w) => w.fields.route === 'orders')?.fields.shape).toEqual([
       'reference:string',

@@ -8,21 +8,13 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  BadCredentialsError,
-  ConflictError,
-  createPlatformClient,
-  ForbiddenError,
-  isRetryable,
-  NetworkError,
-  RateLimitedError,
-  ServerError,
-  StockNotFoundError,
-  TokenCache,
-  UnauthorizedError,
-  ValidationError,
+import { createPlatformClient, TokenCache } from '../../src/platform';
+import type {
+  PlatformClient,
+  PlatformClientOptions,
+  PlatformRequestEvent,
+  PlatformError,
 } from '../../src/platform';
-import type { PlatformClient, PlatformClientOptions, PlatformRequestEvent } from '../../src/platform';
 import { BADGE_ONLY_USER, DEMO_USER, DOCUMENT_ONLY_USER, startSandbox } from '../../src/sandbox';
 import type { RunningSandbox, SandboxUser } from '../../src/sandbox';
 
@@ -129,7 +121,7 @@ describe('tokens', () => {
     expect(stats.requests.stocks).toEqual({ '200': 2, '401': 1 });
   });
 
-  it('re-authenticates after an injected 401 and succeeds; a second 401 is an UnauthorizedError', async () => {
+  it('re-authenticates after an injected 401 and succeeds; a second 401 is UNAUTHORIZED', async () => {
     const events: PlatformRequestEvent[] = [];
     const client = clientFor(DEMO_USER, { onRequest: (event) => events.push(event) });
     await sandbox.control.setFaults({ failNext: { route: 'orders', kind: 'unauthorized' } });
@@ -147,17 +139,17 @@ describe('tokens', () => {
 
     await sandbox.control.setFaults({ failNext: { route: 'stocks', kind: 'unauthorized', count: 2 } });
     const error = await client.listStocks().catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(UnauthorizedError);
-    expect(isRetryable(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'UNAUTHORIZED' });
+    expect((error as PlatformError).retryable).toBe(true);
     expect((await sandbox.control.stats()).authCalls.issued).toBe(3);
   });
 
-  it('maps wrong credentials to BadCredentialsError', async () => {
+  it('maps wrong credentials to BAD_CREDENTIALS', async () => {
     const error = await clientFor({ username: 'demo', password: 'wrong-password' })
       .listStocks()
       .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(BadCredentialsError);
-    expect(isRetryable(error)).toBe(false);
+    expect(error).toMatchObject({ code: 'BAD_CREDENTIALS' });
+    expect((error as PlatformError).retryable).toBe(false);
     expect((error as Error).message).not.toContain('wrong-password');
     expect((await sandbox.control.stats()).authCalls).toEqual({ issued: 0, rejected: 1 });
   });
@@ -170,24 +162,24 @@ describe('errors', () => {
     const error = await client
       .uploadDocument({ filePath: photo, orderId, documentOwner: '4712', idempotencyKey: key('403') })
       .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ForbiddenError);
+    expect(error).toMatchObject({ code: 'FORBIDDEN' });
     expect(error).toMatchObject({ status: 403, scope: 'document', path: '/document/api/v1/documents' });
 
     const noBadge = await clientFor(DOCUMENT_ONLY_USER)
       .listStocks()
       .catch((caught: unknown) => caught);
-    expect(noBadge).toBeInstanceOf(ForbiddenError);
+    expect(noBadge).toMatchObject({ code: 'FORBIDDEN' });
     expect(noBadge).toMatchObject({ scope: 'badge' });
   });
 
-  it('maps 404 for an unknown stock to StockNotFoundError', async () => {
+  it('maps 404 for an unknown stock to STOCK_NOT_FOUND', async () => {
     const error = await clientFor()
       .createOrder({
         payload: { vehicle: VEHICLE, badge: BADGE, stock_id: '9999' },
         idempotencyKey: key('404'),
       })
       .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(StockNotFoundError);
+    expect(error).toMatchObject({ code: 'STOCK_NOT_FOUND' });
     expect(error).toMatchObject({ status: 404, stockId: '9999', platformCode: 'stock_not_found' });
     expect((error as Error).message).toBe(
       'POST /badge/v2/api/v1/orders failed with 404 (Not Found): stock 9999 not found for this user',
@@ -203,7 +195,7 @@ describe('errors', () => {
         idempotencyKey: key('422'),
       })
       .catch((caught: unknown) => caught);
-    expect(payloadError).toBeInstanceOf(ValidationError);
+    expect(payloadError).toMatchObject({ code: 'VALIDATION' });
     expect(payloadError).toMatchObject({ status: 422, field: 'stock_id', platformCode: 'validation_failed' });
 
     const orderId = await newOrderId(client);
@@ -212,16 +204,16 @@ describe('errors', () => {
     const fileError = await client
       .uploadDocument({ filePath: text, orderId, documentOwner: '4711', idempotencyKey: key('422f') })
       .catch((caught: unknown) => caught);
-    expect(fileError).toBeInstanceOf(ValidationError);
+    expect(fileError).toMatchObject({ code: 'VALIDATION' });
     expect(fileError).toMatchObject({ status: 422, field: 'file' });
 
     await sandbox.control.setRules({ maxUploadBytes: 10 });
     const tooLarge = await client
       .uploadDocument({ filePath: photo, orderId, documentOwner: '4711', idempotencyKey: key('422s') })
       .catch((caught: unknown) => caught);
-    expect(tooLarge).toBeInstanceOf(ValidationError);
+    expect(tooLarge).toMatchObject({ code: 'VALIDATION' });
     expect((tooLarge as Error).message).toContain('exceeds the limit of 10 bytes');
-    expect(isRetryable(tooLarge)).toBe(false);
+    expect((tooLarge as PlatformError).retryable).toBe(false);
     expect((await sandbox.control.state()).documents).toHaveLength(0);
   });
 
@@ -237,14 +229,15 @@ describe('errors', () => {
       ],
     });
     const rateLimited = await client.listStocks().catch((caught: unknown) => caught);
-    expect(rateLimited).toBeInstanceOf(RateLimitedError);
+    expect(rateLimited).toMatchObject({ code: 'RATE_LIMITED' });
     expect(rateLimited).toMatchObject({ status: 429, retryAfterMs: 3000 });
     const unavailable = await client.listStocks().catch((caught: unknown) => caught);
-    expect(unavailable).toBeInstanceOf(ServerError);
+    expect(unavailable).toMatchObject({ code: 'SERVER_ERROR' });
     expect(unavailable).toMatchObject({ status: 503 });
     const dropped = await client.listStocks().catch((caught: unknown) => caught);
-    expect(dropped).toBeInstanceOf(NetworkError);
-    for (const error of [rateLimited, unavailable, dropped]) expect(isRetryable(error)).toBe(true);
+    expect(dropped).toMatchObject({ code: 'NETWORK' });
+    for (const error of [rateLimited, unavailable, dropped])
+      expect((error as PlatformError).retryable).toBe(true);
     await expect(client.listStocks()).resolves.toMatchObject({ stocks: expect.any(Array) as unknown });
   });
 });
@@ -273,7 +266,7 @@ describe('idempotency', () => {
     await sandbox.control.setFaults({ failNext: { route: 'orders', kind: 'commit-then-drop' } });
     const input = { payload: { vehicle: VEHICLE, badge: BADGE }, idempotencyKey: key('lost') };
     const lost = await client.createOrder(input).catch((caught: unknown) => caught);
-    expect(lost).toBeInstanceOf(NetworkError);
+    expect(lost).toMatchObject({ code: 'NETWORK' });
     const repeated = await client.createOrder(input);
     const state = await sandbox.control.state();
     expect(state.orders).toHaveLength(1);
@@ -319,8 +312,8 @@ describe('uploads', () => {
     const conflict = await client
       .uploadDocument({ filePath: photo, orderId, documentOwner: '4711', idempotencyKey })
       .catch((caught: unknown) => caught);
-    expect(conflict).toBeInstanceOf(ConflictError);
-    expect(isRetryable(conflict)).toBe(true);
+    expect(conflict).toMatchObject({ code: 'CONFLICT' });
+    expect((conflict as PlatformError).retryable).toBe(true);
 
     const uploaded = await first;
     expect(progressed).toBe(size);

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { createPlatformClient, FileError, resolveContentType } from '../../src/platform';
+import { createPlatformClient, PlatformError, resolveContentType } from '../../src/platform';
 import type { PlatformLogger } from '../../src/platform';
 import type { RecordedRequest } from './fake-http';
 import { harness, rejectionOf } from './fake-http';
@@ -214,22 +214,22 @@ describe('uploads', () => {
     expect(progress.filter((bytes) => bytes === PHOTO_BYTES.length)).toHaveLength(2);
   });
 
-  it('fails with FileError, before authenticating, when the file is missing or not a file', async () => {
+  it('fails with FILE_ERROR, before authenticating, when the file is missing or not a file', async () => {
     const h = harness(() => DOCUMENT_REPLY);
     const missing = join(dir, 'nope.png');
     const error = await rejectionOf(
       h.client.uploadDocument({ filePath: missing, orderId: '1', documentOwner: '1', idempotencyKey: 'k' }),
     );
-    expect(error).toBeInstanceOf(FileError);
+    expect(error).toBeInstanceOf(PlatformError);
     expect(error).toMatchObject({ code: 'FILE_ERROR', filePath: missing });
-    expect((error as FileError).cause).toMatchObject({ code: 'ENOENT' });
+    expect((error as PlatformError).cause).toMatchObject({ code: 'ENOENT' });
     expect((error as Error).message).toBe(
       `POST /document/api/v1/documents not sent: cannot read local file ${missing} (ENOENT)`,
     );
     const directory = await rejectionOf(
       h.client.uploadDocument({ filePath: dir, orderId: '1', documentOwner: '1', idempotencyKey: 'k' }),
     );
-    expect(directory).toBeInstanceOf(FileError);
+    expect(directory).toMatchObject({ code: 'FILE_ERROR' });
     expect((directory as Error).message).toContain('(not a regular file)');
     expect(h.requests).toHaveLength(0);
   });

@@ -1,22 +1,42 @@
 /**
- * The outcome rule: every row of the table in docs/platform-client.md, through `classifyOutcome` and through
- * the errors the HTTP layer builds from real answers.
+ * The outcome rule: every row of the table in docs/platform-client.md, through the failure table's
+ * `codeForStatus`, `codeForTransport` and `outcomeOf`, and through the errors the HTTP layer builds from real
+ * answers.
  */
-import {
-  BadCredentialsError,
-  classifyOutcome,
-  FileError,
-  NetworkError,
-  RateLimitedError,
-  ServerError,
-  TimeoutError,
-  UnexpectedResponseError,
-} from '../../src/platform';
-import type { CallOutcome, OutcomeFacts } from '../../src/platform';
+import { codeForStatus, codeForTransport, outcomeOf } from '../../src/failure-types';
+import type { CallOutcome } from '../../src/failure-types';
+import { PlatformError } from '../../src/platform';
 import { fakeHttp, makeJwt, PASSWORD, USERNAME } from './fake-http';
 import { createPlatformClient, TokenCache } from '../../src/platform';
 
 const where = { method: 'POST', path: '/badge/v2/api/v1/orders' };
+
+/** What is known about a failed call. */
+type OutcomeFacts =
+  | { readonly kind: 'answered'; readonly status: number; readonly retryAfter?: boolean }
+  | { readonly kind: 'transport'; readonly code?: string }
+  | { readonly kind: 'deadline' }
+  | { readonly kind: 'local' }
+  | { readonly kind: 'bad-credentials' };
+
+/** The outcome the failure table gives these facts, as the HTTP layer asks it. */
+function classifyOutcome(facts: OutcomeFacts): CallOutcome {
+  switch (facts.kind) {
+    case 'answered':
+      return outcomeOf(codeForStatus(facts.status), facts);
+    case 'transport':
+      return outcomeOf(
+        codeForTransport(facts.code),
+        facts.code === undefined ? {} : { transportCode: facts.code },
+      );
+    case 'deadline':
+      return outcomeOf('TIMEOUT', { transportCode: 'EDEADLINE' });
+    case 'local':
+      return outcomeOf('FILE_ERROR');
+    case 'bad-credentials':
+      return outcomeOf(codeForStatus(401, { token: true }), { status: 401 });
+  }
+}
 
 describe('classifyOutcome', () => {
   const rows: readonly [string, OutcomeFacts, CallOutcome][] = [
@@ -59,20 +79,27 @@ describe('classifyOutcome', () => {
 
 describe('error defaults follow the same rule', () => {
   it('derives outcomes from what each error knows', () => {
-    expect(new BadCredentialsError({ ...where, status: 401 }).outcome).toBe('not-sent');
-    expect(new FileError({ ...where, filePath: '/x' }).outcome).toBe('not-sent');
-    expect(new RateLimitedError({ ...where, status: 429 }).outcome).toBe('not-sent');
-    expect(new ServerError({ ...where, status: 503, retryAfterMs: 1000 }).outcome).toBe('not-sent');
-    expect(new ServerError({ ...where, status: 503 }).outcome).toBe('maybe-applied');
-    expect(new UnexpectedResponseError({ ...where, status: 201 }).outcome).toBe('maybe-applied');
-    expect(new NetworkError({ ...where, cause: { name: 'Error', code: 'ECONNREFUSED' } }).outcome).toBe(
-      'not-sent',
-    );
-    expect(new NetworkError({ ...where, cause: { name: 'Error', code: 'ECONNRESET' } }).outcome).toBe(
+    expect(new PlatformError({ code: 'BAD_CREDENTIALS', ...where, status: 401 }).outcome).toBe('not-sent');
+    expect(new PlatformError({ code: 'FILE_ERROR', ...where, filePath: '/x' }).outcome).toBe('not-sent');
+    expect(new PlatformError({ code: 'RATE_LIMITED', ...where, status: 429 }).outcome).toBe('not-sent');
+    expect(
+      new PlatformError({ code: 'SERVER_ERROR', ...where, status: 503, retryAfterMs: 1000 }).outcome,
+    ).toBe('not-sent');
+    expect(new PlatformError({ code: 'SERVER_ERROR', ...where, status: 503 }).outcome).toBe('maybe-applied');
+    expect(new PlatformError({ code: 'UNEXPECTED_RESPONSE', ...where, status: 201 }).outcome).toBe(
       'maybe-applied',
     );
-    expect(new TimeoutError({ ...where }).outcome).toBe('maybe-applied');
-    expect(new ServerError({ ...where, status: 500, outcome: 'not-sent' }).outcome).toBe('not-sent');
+    expect(
+      new PlatformError({ code: 'NETWORK', ...where, cause: { name: 'Error', code: 'ECONNREFUSED' } })
+        .outcome,
+    ).toBe('not-sent');
+    expect(
+      new PlatformError({ code: 'NETWORK', ...where, cause: { name: 'Error', code: 'ECONNRESET' } }).outcome,
+    ).toBe('maybe-applied');
+    expect(new PlatformError({ code: 'TIMEOUT', ...where }).outcome).toBe('maybe-applied');
+    expect(
+      new PlatformError({ code: 'SERVER_ERROR', ...where, status: 500, outcome: 'not-sent' }).outcome,
+    ).toBe('not-sent');
   });
 });
 
@@ -111,8 +138,8 @@ describe('the HTTP layer classifies answers', () => {
     const error = await clientAnswering(503, { 'Retry-After': '120' })
       .createOrder(order)
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ServerError);
-    expect((error as ServerError).retryAfterMs).toBe(120_000);
+    expect(error).toMatchObject({ code: 'SERVER_ERROR' });
+    expect((error as PlatformError).retryAfterMs).toBe(120_000);
   });
 
   it('a refused connection is not sent', async () => {

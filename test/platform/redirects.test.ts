@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import axios from 'axios';
-import { createPlatformClient, TokenCache, UnexpectedResponseError } from '../../src/platform';
+import { createPlatformClient, TokenCache } from '../../src/platform';
 import type { PlatformClient } from '../../src/platform';
 import { makeJwt, PASSWORD, USERNAME } from './fake-http';
 
@@ -103,7 +103,7 @@ describe('redirects with a bearer token', () => {
         () => undefined,
         (caught: unknown) => caught,
       );
-    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(error).toMatchObject({ code: 'UNEXPECTED_RESPONSE' });
     expect((error as Error).message).toContain('redirected to another origin (http://evil.platform.test:');
     expect((error as Error).message).not.toContain('/collect');
     const atOtherHost = seen.filter((request) => request.host.startsWith('evil.'));
@@ -115,9 +115,9 @@ describe('redirects with a bearer token', () => {
 
   it('refuses a redirect to another port or scheme: nothing reaches the other server', async () => {
     const { port } = await platform(() => `http://platform.test:${other.port}/collect`);
-    await expect(clientFor(port).listStocks()).rejects.toBeInstanceOf(UnexpectedResponseError);
+    await expect(clientFor(port).listStocks()).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE' });
     const https = await platform(() => `https://platform.test:${other.port}/collect`);
-    await expect(clientFor(https.port).listStocks()).rejects.toBeInstanceOf(UnexpectedResponseError);
+    await expect(clientFor(https.port).listStocks()).rejects.toMatchObject({ code: 'UNEXPECTED_RESPONSE' });
     expect(other.seen).toEqual([]);
   });
 });

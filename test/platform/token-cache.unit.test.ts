@@ -1,4 +1,4 @@
-import { AccessToken, createPlatformClient, TokenCache, UnauthorizedError } from '../../src/platform';
+import { AccessToken, createPlatformClient, TokenCache, PlatformError } from '../../src/platform';
 import type { FakeReply } from './fake-http';
 import {
   BASE_URL,
@@ -245,10 +245,10 @@ describe('401 handling', () => {
     ]);
   });
 
-  it('throws UnauthorizedError on a second 401, and the next call starts afresh', async () => {
+  it('throws UNAUTHORIZED on a second 401, and the next call starts afresh', async () => {
     const h = harness(() => ({ status: 401, body: { error: { message: 'token revoked' } } }));
     const error = await rejectionOf(h.client.listStocks());
-    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect(error).toBeInstanceOf(PlatformError);
     expect(error).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
     expect((error as Error).message).toBe(
       'GET /badge/v2/api/v1/stocks failed with 401 (Unauthorized): token revoked',

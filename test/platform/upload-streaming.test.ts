@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createPlatformClient, TimeoutError, TokenCache } from '../../src/platform';
+import type { PlatformError } from '../../src/platform';
+import { createPlatformClient, TokenCache } from '../../src/platform';
 import { makeJwt } from './fake-http';
 
 const MB = 1024 * 1024;
@@ -200,7 +201,7 @@ it('times out an upload that takes longer than uploadMs', async () => {
   const error = await client({ uploadMs: 300 })
     .uploadDocument({ filePath, orderId: '1', documentOwner: '1', idempotencyKey: 'slow' })
     .catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(TimeoutError);
-  expect((error as TimeoutError).message).toBe('POST /document/api/v1/documents timed out after 300 ms');
+  expect(error).toMatchObject({ code: 'TIMEOUT' });
+  expect((error as PlatformError).message).toBe('POST /document/api/v1/documents timed out after 300 ms');
   expect(Date.now() - started).toBeLessThan(5_000);
 });

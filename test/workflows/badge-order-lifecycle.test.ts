@@ -38,7 +38,7 @@ function order(
   return { orderRef, vehicle, badge, documents, options };
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+async function applicationFailure(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
     () => undefined,
     (error: unknown) => error,
@@ -187,7 +187,7 @@ describe('badgeOrder over a long life', () => {
   /** Cancels the order and checks it ended Cancelled, knowing whatever the platform created for it. */
   async function cancelAndCheck(orderRef: string, handle: BadgeOrderHandle): Promise<void> {
     await handle.cancel();
-    const failure = await failureOf(handle.result());
+    const failure = await applicationFailure(handle.result());
     expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     const view = await stack.orders.status(orderRef);
     expect(view).toMatchObject({ phase: 'cancelled', searchStatus: 'Cancelled' });
@@ -210,7 +210,7 @@ describe('badgeOrder over a long life', () => {
       { what: 'the repair wait' },
     );
     await started.handle.cancel();
-    expect(((await failureOf(started.handle.result())) as WorkflowFailedError).cause).toBeInstanceOf(
+    expect(((await applicationFailure(started.handle.result())) as WorkflowFailedError).cause).toBeInstanceOf(
       CancelledFailure,
     );
     const description = await started.handle.describe();

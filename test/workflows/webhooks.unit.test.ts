@@ -4,11 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  deliverWebhookActivity,
-  WEBHOOK_FAILURE_TYPES,
-  webhookSignature,
-} from '../../src/activities/deliver-webhook';
+import { deliverWebhookActivity, webhookSignature } from '../../src/activities/deliver-webhook';
 import { ConfigError, loadWorkerConfig, webhookConfigSchema } from '../../src/config';
 import { badgeOrderInputSchema, formatIssues } from '../../src/contract';
 
@@ -58,7 +54,7 @@ describe('webhook settings', () => {
     });
     await expect(refusal).rejects.toBeInstanceOf(ApplicationFailure);
     await expect(refusal).rejects.toMatchObject({
-      type: WEBHOOK_FAILURE_TYPES.destinationRefused,
+      type: 'WEBHOOK_DESTINATION_REFUSED',
       nonRetryable: true,
       message:
         'callbackUrl must be on a host this service delivers webhooks to (metadata.internal.example is not one; ask its operators)',
