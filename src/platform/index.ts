@@ -8,7 +8,6 @@ export type {
   CallOptions,
   CreatedOrder,
   CreateOrderInput,
-  DocumentLinks,
   PlatformClient,
   PlatformClientOptions,
   PlatformLogger,

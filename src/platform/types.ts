@@ -3,6 +3,7 @@
  * Kept apart from the implementation so that the API modules and the client can share them without cycles.
  */
 import type { AxiosInstance } from 'axios';
+import type { DocumentLinks } from '../contract';
 import type { ResponseMap } from './extract';
 import type { ClaimsReport, DocumentOwner, DocumentOwnerSetting } from './owner';
 import type { TokenCache } from './token-cache';
@@ -207,20 +208,13 @@ export interface UploadDocumentInput {
   readonly signal?: AbortSignal;
 }
 
-/** Links to an uploaded document; `null` where the platform sent none. */
-export interface DocumentLinks {
-  /** Link to the original file. */
-  readonly original: string | null;
-  /** Link to a thumbnail. */
-  readonly thumbnail: string | null;
-  /** Signed download link. */
-  readonly download: string | null;
-}
-
 /** The document the platform stored. */
 export interface UploadedDocument {
-  /** Links to the original, a thumbnail and a signed download. */
-  readonly links: DocumentLinks;
+  /**
+   * Links to the original and a thumbnail, as the contract keeps them, and the signed download link (a
+   * credential: the order never keeps it); `null` where the platform sent none.
+   */
+  readonly links: DocumentLinks & { readonly download: string | null };
   /** The platform's document id, when it sent one. */
   readonly documentId: string | null;
   /** The HTTP status of the answer (200 or 201, …). */
