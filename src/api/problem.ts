@@ -5,19 +5,19 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
-import type { Problem } from './schemas';
+import type { Problem } from '../http-contract';
 
 /** The media type of a problem detail. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /** One invalid field of a request. */
-export interface FieldError {
+interface FieldError {
   readonly field: string;
   readonly message: string;
 }
 
 /** The fields of a problem, by the route that refuses the request. */
-export interface ApiProblemInit {
+interface ApiProblemInit {
   readonly status: number;
   readonly code: string;
   readonly detail: string;

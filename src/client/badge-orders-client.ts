@@ -18,15 +18,12 @@ import {
   BadgeOrderId,
   BadgeOrderRef,
   BadgeOrderStatus,
+  WORKFLOW_TYPES,
+} from '../workflow-contract';
+import {
   badgeOrderWorkflowId,
   DEFAULT_TASK_QUEUE,
   parseBadgeOrderInput,
-  reconcileOrderUpdate,
-  replaceDocumentUpdate,
-  retryUploadsSignal,
-  setDocumentOwnerUpdate,
-  statusQuery,
-  WORKFLOW_TYPES,
   type BadgeOrderStatusView,
   type BadgeOrderWorkflow,
   type DocumentState,
@@ -35,6 +32,13 @@ import {
   type SetDocumentOwnerInput,
   type ValidBadgeOrderInput,
 } from '../contract';
+import {
+  reconcileOrderUpdate,
+  replaceDocumentUpdate,
+  retryUploadsSignal,
+  setDocumentOwnerUpdate,
+  statusQuery,
+} from '../workflow-messages';
 import { SERVICE_FAILURE_TYPES } from '../failure-types';
 import { inSpan, tracedClient, type ClientTracing } from '../tracing/client';
 import { badgeOrdersQuery } from '../temporal/visibility';

@@ -17,7 +17,7 @@ import {
   retryUploadsSignal,
   setDocumentOwnerUpdate,
   statusQuery,
-} from '../workflow-contract';
+} from '../workflow-messages';
 import { contractSchemas } from './contract-schemas';
 import { describeFailure } from './failures';
 import type { OrderState } from './order-state';

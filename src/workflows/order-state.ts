@@ -5,7 +5,6 @@
  */
 import type {
   BadgeOrderPhase,
-  BadgeOrderStatusValue,
   BadgeOrderStatusView,
   DocumentOwnerView,
   ReconcileOrderAnswer,
@@ -13,6 +12,7 @@ import type {
   StockAdvice,
   WebhookDeliveriesView,
 } from '../contract';
+import type { BadgeOrderStatusValue } from '../workflow-contract';
 import type { PlatformIdValue } from '../activities/types';
 import { DocumentTracker, type TrackedDocument } from './document-tracker';
 import type { ResolvedBadgeOrderInput } from './order-input';

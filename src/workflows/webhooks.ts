@@ -6,13 +6,8 @@
  * waits for deliveries still under way only before it ends or continues as new, so none is lost.
  */
 import { CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type {
-  BadgeOrderStatusValue,
-  FailedWebhookDelivery,
-  WebhookDeliveriesView,
-  WebhookEvent,
-} from '../contract';
-import { WEBHOOK_EVENT_TYPES } from '../workflow-contract';
+import type { FailedWebhookDelivery, WebhookDeliveriesView, WebhookEvent } from '../contract';
+import { WEBHOOK_EVENT_TYPES, type BadgeOrderStatusValue } from '../workflow-contract';
 import { activityAttempts } from './failures';
 import type { OrderState } from './order-state';
 import type { BadgeOrderActivities } from './steps';
