@@ -482,12 +482,17 @@ export class InvalidOrderInputError extends Error {
   }
 }
 
+/** Each zod issue as the field it names (its dotted path, `(input)` for the whole value) and its message. */
+export function issueFields(error: z.ZodError): { readonly field: string; readonly message: string }[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.map(String).join('.') : '(input)',
+    message: issue.message,
+  }));
+}
+
 /** Formats zod issues as `field.path: message` lines. */
 export function formatIssues(error: z.ZodError): string[] {
-  return error.issues.map((issue) => {
-    const field = issue.path.length > 0 ? issue.path.join('.') : '(input)';
-    return `${field}: ${issue.message}`;
-  });
+  return issueFields(error).map(({ field, message }) => `${field}: ${message}`);
 }
 
 /** Validates an order input; used by the starter and again by the workflow. */

@@ -180,6 +180,19 @@ export interface Operation {
 /** Problems every authenticated operation may answer with. */
 export const COMMON_PROBLEMS = [400, 401, 403, 429, 431, 503, 504] as const;
 
+/** What an operator's action on one order shares: `POST`, the scope `ops`, the order named by path and query. */
+const OPERATOR_ACTION = {
+  method: 'POST',
+  scope: 'ops',
+  params: orderRefParamsSchema,
+  query: orderQuerySchema,
+  problems: [404, 409, 413, 415],
+} as const;
+
+/** The answer of an update that answers the order's status. */
+const statusViewAnswer = (description: string) =>
+  ({ 200: { description, schema: ['BadgeOrderStatusView', badgeOrderStatusViewSchema] } }) as const;
+
 /** Every operation of the orders API. */
 export const ORDER_OPERATIONS = {
   putOrder: {
@@ -231,15 +244,12 @@ export const ORDER_OPERATIONS = {
     problems: [],
   },
   retryOrder: {
+    ...OPERATOR_ACTION,
     operationId: 'retryOrder',
-    method: 'POST',
     path: '/v1/orders/{orderRef}/retry',
     summary: 'Retry every failed document now',
     description:
       'Sends the order the `retryUploads` signal. Refused (409) when the order is no longer running.',
-    scope: 'ops',
-    params: orderRefParamsSchema,
-    query: orderQuerySchema,
     responses: {
       202: {
         description: 'The order took the signal',
@@ -249,14 +259,13 @@ export const ORDER_OPERATIONS = {
     problems: [404, 409],
   },
   replaceDocument: {
+    ...OPERATOR_ACTION,
     operationId: 'replaceDocument',
-    method: 'POST',
     path: '/v1/orders/{orderRef}/documents/{index}/replace',
     summary: 'Replace a failed document’s file',
     description:
       'Runs the `replaceDocument` update for the order’s document at `index` (as listed in the order input): the ' +
       'document is retried with the new file. Refused (409) when the document has not failed or the order is closed.',
-    scope: 'ops',
     params: z.strictObject({
       orderRef: badgeOrderInputSchema.shape.orderRef,
       index: z
@@ -264,37 +273,26 @@ export const ORDER_OPERATIONS = {
         .regex(/^(0|[1-9][0-9]{0,2})$/, 'must be the document index, a whole number from 0')
         .transform(Number),
     }),
-    query: orderQuerySchema,
     body: ['ReplaceDocumentBody', replaceDocumentInputSchema.omit({ path: true }).strict()],
     responses: {
       200: { description: 'The document’s new state', schema: ['DocumentState', documentStateSchema] },
     },
-    problems: [404, 409, 413, 415],
   },
   reconcileOrder: {
+    ...OPERATOR_ACTION,
     operationId: 'reconcileOrder',
-    method: 'POST',
     path: '/v1/orders/{orderRef}/reconcile',
     summary: 'Resolve an order awaiting reconciliation',
     description:
       'Runs the `reconcileOrder` update with the operator’s answer after checking the platform: ' +
       '`{ "orderId": "<digits>" }` when it holds the order (the id as a string, every digit kept; a number is ' +
       'accepted up to 2^53 − 1), `{ "notCreated": true }` when it does not. Refused (409) unless the order awaits it.',
-    scope: 'ops',
-    params: orderRefParamsSchema,
-    query: orderQuerySchema,
     body: ['ReconcileOrderInput', reconcileOrderInputSchema],
-    responses: {
-      200: {
-        description: 'The order’s status after the answer',
-        schema: ['BadgeOrderStatusView', badgeOrderStatusViewSchema],
-      },
-    },
-    problems: [404, 409, 413, 415],
+    responses: statusViewAnswer('The order’s status after the answer'),
   },
   setDocumentOwner: {
+    ...OPERATOR_ACTION,
     operationId: 'setDocumentOwner',
-    method: 'POST',
     path: '/v1/orders/{orderRef}/document-owner',
     summary: 'Correct whose documents an order’s are',
     description:
@@ -302,16 +300,7 @@ export const ORDER_OPERATIONS = {
       '`document_owner` from now on, and its failed documents are sent again at once (the answer to a 422 naming ' +
       '`document_owner`, which the order’s status explains). Refused (409) before the order exists on the ' +
       'platform or once it has ended.',
-    scope: 'ops',
-    params: orderRefParamsSchema,
-    query: orderQuerySchema,
     body: ['SetDocumentOwnerInput', setDocumentOwnerInputSchema],
-    responses: {
-      200: {
-        description: 'The order’s status after the correction',
-        schema: ['BadgeOrderStatusView', badgeOrderStatusViewSchema],
-      },
-    },
-    problems: [404, 409, 413, 415],
+    responses: statusViewAnswer('The order’s status after the correction'),
   },
 } as const satisfies Record<string, Operation>;

@@ -4,7 +4,6 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import type { z } from 'zod';
 import type { Problem } from '../http-contract';
 
 /** The media type of a problem detail. */
@@ -44,18 +43,6 @@ export class ApiProblem extends Error {
     this.errors = init.errors;
     this.headers = init.headers ?? {};
   }
-}
-
-/**
- * Invalid fields from a zod error, named as the contract's `formatIssues` names them (`documents.0.path`),
- * under `prefix` (`body`, `query`, `path`) so the caller sees where the field was.
- */
-export function fieldErrors(error: z.ZodError, prefix?: string): FieldError[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.map(String);
-    const field = path.length > 0 ? path.join('.') : '(input)';
-    return { field: prefix ? `${prefix}.${field}` : field, message: issue.message };
-  });
 }
 
 /** A 400 for invalid input, naming each field. */

@@ -25,6 +25,7 @@ import { runStatusName } from '../../client/order-listing';
 import {
   badgeOrderInputSchema,
   clientDocumentsFolder,
+  issueFields,
   type BadgeOrderResult,
   type BadgeOrderStatusView,
   type ValidBadgeOrderInput,
@@ -52,7 +53,7 @@ import type { ApiLimits, ApiScope } from '../config';
 import { inSpan, type Tracing } from '../../tracing';
 import { INPUT_HASH_MEMO_KEY, orderInputHash, orderInputHashBefore040 } from '../input-hash';
 import { decodePageToken, encodePageToken } from '../page-token';
-import { ApiProblem, fieldErrors, invalidInput } from '../problem';
+import { ApiProblem, invalidInput } from '../problem';
 import { isInvalidArgument, withinTime } from '../temporal-errors';
 
 /** Options of {@link ordersRoutes}. */
@@ -67,11 +68,19 @@ export interface OrdersRoutesOptions {
   readonly documents?: DocumentStore;
 }
 
-/** Parses one part of a request with a zod schema; a 400 names each invalid field under `where`. */
+/**
+ * Parses one part of a request with a zod schema; a 400 names each invalid field as the contract names it
+ * (`documents.0.path`), under `where` (`body`, `query`, `path`) so the caller sees where the field was.
+ */
 function parsePart<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
   const parsed = schema.safeParse(value ?? {});
-  if (!parsed.success)
-    throw invalidInput(fieldErrors(parsed.error, where), where === 'body' ? 'body' : `request ${where}`);
+  if (!parsed.success) {
+    const errors = issueFields(parsed.error).map(({ field, message }) => ({
+      field: `${where}.${field}`,
+      message,
+    }));
+    throw invalidInput(errors, where === 'body' ? 'body' : `request ${where}`);
+  }
   return parsed.data;
 }
 
