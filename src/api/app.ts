@@ -97,7 +97,7 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
  * The API's OpenAPI 3.1 document: the orders operations, and the documents upload when the API has documents
  * (with their limits).
  */
-export function apiOpenApiDocument(documents?: Pick<ApiDocuments, 'maxBytes' | 'uploads'>): JsonSchema {
+function apiOpenApiDocument(documents?: Pick<ApiDocuments, 'maxBytes' | 'uploads'>): JsonSchema {
   const upload = documents === undefined ? undefined : documentsOpenApi(documents);
   return buildOpenApiDocument({
     operations: Object.values(ORDER_OPERATIONS),

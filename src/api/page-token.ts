@@ -15,7 +15,7 @@ const tokenSchema = z.strictObject({
 });
 
 /** What a listing is filtered by: a token belongs to exactly one filter. */
-export interface ListingFilter {
+interface ListingFilter {
   readonly status: BadgeOrderStatusValue | undefined;
   readonly clientId: string | undefined;
 }

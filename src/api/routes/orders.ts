@@ -57,7 +57,7 @@ import { ApiProblem, invalidInput } from '../problem';
 import { isInvalidArgument, withinTime } from '../temporal-errors';
 
 /** Options of {@link ordersRoutes}. */
-export interface OrdersRoutesOptions {
+interface OrdersRoutesOptions {
   readonly orders: BadgeOrdersClient;
   readonly limits: Pick<ApiLimits, 'operationTimeoutMs' | 'queryTimeoutMs'>;
   /** Where the workers deliver webhooks: a `callbackUrl` they would refuse is refused at once. */
