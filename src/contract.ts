@@ -1,34 +1,15 @@
 /**
- * The public contract of badge-orders: names, message definitions, inputs and results that backend systems,
- * the operator tools and the workflows share. It is imported by workflow code, so it stays deterministic:
- * no Node built-ins, no I/O.
+ * The public contract of badge-orders: what backend systems, the operator tools and the workflows exchange, each
+ * shape defined once as a zod schema with its type inferred. Inputs are validated with these schemas; results,
+ * the status view and webhook events are the types workflow code builds, and the HTTP API (src/http-contract.ts)
+ * and the JSON Schemas in `schemas/` are generated from the same schemas. Beside it: the names workflow code needs
+ * without zod (src/workflow-contract.ts) and the workflow's messages (src/workflow-messages.ts).
+ *
+ * Imported by workflow code (lazily, see src/workflows/contract-schemas.ts), so it stays deterministic: no Node
+ * built-ins, no I/O.
  */
 import { z } from 'zod';
-import type { WEBHOOK_EVENT_TYPES } from './workflow-contract';
-import {
-  BadgeOrderClient,
-  BadgeOrderId,
-  BadgeOrderRef,
-  BadgeOrderStatus,
-  documentSourceOf,
-} from './workflow-contract';
-
-// The values workflow code needs at run time live in a module without zod (see there); they are part of this
-// contract as much as the rest.
-export {
-  BadgeOrderClient,
-  BadgeOrderId,
-  BadgeOrderRef,
-  BadgeOrderStatus,
-  WEBHOOK_EVENT_TYPES,
-  WORKFLOW_TYPES,
-  documentSourceOf,
-  reconcileOrderUpdate,
-  replaceDocumentUpdate,
-  retryUploadsSignal,
-  setDocumentOwnerUpdate,
-  statusQuery,
-} from './workflow-contract';
+import { BADGE_ORDER_STATUSES, documentSourceOf, WEBHOOK_EVENT_TYPES } from './workflow-contract';
 
 /** Default task queue of the badge order workers (overridable with `TEMPORAL_TASK_QUEUE`). */
 export const DEFAULT_TASK_QUEUE = 'badge-orders';
@@ -46,14 +27,6 @@ export function badgeOrderWorkflowId(orderRef: string, clientId?: string): strin
   return `${BADGE_ORDER_WORKFLOW_ID_PREFIX}${orderRef}${clientId === undefined ? '' : `@${clientId}`}`;
 }
 
-/** Every custom search attribute the service needs on its namespace. */
-export const BADGE_SEARCH_ATTRIBUTES = [
-  BadgeOrderRef,
-  BadgeOrderId,
-  BadgeOrderStatus,
-  BadgeOrderClient,
-] as const;
-
 /**
  * The folder under `DOCUMENTS_ROOT` of a client's `path` documents: an order placed through the HTTP API names
  * files only inside it (its input's `documentsFolder`).
@@ -61,18 +34,6 @@ export const BADGE_SEARCH_ATTRIBUTES = [
 export function clientDocumentsFolder(clientId: string): string {
   return `clients/${clientId}`;
 }
-
-/** Values of the `BadgeOrderStatus` search attribute. */
-export const BADGE_ORDER_STATUSES = [
-  'Running',
-  'AwaitingRepair',
-  'AwaitingReconciliation',
-  'Completed',
-  'Failed',
-  'Cancelled',
-] as const;
-/** Where an order stands, as operators filter for it in the Web UI. */
-export type BadgeOrderStatusValue = (typeof BADGE_ORDER_STATUSES)[number];
 
 const ORDER_REF_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 /** Upper bound for the UTF-8 JSON size of vehicle and badge data: they travel in workflow history. */
@@ -260,7 +221,9 @@ const orderDataSchema = z
   .superRefine((value, ctx) => {
     const problem = orderDataProblem(value);
     if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
-  });
+  })
+  // What the refinement requires, for JSON Schema (which cannot state the size and nesting bounds).
+  .meta({ minProperties: 1 });
 
 /**
  * Pattern of a content-addressed document reference: `sha256:` and the 64 lowercase hex digits of the stored
@@ -295,7 +258,7 @@ const contentTypeSchema = z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MI
  * One document to upload, as the caller names it: exactly one of `path` (a file under the worker's
  * `DOCUMENTS_ROOT`) and `ref` (a document in the document store, as `POST /v1/documents` answered it).
  */
-export const documentInputSchema = z
+const documentInputSchema = z
   .object({
     /** Path relative to the worker's `DOCUMENTS_ROOT`. */
     path: documentPathSchema.optional(),
@@ -375,7 +338,7 @@ const windowMsSchema = durationMsSchema({ ms: 30 * DAY_MS, text: '30 days' });
 const heartbeatMsSchema = durationMsSchema({ ms: HOUR_MS, text: '1 hour' });
 
 /** Tuning of one order's run; every field has a default that suits production. */
-export const badgeOrderOptionsSchema = z.object({
+const badgeOrderOptionsSchema = z.object({
   /** Documents uploaded at the same time. @default 4 */
   maxParallelUploads: z.number().int().min(1).max(32).optional(),
   /**
@@ -505,8 +468,11 @@ export type BadgeOrderInput = z.input<typeof badgeOrderInputSchema>;
 export type ValidBadgeOrderInput = z.output<typeof badgeOrderInputSchema>;
 /** Tuning options of one order. */
 export type BadgeOrderOptions = z.infer<typeof badgeOrderOptionsSchema>;
+
 /** Every tuning option of one order, as resolved when it started (defaults filled in). */
-export type ResolvedBadgeOrderOptions = { readonly [K in keyof Required<BadgeOrderOptions>]: number };
+const resolvedOptionsSchema = badgeOrderOptionsSchema.required();
+/** Every tuning option of one order, as resolved when it started (defaults filled in). */
+export type ResolvedBadgeOrderOptions = z.output<typeof resolvedOptionsSchema>;
 
 /** Thrown by {@link parseBadgeOrderInput}: the message names every invalid field. */
 export class InvalidOrderInputError extends Error {
@@ -516,12 +482,17 @@ export class InvalidOrderInputError extends Error {
   }
 }
 
+/** Each zod issue as the field it names (its dotted path, `(input)` for the whole value) and its message. */
+export function issueFields(error: z.ZodError): { readonly field: string; readonly message: string }[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.map(String).join('.') : '(input)',
+    message: issue.message,
+  }));
+}
+
 /** Formats zod issues as `field.path: message` lines. */
 export function formatIssues(error: z.ZodError): string[] {
-  return error.issues.map((issue) => {
-    const field = issue.path.length > 0 ? issue.path.join('.') : '(input)';
-    return `${field}: ${issue.message}`;
-  });
+  return issueFields(error).map(({ field, message }) => `${field}: ${message}`);
 }
 
 /** Validates an order input; used by the starter and again by the workflow. */
@@ -531,35 +502,76 @@ export function parseBadgeOrderInput(input: unknown): ValidBadgeOrderInput {
   return parsed.data;
 }
 
+/** A platform id in an answer: always a string, its digits exactly as the platform sent them. */
+const platformIdSchema = z.string().meta({
+  description: "The platform's id as a string, exactly as the platform sent it (every digit kept).",
+});
+
 /**
  * Links to an uploaded document, as the platform returned them. The signed download link is a credential and
  * is never kept: fetch it from the platform by the document id when needed.
  */
-export interface DocumentLinks {
-  readonly original: string | null;
-  readonly thumbnail: string | null;
-}
+const documentLinksSchema = z.object({
+  original: z.string().nullable(),
+  thumbnail: z.string().nullable(),
+});
+/** Links to an uploaded document, without the signed download link. */
+export type DocumentLinks = z.infer<typeof documentLinksSchema>;
+
+const documentStatusSchema = z.enum(['pending', 'uploading', 'uploaded', 'failed']);
+/** Lifecycle of one document inside an order. */
+export type DocumentStatus = z.infer<typeof documentStatusSchema>;
+
+/** One document's state in the `status` query, and the answer of the `replaceDocument` update. */
+export const documentStateSchema = z.object({
+  /** The document as the order named it: its `path`, or its `ref` (see {@link documentSourceOf}). */
+  path: z.string(),
+  status: documentStatusSchema,
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  /** The platform's id of the stored document, when its answer named one. */
+  documentId: z.string().nullable(),
+  links: documentLinksSchema.nullable(),
+  /**
+   * An earlier attempt may have stored this document (it failed after the file was sent): the platform may
+   * hold a copy besides the one linked here.
+   */
+  possibleDuplicate: z.boolean(),
+  /**
+   * The source currently used for this document: `path` (a path or a reference), or the replacement given by
+   * `replaceDocument`.
+   */
+  sourcePath: z.string(),
+});
+/** One document's state in the `status` query. */
+export type DocumentState = z.infer<typeof documentStateSchema>;
 
 /** Result of a completed `badgeOrder` workflow. */
-export interface BadgeOrderResult {
-  readonly orderRef: string;
+export const badgeOrderResultSchema = z.object({
+  orderRef: z.string(),
   /** The platform's order id, its digits exactly as the platform sent them. */
-  readonly orderId: string;
+  orderId: platformIdSchema,
   /** The stock the order was placed with, or null when ordered without one. */
-  readonly stockId: string | null;
-  readonly stockFallback: boolean;
-  readonly stockFallbackReason: string | null;
-  readonly documents: readonly {
-    /** The document as the order named it: its `path`, or its `ref` (see {@link documentSourceOf}). */
-    readonly path: string;
-    readonly status: 'uploaded';
-    /** The platform's id of the stored document, when its answer named one. */
-    readonly documentId: string | null;
-    readonly links: DocumentLinks;
-    /** An attempt that may have stored the document failed before this one: the platform may hold a copy. */
-    readonly possibleDuplicate: boolean;
-  }[];
-}
+  stockId: platformIdSchema.nullable(),
+  stockFallback: z.boolean(),
+  stockFallbackReason: z.string().nullable(),
+  documents: z
+    .array(
+      z.object({
+        /** The document as the order named it: its `path`, or its `ref` (see {@link documentSourceOf}). */
+        path: z.string(),
+        status: z.literal('uploaded'),
+        /** The platform's id of the stored document, when its answer named one. */
+        documentId: z.string().nullable(),
+        links: documentLinksSchema,
+        /** An attempt that may have stored the document failed before this one: the platform may hold a copy. */
+        possibleDuplicate: z.boolean(),
+      }),
+    )
+    .readonly(),
+});
+/** Result of a completed `badgeOrder` workflow. */
+export type BadgeOrderResult = z.infer<typeof badgeOrderResultSchema>;
 
 /**
  * The signature of the `badgeOrder` workflow as clients start it (the workflow takes a second argument only
@@ -567,171 +579,158 @@ export interface BadgeOrderResult {
  */
 export type BadgeOrderWorkflow = (input: BadgeOrderInput) => Promise<BadgeOrderResult>;
 
-/** Lifecycle of one document inside an order. */
-export type DocumentStatus = 'pending' | 'uploading' | 'uploaded' | 'failed';
-
+const badgeOrderPhaseSchema = z.enum([
+  'authenticating',
+  'checking-stock',
+  'creating-order',
+  'awaiting-reconciliation',
+  'uploading',
+  'awaiting-repair',
+  'completed',
+  'failed',
+  'cancelled',
+]);
 /** Phases of a badge order, as the `status` query reports them. */
-export type BadgeOrderPhase =
-  | 'authenticating'
-  | 'checking-stock'
-  | 'creating-order'
-  | 'awaiting-reconciliation'
-  | 'uploading'
-  | 'awaiting-repair'
-  | 'completed'
-  | 'failed'
-  | 'cancelled';
-
-/** One document's state in the `status` query. */
-export interface DocumentState {
-  /** The document as the order named it: its `path`, or its `ref` (see {@link documentSourceOf}). */
-  readonly path: string;
-  readonly status: DocumentStatus;
-  readonly attempts: number;
-  readonly lastError: string | null;
-  /** The platform's id of the stored document, when its answer named one. */
-  readonly documentId: string | null;
-  readonly links: DocumentLinks | null;
-  /**
-   * An earlier attempt may have stored this document (it failed after the file was sent): the platform may
-   * hold a copy besides the one linked here.
-   */
-  readonly possibleDuplicate: boolean;
-  /**
-   * The source currently used for this document: `path` (a path or a reference), or the replacement given by
-   * `replaceDocument`.
-   */
-  readonly sourcePath: string;
-}
-
-/**
- * Why an order waits in `AwaitingReconciliation`: its creation was sent, and whether the platform created it
- * cannot be known from here (a timeout, a 5xx, an answer without an id, a worker that died mid-call).
- */
-export interface ReconciliationView {
-  /** What happened to the last creation attempt. */
-  readonly reason: string;
-  /** The `Idempotency-Key` the creation was sent with: ask the platform about this key. */
-  readonly idempotencyKey: string;
-  /** The stock the creation was sent with, or null. */
-  readonly stockId: string | null;
-  /** ISO time the order started waiting. */
-  readonly since: string;
-}
+export type BadgeOrderPhase = z.infer<typeof badgeOrderPhaseSchema>;
 
 /**
  * What the stock lookup said about the requested stock: advice for people, never a decision. The order is sent
  * with the stock whatever it says; only order creation's 404 leaves the stock out.
  */
-export interface StockAdvice {
+const stockAdviceSchema = z.object({
   /**
    * `listed`: a page of the user's stocks lists it; `unlisted`: a list the client read to its end lacks it
    * (the platform may still accept it, or the list was misread); `unknown`: the list could not be read.
    */
-  readonly verdict: 'listed' | 'unlisted' | 'unknown';
+  verdict: z.enum(['listed', 'unlisted', 'unknown']),
   /** How many stocks the user has, when the list said. */
-  readonly stockCount: number | null;
-}
+  stockCount: z.number().int().nullable(),
+});
+/** What the stock lookup said about the requested stock. */
+export type StockAdvice = z.infer<typeof stockAdviceSchema>;
 
 /** Whose documents these are: the `document_owner` the order's uploads are sent with. */
-export interface DocumentOwnerView {
+const documentOwnerViewSchema = z.object({
   /** The platform user id, as sent. */
-  readonly id: string;
+  id: z.string(),
   /**
    * Where it came from: `input` (the order's `documentOwner`), `operator` (`setDocumentOwner`), or what the
    * worker read: `BADGE_DOCUMENT_OWNER`, `claim user_id (BADGE_USER_ID_CLAIM)`, `claim uid (default chain)`, ….
    */
-  readonly source: string;
+  source: z.string(),
   /** Set once the platform refused an upload naming `document_owner` (422): what to set, and how. */
-  readonly refused: string | null;
-}
-
-/** Answer of the `status` query. */
-export interface BadgeOrderStatusView {
-  readonly orderRef: string;
-  readonly phase: BadgeOrderPhase;
-  readonly searchStatus: BadgeOrderStatusValue;
-  /** The platform's order id (its digits), once created. */
-  readonly orderId: string | null;
-  readonly stockFallback: boolean;
-  readonly stockFallbackReason: string | null;
-  /**
-   * What the stock lookup advised, once it ran (orders since 0.4.0 that asked for a stock); null otherwise.
-   * Absent in answers of earlier releases.
-   */
-  readonly stockAdvice?: StockAdvice | null;
-  /** Whose documents these are, once the order signed in; absent in answers of releases before 0.4.0. */
-  readonly documentOwner?: DocumentOwnerView | null;
-  readonly documents: readonly DocumentState[];
-  /** ISO time after which an order awaiting repair ends as `Failed`. */
-  readonly repairDeadline: string | null;
-  /** Set while the order awaits reconciliation: what is unknown, and what to check. */
-  readonly reconciliation: ReconciliationView | null;
-  /** ISO time after which an order awaiting reconciliation ends as `Failed`. */
-  readonly reconciliationDeadline: string | null;
-  readonly failure: string | null;
-  /** Set when the order has a `callbackUrl`: how its webhook deliveries went. */
-  readonly webhooks?: WebhookDeliveriesView;
-  /**
-   * The options the order runs with, resolved once when it started: a later release's defaults do not change
-   * them. Absent only in answers of releases before 0.2.0.
-   */
-  readonly options?: ResolvedBadgeOrderOptions;
-}
-
-/** The `type` of a webhook event. */
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[keyof typeof WEBHOOK_EVENT_TYPES];
+  refused: z.string().nullable(),
+});
+/** Whose documents these are, in the `status` query. */
+export type DocumentOwnerView = z.infer<typeof documentOwnerViewSchema>;
 
 /**
- * The JSON body of a webhook: what happened to the order, never personal data (no vehicle or badge data, no
- * document paths) and no links. `id` is the same on every delivery of one event: receivers drop repeats by it.
+ * Why an order waits in `AwaitingReconciliation`: its creation was sent, and whether the platform created it
+ * cannot be known from here (a timeout, a 5xx, an answer without an id, a worker that died mid-call).
  */
-export interface WebhookEvent {
-  readonly id: string;
-  readonly type: WebhookEventType;
-  readonly orderRef: string;
-  /** ISO time of the transition (workflow time). */
-  readonly occurredAt: string;
-  readonly status: BadgeOrderStatusValue;
-  /** The platform's order id (its digits), once created. */
-  readonly orderId: string | null;
-  readonly documents: { readonly total: number; readonly uploaded: number; readonly failed: number };
-  /** The failure's code (e.g. `REPAIR_DEADLINE_PASSED`) for `order.failed`, else null. */
-  readonly failureType: string | null;
-  /** ISO deadlines while the order waits for repair or reconciliation, else null. */
-  readonly repairDeadline: string | null;
-  readonly reconciliationDeadline: string | null;
-}
+const reconciliationViewSchema = z.object({
+  /** What happened to the last creation attempt. */
+  reason: z.string(),
+  /** The `Idempotency-Key` the creation was sent with: ask the platform about this key. */
+  idempotencyKey: z.string(),
+  /** The stock the creation was sent with, or null. */
+  stockId: platformIdSchema.nullable(),
+  /** ISO time the order started waiting. */
+  since: z.string(),
+});
+/** Why an order waits in `AwaitingReconciliation`. */
+export type ReconciliationView = z.infer<typeof reconciliationViewSchema>;
+
+/** The `type` of a webhook event. */
+const webhookEventTypeSchema = z.enum(Object.values(WEBHOOK_EVENT_TYPES));
 
 /**
  * A webhook whose delivery finally failed (every retry used, refused by the receiver, or a destination the
  * workers do not deliver to). Why is not shown here: the receiver's answer would tell whoever placed the order
  * what is behind its URL. Operators find it in the `deliverWebhook` activity's failures in history.
  */
-export interface FailedWebhookDelivery {
-  readonly id: string;
-  readonly type: WebhookEventType;
+const failedWebhookDeliverySchema = z.object({
+  id: z.string(),
+  type: webhookEventTypeSchema,
   /** Delivery attempts made (at least 1). */
-  readonly attempts: number;
-}
+  attempts: z.number().int().min(1),
+});
+/** A webhook whose delivery finally failed. */
+export type FailedWebhookDelivery = z.infer<typeof failedWebhookDeliverySchema>;
 
 /** Webhook deliveries of an order, in the `status` query. */
-export interface WebhookDeliveriesView {
-  readonly delivered: number;
-  readonly pending: number;
-  readonly failed: readonly FailedWebhookDelivery[];
-}
+const webhookDeliveriesViewSchema = z.object({
+  delivered: z.number().int(),
+  pending: z.number().int(),
+  failed: z.array(failedWebhookDeliverySchema).readonly(),
+});
+/** Webhook deliveries of an order, in the `status` query. */
+export type WebhookDeliveriesView = z.infer<typeof webhookDeliveriesViewSchema>;
 
-/** Argument of the `replaceDocument` update. */
-export interface ReplaceDocumentInput {
-  /** The document as named in the order input: its `path`, or its `ref` for a document named by reference. */
-  readonly path: string;
-  /** The new file, relative to `DOCUMENTS_ROOT`, or a document reference (`sha256:<64 hex>`) in the store. */
-  readonly newPath: string;
-  readonly contentType?: string;
-}
+/** Answer of the `status` query (and of the `reconcileOrder` and `setDocumentOwner` updates). */
+export const badgeOrderStatusViewSchema = z.object({
+  orderRef: z.string(),
+  phase: badgeOrderPhaseSchema,
+  searchStatus: z.enum(BADGE_ORDER_STATUSES),
+  /** The platform's order id (its digits), once created. */
+  orderId: platformIdSchema.nullable(),
+  stockFallback: z.boolean(),
+  stockFallbackReason: z.string().nullable(),
+  /**
+   * What the stock lookup advised, once it ran (orders since 0.4.0 that asked for a stock); null otherwise.
+   * Absent in answers of earlier releases.
+   */
+  stockAdvice: stockAdviceSchema.nullable().optional(),
+  /** Whose documents these are, once the order signed in; absent in answers of releases before 0.4.0. */
+  documentOwner: documentOwnerViewSchema.nullable().optional(),
+  documents: z.array(documentStateSchema).readonly(),
+  /** ISO time after which an order awaiting repair ends as `Failed`. */
+  repairDeadline: z.string().nullable(),
+  /** Set while the order awaits reconciliation: what is unknown, and what to check. */
+  reconciliation: reconciliationViewSchema.nullable(),
+  /** ISO time after which an order awaiting reconciliation ends as `Failed`. */
+  reconciliationDeadline: z.string().nullable(),
+  failure: z.string().nullable(),
+  /** Set when the order has a `callbackUrl`: how its webhook deliveries went. */
+  webhooks: webhookDeliveriesViewSchema.optional(),
+  /**
+   * The options the order runs with, resolved once when it started: a later release's defaults do not change
+   * them. Absent only in answers of releases before 0.2.0.
+   */
+  options: resolvedOptionsSchema.optional(),
+});
+/** Answer of the `status` query. */
+export type BadgeOrderStatusView = z.infer<typeof badgeOrderStatusViewSchema>;
 
-/** Validation of {@link ReplaceDocumentInput} (the workflow also checks that the document exists and failed). */
+/**
+ * The JSON body of a webhook: what happened to the order, never personal data (no vehicle or badge data, no
+ * document paths) and no links. `id` is the same on every delivery of one event: receivers drop repeats by it.
+ */
+export const webhookEventSchema = z.object({
+  id: z.string(),
+  type: webhookEventTypeSchema,
+  orderRef: z.string(),
+  /** ISO time of the transition (workflow time). */
+  occurredAt: z.string(),
+  status: z.enum(BADGE_ORDER_STATUSES),
+  /** The platform's order id (its digits), once created. */
+  orderId: platformIdSchema.nullable(),
+  documents: z.object({ total: z.number().int(), uploaded: z.number().int(), failed: z.number().int() }),
+  /** The failure's code (e.g. `REPAIR_DEADLINE_PASSED`) for `order.failed`, else null. */
+  failureType: z.string().nullable(),
+  /** ISO deadlines while the order waits for repair or reconciliation, else null. */
+  repairDeadline: z.string().nullable(),
+  reconciliationDeadline: z.string().nullable(),
+});
+/** The JSON body of a webhook. */
+export type WebhookEvent = z.infer<typeof webhookEventSchema>;
+
+/**
+ * Argument of the `replaceDocument` update: `path` names the document as the order input did (its `path`, or its
+ * `ref` for a document named by reference); `newPath` is the new file, relative to `DOCUMENTS_ROOT`, or a
+ * document reference (`sha256:<64 hex>`) in the store. The workflow also checks that the document exists and
+ * failed.
+ */
 export const replaceDocumentInputSchema = z.object({
   path: z.string().min(1, 'must not be empty'),
   newPath: z.union([documentReferenceSchema, documentPathSchema], {
@@ -739,6 +738,8 @@ export const replaceDocumentInputSchema = z.object({
   }),
   contentType: contentTypeSchema.optional(),
 });
+/** Argument of the `replaceDocument` update. */
+export type ReplaceDocumentInput = z.input<typeof replaceDocumentInputSchema>;
 
 /**
  * Validation of the `reconcileOrder` update's argument, the operator's answer after checking the platform:
@@ -752,20 +753,19 @@ export const reconcileOrderInputSchema = z.union(
   ],
   { error: 'must be { "orderId": "<digits>" } or { "notCreated": true }' },
 );
+/** Argument of the `reconcileOrder` update, as a caller sends it; see {@link reconcileOrderInputSchema}. */
+export type ReconcileOrderInput = z.input<typeof reconcileOrderInputSchema>;
+/** A validated {@link ReconcileOrderInput}: the order id as its digits. */
+export type ReconcileOrderAnswer = z.output<typeof reconcileOrderInputSchema>;
 
 /**
  * Argument of the `setDocumentOwner` update: the platform user id the order's documents belong to, when the
  * platform refused the one the order used (422 naming `document_owner`). The failed documents are sent again
  * with it; documents already stored stay as they are.
  */
-export interface SetDocumentOwnerInput {
-  /** The platform user id, an opaque string (e.g. `"4711"`). */
-  readonly documentOwner: string;
-}
-
-/** Validation of {@link SetDocumentOwnerInput}. */
 export const setDocumentOwnerInputSchema = z.strictObject(
   {
+    /** The platform user id, an opaque string (e.g. `"4711"`). */
     documentOwner: z
       .string({ error: 'must be a string (the platform user id)' })
       .trim()
@@ -774,15 +774,52 @@ export const setDocumentOwnerInputSchema = z.strictObject(
   },
   { error: 'must be { "documentOwner": "<platform user id>" }' },
 );
-/** Argument of the `reconcileOrder` update, as a caller sends it; see {@link reconcileOrderInputSchema}. */
-export type ReconcileOrderInput = z.input<typeof reconcileOrderInputSchema>;
-/** A validated {@link ReconcileOrderInput}: the order id as its digits. */
-export type ReconcileOrderAnswer = z.output<typeof reconcileOrderInputSchema>;
+/** Argument of the `setDocumentOwner` update. */
+export type SetDocumentOwnerInput = z.input<typeof setDocumentOwnerInputSchema>;
 
-/** Id of the Temporal Schedule that starts {@link WORKFLOW_TYPES.replayFailedUploads} every night. */
+/** A run's execution status as Temporal names it, without its enum prefix (`CANCELLED` as the SDK spells it). */
+export const RUN_STATUS_NAMES = [
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+  'TERMINATED',
+  'CONTINUED_AS_NEW',
+  'TIMED_OUT',
+  'PAUSED',
+  'UNKNOWN',
+] as const;
+/** A run's execution status, one of {@link RUN_STATUS_NAMES}. */
+export type RunStatusName = (typeof RUN_STATUS_NAMES)[number];
+
+/**
+ * One order as a listing shows it (`BadgeOrdersClient.listOrders`, `GET /v1/orders`): its search attributes and
+ * its run's times, from Temporal visibility, which may lag behind the order by a moment.
+ */
+export const listedOrderSchema = z.object({
+  orderRef: z.string(),
+  workflowId: z.string(),
+  runId: z.string(),
+  runStatus: z.enum(RUN_STATUS_NAMES),
+  /** `BadgeOrderStatus` as last recorded; null for a run that recorded none (or one this version does not know). */
+  status: z.enum(BADGE_ORDER_STATUSES).nullable(),
+  /** `BadgeOrderId`, the platform's order id, once created. */
+  orderId: platformIdSchema.nullable(),
+  /** `BadgeOrderClient`, the client that owns the order; null for an order placed without one. */
+  clientId: z.string().nullable(),
+  startedAt: z.string().nullable(),
+  closedAt: z.string().nullable(),
+});
+/** One order as a listing shows it. */
+export type ListedOrder = z.infer<typeof listedOrderSchema>;
+
+/** Id of the Temporal Schedule that starts the `replayFailedUploads` workflow every night. */
 export const REPLAY_SCHEDULE_ID = 'badge-nightly-upload-replay';
 
-/** Counts of one nightly replay, summed over its continue-as-new runs. */
+/**
+ * Counts of one nightly replay, summed over its continue-as-new runs. The nightly replay's input and result stay
+ * TypeScript interfaces: only the Schedule and the workflow exchange them, and nothing validates or documents them.
+ */
 export interface ReplayFailedUploadsCounts {
   /** Orders the visibility query listed as awaiting repair. */
   readonly found: number;
@@ -792,6 +829,12 @@ export interface ReplayFailedUploadsCounts {
   readonly skipped: number;
   /** Orders that could not be signalled; `errorSamples` names some of them. */
   readonly errors: number;
+}
+
+/** One order the replay could not signal, and why. */
+export interface ReplayErrorSample {
+  readonly workflowId: string;
+  readonly message: string;
 }
 
 /** Input of the `replayFailedUploads` workflow; every field has a default. */
@@ -808,12 +851,6 @@ export interface ReplayFailedUploadsInput {
     readonly counts: ReplayFailedUploadsCounts;
     readonly errorSamples: readonly ReplayErrorSample[];
   };
-}
-
-/** One order the replay could not signal, and why. */
-export interface ReplayErrorSample {
-  readonly workflowId: string;
-  readonly message: string;
 }
 
 /** Result of the `replayFailedUploads` workflow. */

@@ -5,7 +5,9 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { BadgeOrderStatus, retryUploadsSignal, type ReplayErrorSample } from '../contract';
+import { BadgeOrderStatus } from '../workflow-contract';
+import { retryUploadsSignal } from '../workflow-messages';
+import type { ReplayErrorSample } from '../contract';
 import { badgeOrdersQuery, listRunPage, type ListedRun, type RunPage } from '../temporal/visibility';
 import { runWithConcurrency } from '../concurrency';
 

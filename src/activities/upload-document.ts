@@ -11,7 +11,8 @@
 import { basename } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { isDocumentReference } from '../contract';
-import { defaultReferenceFilename, withOpenedDocument, type UploadSource } from '../documents';
+import { defaultReferenceFilename, withOpenedDocument } from '../documents';
+import type { UploadSource } from '../platform';
 import { callOutcomeOf, toApplicationFailure } from './to-application-failure';
 import { DEFAULT_PLATFORM_BEHAVIOUR, type ActivityDependencies } from './dependencies';
 import type { UploadDocumentInput, UploadDocumentResult } from './types';

@@ -17,7 +17,7 @@ import { apiLimitsSchema, type ApiLimits } from './config';
 import { renderDocsPage } from './docs-page';
 import { documentsOpenApi, registerDocumentsRoutes, type ApiDocuments } from './documents-plugin';
 import { buildOpenApiDocument, type JsonSchema } from './openapi';
-import { ORDER_OPERATIONS } from './operations';
+import { ORDER_OPERATIONS } from '../http-contract';
 import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './problem';
 import { ordersRoutes } from './routes/orders';
 import { temporalProblem } from './temporal-errors';
@@ -95,9 +95,9 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
 
 /**
  * The API's OpenAPI 3.1 document: the orders operations, and the documents upload when the API has documents
- * (with their limits). `npm run contract:openapi-types` types the client package's HTTP client from it.
+ * (with their limits).
  */
-export function apiOpenApiDocument(documents?: Pick<ApiDocuments, 'maxBytes' | 'uploads'>): JsonSchema {
+function apiOpenApiDocument(documents?: Pick<ApiDocuments, 'maxBytes' | 'uploads'>): JsonSchema {
   const upload = documents === undefined ? undefined : documentsOpenApi(documents);
   return buildOpenApiDocument({
     operations: Object.values(ORDER_OPERATIONS),

@@ -119,7 +119,7 @@ function tokenClientId(payload: JWTPayload): string | undefined {
 }
 
 /** Options of {@link createAuthenticator}. */
-export interface AuthenticatorOptions {
+interface AuthenticatorOptions {
   readonly apiKeys: readonly ApiKeyEntry[];
   readonly oidc?: OidcConfig;
 }

@@ -18,7 +18,7 @@ import { isDocumentReference } from '../contract';
 import type { DocumentStore } from '../documents';
 
 /** Input of {@link collectDocuments}. */
-export interface CollectDocumentsInput {
+interface CollectDocumentsInput {
   readonly store: DocumentStore;
   readonly orders: BadgeOrdersClient;
   /** How long a document stays after it was last stored or claimed (`DOCUMENT_COLLECTION_GRACE_MS`). */
@@ -30,7 +30,7 @@ export interface CollectDocumentsInput {
 }
 
 /** What one round did. */
-export interface CollectionResult {
+interface CollectionResult {
   /** Documents in the store. */
   readonly stored: number;
   /** Of them, unused for the grace period. */

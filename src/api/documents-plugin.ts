@@ -8,20 +8,22 @@ import { documentStoreFromConfig, type DocumentStore } from '../documents';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from './auth';
 import { uploadLimitsSchema, type ApiConfig } from './config';
-import { COMMON_PROBLEMS } from './operations';
+import {
+  COMMON_PROBLEMS,
+  DOCUMENTS_ROUTE,
+  documentUploadRequestSchema,
+  documentUploadResponseSchema,
+} from '../http-contract';
 import { jsonSchemaOf, problemResponses, type JsonSchema, type OpenApiPaths } from './openapi';
 import {
   DOCUMENT_FILE_FIELD,
   DOCUMENT_UPLOAD_PROBLEM_STATUSES,
-  DOCUMENTS_ROUTE,
   documentsRoutes,
-  documentUploadRequestSchema,
-  documentUploadResponseSchema,
   type UploadLimits,
 } from './routes/documents';
 
 /** The scope `POST /v1/documents` needs. */
-export const DOCUMENTS_SCOPE = 'orders:write';
+const DOCUMENTS_SCOPE = 'orders:write';
 
 /** The API's documents: where uploads are stored, and what one client may upload. */
 export interface ApiDocuments {

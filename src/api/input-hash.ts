@@ -11,7 +11,7 @@ import type { ValidBadgeOrderInput } from '../contract';
 export const INPUT_HASH_MEMO_KEY = 'apiInputHash';
 
 /** JSON with object keys sorted at every level, so equal inputs give equal text whatever their key order. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value as Record<string, unknown>)

@@ -1,13 +1,12 @@
 /**
- * The OpenAPI 3.1 document of the API, generated from the operations table and its zod schemas
- * (`z.toJSONSchema`, JSON Schema 2020-12, which OpenAPI 3.1 uses as is). Served at `/openapi.json`; the
- * docs page is rendered from it.
+ * The OpenAPI 3.1 document of the API, generated from the operations table of src/http-contract.ts and its zod
+ * schemas (`z.toJSONSchema`, JSON Schema 2020-12, which OpenAPI 3.1 uses as is). Served at `/openapi.json`;
+ * the docs page is rendered from it.
  */
 import { z } from 'zod';
-import { COMMON_PROBLEMS, type Operation } from './operations';
+import { COMMON_PROBLEMS, problemSchema, type Operation } from '../http-contract';
 import { PROBLEM_CONTENT_TYPE } from './problem';
 import { packageVersion } from '../version';
-import { problemSchema, SET_BY_THE_API } from './schemas';
 
 /** A JSON Schema object. */
 export type JsonSchema = Record<string, unknown>;
@@ -26,30 +25,11 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSch
   return rest;
 }
 
-/**
- * The body schema of `PUT /v1/orders/{orderRef}`: the order input without `orderRef` (the path names it; a body
- * may repeat it, the same) nor the fields the API sets from the credentials, and vehicle and badge data
- * non-empty, as the contract's refinement requires.
- */
-function putOrderBody(schema: JsonSchema): JsonSchema {
-  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-  const properties = Object.fromEntries(
-    Object.entries(schema.properties as Record<string, JsonSchema>).filter(
-      ([name]) => name !== 'orderRef' && !(SET_BY_THE_API as readonly string[]).includes(name),
-    ),
-  );
-  for (const field of ['vehicle', 'badge']) {
-    const data = properties[field];
-    if (data !== undefined) properties[field] = { ...data, minProperties: 1 };
-  }
-  return { ...schema, properties, required: required.filter((name) => name !== 'orderRef') };
-}
-
 /** Paths an extension (a plugin) adds to the document. */
 export type OpenApiPaths = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
 /** Options of {@link buildOpenApiDocument}. */
-export interface OpenApiOptions {
+interface OpenApiOptions {
   readonly operations: readonly Operation[];
   /** Paths and component schemas of plugins (the documents route, say). */
   readonly extraPaths?: OpenApiPaths;
@@ -90,7 +70,7 @@ export function problemResponses(statuses: readonly number[]): Record<string, un
 }
 
 /** The problem statuses an operation documents. */
-export function problemStatuses(operation: Operation): number[] {
+function problemStatuses(operation: Operation): number[] {
   const statuses = new Set<number>([...COMMON_PROBLEMS, ...operation.problems]);
   return [...statuses].sort((a, b) => a - b);
 }
@@ -124,8 +104,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonSchema {
     let requestBody: unknown;
     if (operation.body) {
       const [name, schema] = operation.body;
-      const json = jsonSchemaOf(schema, 'input');
-      schemas[name] = operation.operationId === 'putOrder' ? putOrderBody(json) : json;
+      schemas[name] = jsonSchemaOf(schema, 'input');
       requestBody = { required: true, content: { 'application/json': { schema: ref(name) } } };
     }
     paths[operation.path] = {

@@ -4,7 +4,7 @@
  * of being passed on to give odd pages.
  */
 import { z } from 'zod';
-import { BADGE_ORDER_STATUSES, type BadgeOrderStatusValue } from '../contract';
+import { BADGE_ORDER_STATUSES, type BadgeOrderStatusValue } from '../workflow-contract';
 
 const tokenSchema = z.strictObject({
   v: z.literal(1),
@@ -15,7 +15,7 @@ const tokenSchema = z.strictObject({
 });
 
 /** What a listing is filtered by: a token belongs to exactly one filter. */
-export interface ListingFilter {
+interface ListingFilter {
   readonly status: BadgeOrderStatusValue | undefined;
   readonly clientId: string | undefined;
 }

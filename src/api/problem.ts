@@ -4,20 +4,19 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import type { z } from 'zod';
-import type { Problem } from './schemas';
+import type { Problem } from '../http-contract';
 
 /** The media type of a problem detail. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /** One invalid field of a request. */
-export interface FieldError {
+interface FieldError {
   readonly field: string;
   readonly message: string;
 }
 
 /** The fields of a problem, by the route that refuses the request. */
-export interface ApiProblemInit {
+interface ApiProblemInit {
   readonly status: number;
   readonly code: string;
   readonly detail: string;
@@ -44,18 +43,6 @@ export class ApiProblem extends Error {
     this.errors = init.errors;
     this.headers = init.headers ?? {};
   }
-}
-
-/**
- * Invalid fields from a zod error, named as the contract's `formatIssues` names them (`documents.0.path`),
- * under `prefix` (`body`, `query`, `path`) so the caller sees where the field was.
- */
-export function fieldErrors(error: z.ZodError, prefix?: string): FieldError[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.map(String);
-    const field = path.length > 0 ? path.join('.') : '(input)';
-    return { field: prefix ? `${prefix}.${field}` : field, message: issue.message };
-  });
 }
 
 /** A 400 for invalid input, naming each field. */

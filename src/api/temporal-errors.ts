@@ -32,7 +32,7 @@ export async function withinTime<T>(ms: number, what: string, work: Promise<T>):
 }
 
 /** The gRPC status code of a Temporal service error, or undefined. */
-export function grpcCode(error: unknown): number | undefined {
+function grpcCode(error: unknown): number | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
     if (isGrpcServiceError(current)) return current.code;

@@ -18,15 +18,12 @@ import {
   BadgeOrderId,
   BadgeOrderRef,
   BadgeOrderStatus,
+  WORKFLOW_TYPES,
+} from '../workflow-contract';
+import {
   badgeOrderWorkflowId,
   DEFAULT_TASK_QUEUE,
   parseBadgeOrderInput,
-  reconcileOrderUpdate,
-  replaceDocumentUpdate,
-  retryUploadsSignal,
-  setDocumentOwnerUpdate,
-  statusQuery,
-  WORKFLOW_TYPES,
   type BadgeOrderStatusView,
   type BadgeOrderWorkflow,
   type DocumentState,
@@ -36,6 +33,13 @@ import {
   type ValidBadgeOrderInput,
 } from '../contract';
 import type { FailureCode } from '../failure-types';
+import {
+  reconcileOrderUpdate,
+  replaceDocumentUpdate,
+  retryUploadsSignal,
+  setDocumentOwnerUpdate,
+  statusQuery,
+} from '../workflow-messages';
 import { inSpan, tracedClient, type ClientTracing } from '../tracing/client';
 import { badgeOrdersQuery } from '../temporal/visibility';
 import { listOrderPage, type ListOrdersInput, type OrderPage } from './order-listing';

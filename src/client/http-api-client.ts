@@ -1,16 +1,57 @@
 /**
  * A typed client of the HTTP API, for backends that reach the service over HTTP instead of Temporal: every path,
- * parameter, body and answer is typed from the API's OpenAPI document (`http-api-types.ts`, generated), and the
- * calls go through openapi-fetch. Answers are `{ data }` on success and `{ error }` (the problem detail) on a
- * refusal, with `response` for the status and headers.
+ * parameter, body and answer is typed from the zod schemas the API validates with and documents (the operations
+ * of src/http-contract.ts), and the calls go through openapi-fetch. Answers are `{ data }` on success and
+ * `{ error }` (the problem detail) on a refusal, with `response` for the status and headers.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './http-api-types';
+import type { z } from 'zod';
+import type {
+  DOCUMENTS_ROUTE,
+  documentUploadRequestSchema,
+  DocumentUploadResponse,
+  ORDER_OPERATIONS,
+  Problem,
+} from '../http-contract';
 
-export type { components as HttpApiComponents, paths as HttpApiPaths } from './http-api-types';
+type OrderOperation = (typeof ORDER_OPERATIONS)[keyof typeof ORDER_OPERATIONS];
+/** An OpenAPI media type object, as openapi-fetch reads it. */
+type Content<T, Media extends string = 'application/json'> = { content: { [M in Media]: T } };
+/** The schema of a `[name, schema]` pair. */
+type SchemaOf<Named> = Named extends readonly [string, infer Schema extends z.ZodType] ? Schema : never;
+/** Refusals: a problem detail, whatever the status. */
+type ProblemResponses = { default: Content<Problem, 'application/problem+json'> };
+
+/** One operation in openapi-fetch's form: what a caller sends (zod's input) and what it gets (zod's output). */
+type OperationTypes<Operation extends OrderOperation> = {
+  parameters: (Operation extends { params: z.ZodType } ? { path: z.input<Operation['params']> } : unknown) &
+    (Operation extends { query: z.ZodType } ? { query?: z.input<Operation['query']> } : unknown);
+  responses: {
+    [Status in keyof Operation['responses']]: Content<
+      z.output<SchemaOf<Operation['responses'][Status] extends { schema: infer Named } ? Named : never>>
+    >;
+  } & ProblemResponses;
+} & (Operation extends { body: infer Named } ? { requestBody: Content<z.input<SchemaOf<Named>>> } : unknown);
+
+/** The API's paths and operations, as openapi-fetch types them. */
+export type HttpApiPaths = {
+  [Path in OrderOperation['path']]: {
+    [
+      Operation in Extract<OrderOperation, { path: Path }> as Lowercase<Operation['method']>
+    ]: OperationTypes<Operation>;
+  };
+} & Record<
+  typeof DOCUMENTS_ROUTE,
+  {
+    post: {
+      requestBody: Content<z.input<typeof documentUploadRequestSchema>, 'multipart/form-data'>;
+      responses: { 201: Content<DocumentUploadResponse> } & ProblemResponses;
+    };
+  }
+>;
 
 /** The typed client: `GET`, `PUT` and `POST` on the API's paths. */
-export type BadgeOrdersHttpClient = Client<paths>;
+export type BadgeOrdersHttpClient = Client<HttpApiPaths>;
 
 /** Options of {@link createBadgeOrdersHttpClient}: where the API is, and one way to authenticate. */
 export interface BadgeOrdersHttpClientOptions {
@@ -29,7 +70,7 @@ export function createBadgeOrdersHttpClient(options: BadgeOrdersHttpClientOption
   const headers: Record<string, string> = {};
   if (options.apiKey !== undefined) headers['x-api-key'] = options.apiKey;
   if (options.accessToken !== undefined) headers.authorization = `Bearer ${options.accessToken}`;
-  return createClient<paths>({
+  return createClient<HttpApiPaths>({
     baseUrl: options.baseUrl,
     headers,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
@@ -44,8 +85,8 @@ export async function uploadDocument(
   client: BadgeOrdersHttpClient,
   document: { readonly file: Blob; readonly filename?: string },
 ): Promise<{
-  readonly data?: components['schemas']['DocumentStored'];
-  readonly error?: components['schemas']['Problem'];
+  readonly data?: DocumentUploadResponse;
+  readonly error?: Problem;
   readonly response: Response;
 }> {
   const { data, error, response } = await client.POST('/v1/documents', {

@@ -13,21 +13,12 @@ export {
   type StartOrderOptions,
   type StartOrderResult,
 } from './badge-orders-client';
-export {
-  listOrderPage,
-  RUN_STATUS_NAMES,
-  runStatusName,
-  type ListedOrder,
-  type ListOrdersInput,
-  type OrderPage,
-  type RunStatusName,
-} from './order-listing';
+export { listOrderPage, runStatusName, type ListOrdersInput, type OrderPage } from './order-listing';
 export {
   createBadgeOrdersHttpClient,
   uploadDocument,
   type BadgeOrdersHttpClient,
   type BadgeOrdersHttpClientOptions,
-  type HttpApiComponents,
   type HttpApiPaths,
 } from './http-api-client';
 export { connectClient } from '../temporal/connection';
@@ -42,3 +33,5 @@ export {
 } from '../codec/key-ring';
 export { callbackUrlProblem, type CallbackUrlPolicy } from '../webhook-destination';
 export * from '../contract';
+export * from '../workflow-contract';
+export * from '../workflow-messages';

@@ -7,30 +7,20 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import {
-  BADGE_ORDER_STATUSES,
   BADGE_ORDER_WORKFLOW_ID_PREFIX,
+  RUN_STATUS_NAMES,
+  type ListedOrder,
+  type RunStatusName,
+} from '../contract';
+import {
+  BADGE_ORDER_STATUSES,
   BadgeOrderClient,
   BadgeOrderId,
   BadgeOrderRef,
   BadgeOrderStatus,
   type BadgeOrderStatusValue,
-} from '../contract';
+} from '../workflow-contract';
 import { badgeOrdersQuery } from '../temporal/visibility';
-
-/** A run's execution status as Temporal names it, without its enum prefix: `RUNNING`, `COMPLETED`, … */
-/** The same names as `describe()`'s `status.name` (`CANCELLED` spelt as the TypeScript SDK spells it). */
-export const RUN_STATUS_NAMES = [
-  'RUNNING',
-  'COMPLETED',
-  'FAILED',
-  'CANCELLED',
-  'TERMINATED',
-  'CONTINUED_AS_NEW',
-  'TIMED_OUT',
-  'PAUSED',
-  'UNKNOWN',
-] as const;
-export type RunStatusName = (typeof RUN_STATUS_NAMES)[number];
 
 /** The status name of a raw `WorkflowExecutionStatus` value, or of `describe()`'s `status.name`. */
 export function runStatusName(status: number | string | null | undefined): RunStatusName {
@@ -38,22 +28,6 @@ export function runStatusName(status: number | string | null | undefined): RunSt
     typeof status === 'string' ? status : temporal.api.enums.v1.WorkflowExecutionStatus[status ?? 0];
   const short = name?.replace(/^WORKFLOW_EXECUTION_STATUS_/, '').replace(/^CANCELED$/, 'CANCELLED');
   return RUN_STATUS_NAMES.find((candidate) => candidate === short) ?? 'UNKNOWN';
-}
-
-/** One order as listed. */
-export interface ListedOrder {
-  readonly orderRef: string;
-  readonly workflowId: string;
-  readonly runId: string;
-  readonly runStatus: RunStatusName;
-  /** `BadgeOrderStatus`, or null when the run carries none (or one this version does not know). */
-  readonly status: BadgeOrderStatusValue | null;
-  /** `BadgeOrderId`, the platform's order id, once created. */
-  readonly orderId: string | null;
-  /** `BadgeOrderClient`, the client that owns the order; null for an order placed without one. */
-  readonly clientId: string | null;
-  readonly startedAt: string | null;
-  readonly closedAt: string | null;
 }
 
 /** One page of orders; `nextPageToken` is Temporal's own token, null on the last page. */

@@ -12,9 +12,11 @@ import {
   BadgeOrderId,
   BadgeOrderRef,
   BadgeOrderStatus,
+  type BadgeOrderStatusValue,
+} from '../workflow-contract';
+import {
   ORDER_ID_PATTERN,
   REPLAY_SCHEDULE_ID,
-  type BadgeOrderStatusValue,
   type BadgeOrderStatusView,
   type DocumentState,
 } from '../contract';

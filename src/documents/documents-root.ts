@@ -17,22 +17,13 @@ import type { BigIntStats } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { isConfinedRelativePath, isInsideFolder } from '../contract';
+import type { UploadSource } from '../platform/types';
 import { createHandleStream } from './document-stream';
 import { classifyDocumentError, DocumentUnavailableError, errnoCode, InvalidDocumentError } from './errors';
 
 /**
- * Something an upload can send, possibly more than once (the platform client re-sends after a 401). The
- * platform client consumes this shape.
- */
-export interface UploadSource {
-  /** Bytes each stream delivers (the size checked at open). */
-  readonly sizeBytes: number;
-  /** A new stream of the whole document from byte 0. */
-  openStream(): NodeJS.ReadableStream;
-}
-
-/**
- * A document opened and checked by {@link DocumentsRoot.open}. It holds a file descriptor: always `close()` it,
+ * A document opened and checked by {@link DocumentsRoot.open}, to send as the platform client's `UploadSource`
+ * (its size is the size checked at open). It holds a file descriptor: always `close()` it,
  * after the upload, whatever its outcome (see {@link withOpenedDocument}).
  */
 export interface OpenedDocument extends UploadSource {

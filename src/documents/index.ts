@@ -12,7 +12,6 @@ export {
   type InspectedDocument,
   type OpenedDocument,
   type ResolvedDocument,
-  type UploadSource,
 } from './documents-root';
 export {
   DocumentRefusedError,
@@ -29,8 +28,6 @@ export { createLocalDocumentStore, type LocalDocumentStoreOptions } from './loca
 export { createS3DocumentStore, type S3Credentials, type S3DocumentStoreOptions } from './s3-store';
 export {
   defaultReferenceFilename,
-  DOCUMENT_REFERENCE_PATTERN,
-  isDocumentReference,
   type DocumentReference,
   type DocumentStore,
   type DocumentToOpen,

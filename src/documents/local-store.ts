@@ -15,12 +15,12 @@ import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pipeline as pipelineWithCallback } from 'node:stream';
 import { z } from 'zod';
+import { isDocumentReference } from '../contract';
 import { createDocumentsRoot, type HandleLocation } from './documents-root';
 import { DocumentRefusedError, DocumentUnavailableError, errnoCode, InvalidDocumentError } from './errors';
 import { HashingStream } from './hashing-stream';
 import {
   assertOwner,
-  isDocumentReference,
   ownersKey,
   referenceHex,
   referenceKey,

@@ -25,12 +25,12 @@ import {
   type _Object,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { isDocumentReference } from '../contract';
 import { DocumentRefusedError, DocumentUnavailableError, InvalidDocumentError } from './errors';
 import { HashingStream } from './hashing-stream';
 import { assertReference } from './local-store';
 import {
   assertOwner,
-  isDocumentReference,
   ownersKey,
   referenceHex,
   referenceKey,

@@ -8,11 +8,8 @@
  * uploads from `open`.
  */
 import type { Readable } from 'node:stream';
-import type { UploadSource } from './documents-root';
-
 import { CLIENT_ID_PATTERN } from '../contract';
-
-export { DOCUMENT_REFERENCE_PATTERN, isDocumentReference } from '../contract';
+import type { UploadSource } from '../platform/types';
 
 /** What the store answers for a stored document, and what an order carries to name it. */
 export interface DocumentReference {

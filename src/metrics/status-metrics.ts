@@ -6,12 +6,8 @@
  */
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
-import {
-  BadgeOrderStatus,
-  REPLAY_SCHEDULE_ID,
-  WORKFLOW_TYPES,
-  type BadgeOrderStatusValue,
-} from '../contract';
+import { BadgeOrderStatus, WORKFLOW_TYPES, type BadgeOrderStatusValue } from '../workflow-contract';
+import { REPLAY_SCHEDULE_ID } from '../contract';
 import { METRIC_NAMES } from './names';
 
 /** The open statuses counted; the two waiting ones also get the age of their oldest order. */

@@ -8,7 +8,6 @@ export type {
   CallOptions,
   CreatedOrder,
   CreateOrderInput,
-  DocumentLinks,
   PlatformClient,
   PlatformClientOptions,
   PlatformLogger,
@@ -26,7 +25,6 @@ export type { CachedTokenResult, IssuedToken, TokenCacheOptions, TokenClaims } f
 export { checkStock, MAX_STOCK_PAGES } from './stocks';
 export { DEFAULT_USER_ID_CLAIMS, decodeTokenPayload, describeClaims, documentOwnerFrom } from './owner';
 export type { ClaimsReport, DocumentOwner, DocumentOwnerSetting } from './owner';
-export type { StockCheck, StockVerdict } from './types';
 export {
   normaliseStockId,
   parseDocumentResponse,

@@ -2,12 +2,13 @@
  * The badge API's stock lookup: `GET /badge/v2/api/v1/stocks`.
  */
 import LinkHeader from 'http-link-header';
+import type { StockAdvice } from '../contract';
 import type { ApiContext } from './auth';
 import { PLATFORM_PATHS } from './http';
 import type { PlatformRequest } from './http';
 import { resolvePointer } from './extract';
 import { normaliseStockId, parseStocksResponse, readStockIds } from './schemas';
-import type { StockCheck, StockList } from './types';
+import type { StockList } from './types';
 
 /**
  * List the stocks available to the authenticated user.
@@ -34,7 +35,7 @@ export async function listStocks(context: ApiContext, signal?: AbortSignal): Pro
 /** Most pages {@link checkStock} reads before giving up with `unknown`. */
 export const MAX_STOCK_PAGES = 5;
 
-const UNKNOWN: StockCheck = Object.freeze({ verdict: 'unknown', stockCount: null });
+const UNKNOWN: StockAdvice = Object.freeze({ verdict: 'unknown', stockCount: null });
 
 /** Where the next page is: a query to send, nothing left, or paging that cannot be followed. */
 type NextPage = { readonly query: Readonly<Record<string, string>> } | 'done' | 'unreadable';
@@ -174,7 +175,7 @@ export async function checkStock(
   context: ApiContext,
   stockId: string | number,
   signal?: AbortSignal,
-): Promise<StockCheck> {
+): Promise<StockAdvice> {
   const wanted = normaliseStockId(stockId);
   if (wanted === undefined) return UNKNOWN;
   let query: Readonly<Record<string, string>> = {};

@@ -3,6 +3,7 @@
  * Kept apart from the implementation so that the API modules and the client can share them without cycles.
  */
 import type { AxiosInstance } from 'axios';
+import type { DocumentLinks, StockAdvice } from '../contract';
 import type { ResponseMap } from './extract';
 import type { ClaimsReport, DocumentOwner, DocumentOwnerSetting } from './owner';
 import type { TokenCache } from './token-cache';
@@ -207,20 +208,13 @@ export interface UploadDocumentInput {
   readonly signal?: AbortSignal;
 }
 
-/** Links to an uploaded document; `null` where the platform sent none. */
-export interface DocumentLinks {
-  /** Link to the original file. */
-  readonly original: string | null;
-  /** Link to a thumbnail. */
-  readonly thumbnail: string | null;
-  /** Signed download link. */
-  readonly download: string | null;
-}
-
 /** The document the platform stored. */
 export interface UploadedDocument {
-  /** Links to the original, a thumbnail and a signed download. */
-  readonly links: DocumentLinks;
+  /**
+   * Links to the original and a thumbnail, as the contract keeps them, and the signed download link (a
+   * credential: the order never keeps it); `null` where the platform sent none.
+   */
+  readonly links: DocumentLinks & { readonly download: string | null };
   /** The platform's document id, when it sent one. */
   readonly documentId: string | null;
   /** The HTTP status of the answer (200 or 201, …). */
@@ -240,26 +234,14 @@ export interface PlatformClient {
   /** `GET /badge/v2/api/v1/stocks`: the stocks available to the user (first page; throws on odd shapes). */
   listStocks(options?: CallOptions): Promise<StockList>;
   /**
-   * Advise whether the user's stocks list `stockId` (reading a few pages at most). Never throws except the
-   * caller's abort reason: errors and odd shapes give `unknown`.
+   * Advise whether the user's stocks list `stockId` (reading a few pages at most): advice only, never a reason to
+   * fail an order. `listed` when a page lists the stock; `unlisted` only when the complete list was read without
+   * it; `unknown` on any error, odd shape or paging the client could not finish (the stock count from the complete
+   * list or the paging metadata). Never throws except the caller's abort reason.
    */
-  checkStock(stockId: string | number, options?: CallOptions): Promise<StockCheck>;
+  checkStock(stockId: string | number, options?: CallOptions): Promise<StockAdvice>;
   /** `POST /badge/v2/api/v1/orders`: creates an order (idempotent by `idempotencyKey`). */
   createOrder(input: CreateOrderInput): Promise<CreatedOrder>;
   /** `POST /document/api/v1/documents`: streams a file up and links it to an order. */
   uploadDocument(input: UploadDocumentInput): Promise<UploadedDocument>;
 }
-
-/** Result of `checkStock`. */
-export interface StockCheck {
-  /**
-   * `listed` when a page lists the stock; `unlisted` only when the complete list was read without it;
-   * `unknown` on any error, odd shape or paging the client could not finish.
-   */
-  readonly verdict: StockVerdict;
-  /** Number of stocks available to the user, when known (from the complete list or the paging metadata). */
-  readonly stockCount: number | null;
-}
-
-/** What {@link checkStock} concluded: advice only, never a reason to fail an order. */
-export type StockVerdict = 'listed' | 'unlisted' | 'unknown';

@@ -14,10 +14,10 @@ import {
 } from '@temporalio/client';
 import {
   REPLAY_SCHEDULE_ID,
-  WORKFLOW_TYPES,
   type ReplayFailedUploadsInput,
   type ReplayFailedUploadsWorkflow,
 } from '../contract';
+import { WORKFLOW_TYPES } from '../workflow-contract';
 
 /** What the Schedule looks like; built from `ReplayScheduleConfig` by the commands. */
 export interface ReplayScheduleSettings {

@@ -1,7 +1,7 @@
 /** Makes sure the service's custom search attributes exist on the namespace (idempotent). */
 import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { BADGE_SEARCH_ATTRIBUTES } from '../contract';
+import { BADGE_SEARCH_ATTRIBUTES } from '../workflow-contract';
 
 const { IndexedValueType } = temporal.api.enums.v1;
 const INDEXED_VALUE_TYPE: Partial<Record<string, temporal.api.enums.v1.IndexedValueType>> = {

@@ -4,7 +4,12 @@
  * orders' real state by a moment, so callers check an order again before acting on it.
  */
 import type { Client } from '@temporalio/client';
-import { BadgeOrderClient, BadgeOrderStatus, WORKFLOW_TYPES, type BadgeOrderStatusValue } from '../contract';
+import {
+  BadgeOrderClient,
+  BadgeOrderStatus,
+  WORKFLOW_TYPES,
+  type BadgeOrderStatusValue,
+} from '../workflow-contract';
 
 /** Quotes a value for a visibility query. */
 function quote(value: string): string {

@@ -23,21 +23,22 @@ import {
 import type {
   BadgeOrderInput,
   BadgeOrderResult,
-  BadgeOrderStatusValue,
+  ResolvedBadgeOrderOptions,
   ValidBadgeOrderInput,
 } from '../contract';
+import {
+  BadgeOrderId,
+  BadgeOrderRef,
+  BadgeOrderStatus,
+  type BadgeOrderStatusValue,
+} from '../workflow-contract';
+import { statusQuery } from '../workflow-messages';
 import type { AuthenticateResult } from '../activities/types';
-import { BadgeOrderId, BadgeOrderRef, BadgeOrderStatus, statusQuery } from '../workflow-contract';
 import { applicationFailure } from '../failure-types';
 import { METRIC_NAMES } from '../metrics/names';
 import { describeFailure, failedWith, failureType } from './failures';
 import { registerOrderHandlers } from './order-handlers';
-import {
-  startingView,
-  withDefaultOptions,
-  type ResolvedBadgeOrderInput,
-  type ResolvedOrderOptions,
-} from './order-input';
+import { startingView, withDefaultOptions, type ResolvedBadgeOrderInput } from './order-input';
 import { contractSchemas } from './contract-schemas';
 import { idText, OrderState, type OrderContinuation } from './order-state';
 import { PATCHES } from './patches';
@@ -45,8 +46,6 @@ import { placeOrder } from './place-order';
 import { inputResolver, inputResolverWithSignIn, orderSteps, type OrderSteps } from './steps';
 import { awaitRepair, uploadPendingDocuments } from './upload-documents';
 import { OrderWebhooks } from './webhooks';
-
-type OrderOptions = ResolvedOrderOptions;
 
 /** Which changes this run has: asked once, in the run's first activation (see src/workflows/patches.ts). */
 interface RunPatches {
@@ -100,7 +99,7 @@ export async function badgeOrder(
   // Before the first await, always: a patch asked later may fall into another workflow task on replay.
   const runPatches = askPatches();
   const { input, firstSession } = await resolvedInput(rawInput, continued, runPatches);
-  const options: OrderOptions = input.options;
+  const options: ResolvedBadgeOrderOptions = input.options;
   const steps = orderSteps(options);
   const webhooks = new OrderWebhooks(input, continued?.webhooks);
   const state: OrderState = new OrderState(
@@ -287,7 +286,7 @@ async function orderOnce(
   run: {
     readonly steps: OrderSteps;
     readonly session: { keysHonoured: boolean };
-    readonly options: OrderOptions;
+    readonly options: ResolvedBadgeOrderOptions;
     readonly platformRead: PlatformRead;
     readonly runPatches: RunPatches;
   },

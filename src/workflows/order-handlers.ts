@@ -11,13 +11,7 @@ import type {
   SetDocumentOwnerInput,
 } from '../contract';
 import { applicationFailure } from '../failure-types';
-import {
-  reconcileOrderUpdate,
-  replaceDocumentUpdate,
-  retryUploadsSignal,
-  setDocumentOwnerUpdate,
-  statusQuery,
-} from '../workflow-contract';
+import * as messages from '../workflow-messages';
 import { contractSchemas } from './contract-schemas';
 import { describeFailure } from './failures';
 import type { OrderState } from './order-state';
@@ -29,15 +23,15 @@ export function registerOrderHandlers(
   steps: OrderSteps,
   settings: { readonly replacementGraceMs: number },
 ): void {
-  setHandler(statusQuery, () => state.view());
+  setHandler(messages.statusQuery, () => state.view());
 
-  setHandler(retryUploadsSignal, () => {
+  setHandler(messages.retryUploadsSignal, () => {
     const count = state.documents.retryFailed();
     log.info('retryUploads received', { documentsQueued: count });
   });
 
   setHandler(
-    reconcileOrderUpdate,
+    messages.reconcileOrderUpdate,
     (answer: ReconcileOrderInput) => {
       // The order id as its digits: the Web UI sends a string, callers of earlier releases (and their recorded
       // updates) a number. The validator ran before; on replay it does not, and the recorded answer was valid.
@@ -60,7 +54,7 @@ export function registerOrderHandlers(
   );
 
   setHandler(
-    setDocumentOwnerUpdate,
+    messages.setDocumentOwnerUpdate,
     (correction: SetDocumentOwnerInput) => {
       const documentOwner = correction.documentOwner.trim();
       const queued = state.correctDocumentOwner(documentOwner);
@@ -81,7 +75,7 @@ export function registerOrderHandlers(
   );
 
   setHandler(
-    replaceDocumentUpdate,
+    messages.replaceDocumentUpdate,
     async (replacement: ReplaceDocumentInput): Promise<DocumentState> => {
       // Claimed before the first await: a retryUploads arriving while the file is checked must not upload the
       // old file, and the repair deadline waits for the claim (see awaitRepair).

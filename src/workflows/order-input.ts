@@ -14,14 +14,11 @@ import type {
 import { DEFAULT_ORDER_OPTIONS } from './activity-options';
 import { contractSchemas } from './contract-schemas';
 
-/** Every tuning option of an order, defaults filled in. */
-export type ResolvedOrderOptions = ResolvedBadgeOrderOptions;
-
 /** A validated order input whose options are all resolved. */
-export type ResolvedBadgeOrderInput = ValidBadgeOrderInput & { readonly options: ResolvedOrderOptions };
+export type ResolvedBadgeOrderInput = ValidBadgeOrderInput & { readonly options: ResolvedBadgeOrderOptions };
 
 /** The options of `input` with today's defaults for those it leaves out. */
-export function withDefaultOptions(options: BadgeOrderOptions | undefined): ResolvedOrderOptions {
+export function withDefaultOptions(options: BadgeOrderOptions | undefined): ResolvedBadgeOrderOptions {
   return { ...DEFAULT_ORDER_OPTIONS, ...options };
 }
 

@@ -5,18 +5,18 @@
  */
 import type {
   BadgeOrderPhase,
-  BadgeOrderStatusValue,
   BadgeOrderStatusView,
   DocumentOwnerView,
+  FailedWebhookDelivery,
   ReconcileOrderAnswer,
   ReconciliationView,
   StockAdvice,
   WebhookDeliveriesView,
 } from '../contract';
+import type { BadgeOrderStatusValue } from '../workflow-contract';
 import type { PlatformIdValue } from '../activities/types';
 import { DocumentTracker, type TrackedDocument } from './document-tracker';
 import type { ResolvedBadgeOrderInput } from './order-input';
-import type { WebhookContinuation } from './webhooks';
 
 /**
  * A platform id recorded in history (an activity result, a continuation, an input), as the order keeps it: its
@@ -53,6 +53,17 @@ export interface OrderContinuation {
   readonly inputResolved?: boolean;
   /** The order's webhooks so far; absent before 0.2.0 and for orders without `callbackUrl`. */
   readonly webhooks?: WebhookContinuation;
+}
+
+/** What a run hands to the next about its webhooks. */
+export interface WebhookContinuation {
+  /** Events sent so far (the next one's number). */
+  readonly sequence: number;
+  /** The last status seen, so a continued run does not announce the status it continued in again. */
+  readonly lastStatus: BadgeOrderStatusValue;
+  readonly delivered: number;
+  /** `attempts` is absent in continuations written before 0.4.0 (they carried an `error` text instead). */
+  readonly failed: readonly (Omit<FailedWebhookDelivery, 'attempts'> & { readonly attempts?: number })[];
 }
 
 /** Called whenever the `BadgeOrderStatus` value changes, so the workflow can publish it. */

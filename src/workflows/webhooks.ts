@@ -6,15 +6,10 @@
  * waits for deliveries still under way only before it ends or continues as new, so none is lost.
  */
 import { CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type {
-  BadgeOrderStatusValue,
-  FailedWebhookDelivery,
-  WebhookDeliveriesView,
-  WebhookEvent,
-} from '../contract';
-import { WEBHOOK_EVENT_TYPES } from '../workflow-contract';
+import type { FailedWebhookDelivery, WebhookDeliveriesView, WebhookEvent } from '../contract';
+import { WEBHOOK_EVENT_TYPES, type BadgeOrderStatusValue } from '../workflow-contract';
 import { activityAttempts } from './failures';
-import type { OrderState } from './order-state';
+import type { OrderState, WebhookContinuation } from './order-state';
 import type { BadgeOrderActivities } from './steps';
 
 /** At most this many failed deliveries are kept for the status query (newest last). */
@@ -30,17 +25,6 @@ const delivery = proxyActivities<BadgeOrderActivities>({
     maximumAttempts: 8,
   },
 });
-
-/** What a run hands to the next about its webhooks. */
-export interface WebhookContinuation {
-  /** Events sent so far (the next one's number). */
-  readonly sequence: number;
-  /** The last status seen, so a continued run does not announce the status it continued in again. */
-  readonly lastStatus: BadgeOrderStatusValue;
-  readonly delivered: number;
-  /** `attempts` is absent in continuations written before 0.4.0 (they carried an `error` text instead). */
-  readonly failed: readonly (Omit<FailedWebhookDelivery, 'attempts'> & { readonly attempts?: number })[];
-}
 
 /** Sends an order's webhooks; does nothing for an order without `callbackUrl`. */
 export class OrderWebhooks {

@@ -11,10 +11,9 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import pino from 'pino';
 import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
 import { apiDocumentsFromConfig } from '../../src/api/documents-plugin';
-import { documentProblemSchema, documentUploadResponseSchema } from '../../src/api/routes/documents';
-import { problemSchema } from '../../src/api/schemas';
 import { documentStoreConfigSchema } from '../../src/config';
 import type { WebhookEvent } from '../../src/contract';
+import { documentUploadResponseSchema, problemSchema } from '../../src/http-contract';
 import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
@@ -145,7 +144,7 @@ describe('the API with the document store and webhooks', () => {
     expect(reader.status).toBe(403);
     const tooLarge = await upload('writer', Buffer.alloc(MAX_BYTES + 1, 1), 'image/png');
     expect(tooLarge.status).toBe(413);
-    const problem = documentProblemSchema.parse(await tooLarge.json());
+    const problem = problemSchema.parse(await tooLarge.json());
     expect(problem).toMatchObject({
       code: 'document-too-large',
       errors: [expect.objectContaining({ field: 'file' })],

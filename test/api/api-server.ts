@@ -10,6 +10,13 @@ import type { BadgeOrdersClient } from '../../src/client/badge-orders-client';
 import { buildApiApp, type BuildApiAppOptions } from '../../src/api/app';
 import { createAuthenticator, hashApiKey } from '../../src/api/auth';
 import type { ApiKeyEntry, ApiLimits, ApiScope } from '../../src/api/config';
+import { ORDER_OPERATIONS } from '../../src/http-contract';
+
+/** The API's answers, as its operations table documents them (tests parse what the API sent with these). */
+export const orderAcceptedSchema = ORDER_OPERATIONS.putOrder.responses[201].schema[1];
+export const orderViewSchema = ORDER_OPERATIONS.getOrder.responses[200].schema[1];
+export const orderPageSchema = ORDER_OPERATIONS.listOrders.responses[200].schema[1];
+export const retryAcceptedSchema = ORDER_OPERATIONS.retryOrder.responses[202].schema[1];
 
 /**
  * The test keys: each key's secret by its id, and its client when not its own id. `writer` and `reader` are two

@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contractJsonSchemas } from '../../src/api/contract-schemas';
+import { contractJsonSchemas } from '../../tools/contract/json-schema';
 
 const SCHEMAS_DIR = join(__dirname, '../../schemas');
 

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { collectDocuments } from '../../src/api/document-collector';
 import { apiDocumentsFromConfig, type ApiDocuments } from '../../src/api/documents-plugin';
-import { documentUploadResponseSchema } from '../../src/api/routes/documents';
+import { documentUploadResponseSchema } from '../../src/http-contract';
 import { documentStoreConfigSchema } from '../../src/config';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';

@@ -10,18 +10,14 @@ import { join } from 'node:path';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import fastify, { type FastifyInstance } from 'fastify';
-import {
-  documentProblemSchema,
-  documentsRoutes,
-  documentUploadResponseSchema,
-  type UploadLimits,
-} from '../../src/api/routes/documents';
+import { documentsRoutes, type UploadLimits } from '../../src/api/routes/documents';
 import {
   createLocalDocumentStore,
   createS3DocumentStore,
   type DocumentStore,
   type PutDocumentInput,
 } from '../../src/documents';
+import { documentUploadResponseSchema, problemSchema } from '../../src/http-contract';
 import { CleanupList } from '../../tools/stack';
 import { startLocalS3, type LocalS3 } from '../../tools/stack/s3';
 import { waitFor } from '../helpers/wait';
@@ -168,7 +164,7 @@ describe.each(stores)('POST /v1/documents into the %s store', (_name, createStor
     const answer = await post(url, body, contentType);
     expect(answer.status).toBe(413);
     expect(answer.type).toContain('application/problem+json');
-    expect(documentProblemSchema.parse(answer.json)).toMatchObject({
+    expect(problemSchema.parse(answer.json)).toMatchObject({
       status: 413,
       errors: [expect.objectContaining({ field: 'file' })],
     });
@@ -189,7 +185,7 @@ describe('POST /v1/documents: refusals', () => {
     const answer = await post(url, Buffer.from('{"a":1}'), 'application/json');
     expect(answer.status).toBe(415);
     expect(answer.type).toContain('application/problem+json');
-    expect(documentProblemSchema.parse(answer.json).status).toBe(415);
+    expect(problemSchema.parse(answer.json).status).toBe(415);
   });
 
   it('400 naming the field when there is no file part, or an empty one, or one of another name', async () => {
@@ -199,7 +195,7 @@ describe('POST /v1/documents: refusals', () => {
     for (const { body, contentType } of [noFile, empty, otherName]) {
       const answer = await post(url, body, contentType);
       expect(answer.status).toBe(400);
-      expect(documentProblemSchema.parse(answer.json)).toMatchObject({
+      expect(problemSchema.parse(answer.json)).toMatchObject({
         status: 400,
         errors: [expect.objectContaining({ field: 'file' })],
       });
@@ -237,7 +233,7 @@ describe('POST /v1/documents: limits per client', () => {
       (answer) => answer.status === 429,
       { what: 'the second upload of client-a to be refused while the first is in progress' },
     );
-    expect(documentProblemSchema.parse(refused.json)).toMatchObject({
+    expect(problemSchema.parse(refused.json)).toMatchObject({
       code: 'too-many-uploads',
       detail: expect.stringContaining(
         'at most 1 uploads at once per client (API_UPLOAD_MAX_CONCURRENT)',
@@ -265,7 +261,7 @@ describe('POST /v1/documents: limits per client', () => {
     // This one passes the quota on its way in: refused, and not stored.
     const over = await upload(60_000, 'client-a');
     expect(over.status).toBe(429);
-    expect(documentProblemSchema.parse(over.json)).toMatchObject({
+    expect(problemSchema.parse(over.json)).toMatchObject({
       code: 'upload-quota-exceeded',
       detail: expect.stringContaining(
         'at most 100000 bytes per 600 s per client (API_UPLOAD_QUOTA_BYTES per API_UPLOAD_QUOTA_WINDOW_MS)',

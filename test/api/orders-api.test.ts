@@ -6,20 +6,27 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import type { z } from 'zod';
 import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
 import type { OrderKey } from '../../src/client/badge-orders-client';
-import { parseBadgeOrderInput, type ValidBadgeOrderInput } from '../../src/contract';
 import {
+  badgeOrderStatusViewSchema as statusViewSchema,
   documentStateSchema,
-  orderAcceptedSchema,
-  orderPageSchema,
-  orderViewSchema,
-  problemSchema,
-  retryAcceptedSchema,
-  statusViewSchema,
-} from '../../src/api/schemas';
+  parseBadgeOrderInput,
+  type ValidBadgeOrderInput,
+} from '../../src/contract';
+import { problemSchema } from '../../src/http-contract';
 import { DEMO_USER } from '../../src/sandbox';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
-import { startTestApi, startTestIssuer, TEST_KEYS, type TestApi, type TestIssuer } from './api-server';
+import {
+  orderAcceptedSchema,
+  orderPageSchema,
+  orderViewSchema,
+  retryAcceptedSchema,
+  startTestApi,
+  startTestIssuer,
+  TEST_KEYS,
+  type TestApi,
+  type TestIssuer,
+} from './api-server';
 
 const ALL_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
 

@@ -10,19 +10,21 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { apiDocumentsFromConfig } from '../../src/api/documents-plugin';
-import { documentUploadResponseSchema } from '../../src/api/routes/documents';
 import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
-import { orderAcceptedSchema, orderPageSchema, orderViewSchema, problemSchema } from '../../src/api/schemas';
 import { documentStoreConfigSchema } from '../../src/config';
-import {
-  badgeOrderWorkflowId,
-  BadgeOrderClient,
-  parseBadgeOrderInput,
-  WORKFLOW_TYPES,
-} from '../../src/contract';
+import { badgeOrderWorkflowId, parseBadgeOrderInput } from '../../src/contract';
+import { documentUploadResponseSchema, problemSchema } from '../../src/http-contract';
+import { BadgeOrderClient, WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
-import { startTestApi, TEST_KEYS, type TestApi } from './api-server';
+import {
+  orderAcceptedSchema,
+  orderPageSchema,
+  orderViewSchema,
+  startTestApi,
+  TEST_KEYS,
+  type TestApi,
+} from './api-server';
 
 type Key = keyof typeof TEST_KEYS;
 

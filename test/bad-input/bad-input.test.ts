@@ -10,12 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  BadgeOrderStatus,
-  InvalidOrderInputError,
-  WORKFLOW_TYPES,
-  badgeOrderWorkflowId,
-} from '../../src/contract';
+import { BadgeOrderStatus, WORKFLOW_TYPES } from '../../src/workflow-contract';
+import { InvalidOrderInputError, badgeOrderWorkflowId } from '../../src/contract';
 import { readOrderFile } from '../../src/main/starter';
 import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';

@@ -7,7 +7,7 @@
  * once and each accepted document once (the sandbox honours `Idempotency-Key`, and the workers are told so).
  * The figures (time to inject, time until every order settled) are printed at the end.
  */
-import { BadgeOrderId, BadgeOrderStatus } from '../../src/contract';
+import { BadgeOrderId, BadgeOrderStatus } from '../../src/workflow-contract';
 import type { ClusterWorker } from '../../tools/cluster';
 import { planOrders, type PlannedOrder } from '../../tools/chaos/chaos-orders';
 import { checkGroundTruth } from '../../tools/chaos/ground-truth';

@@ -5,7 +5,7 @@
  * what the platform holds (the sandbox's ground truth) and at what an operator sees (status query, search
  * attributes, lists).
  */
-import { BadgeOrderId, BadgeOrderStatus, WORKFLOW_TYPES } from '../../src/contract';
+import { BadgeOrderId, BadgeOrderStatus, WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { runOps, type ListedOrder } from '../../src/commands/ops-command';
 import { createPlatformClient } from '../../src/platform';
 import { DEFAULT_RULES, DEMO_USER } from '../../src/sandbox';

@@ -7,7 +7,8 @@ import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type KeyLike } 
 import { startCodecServer, type RunningCodecServer } from '../../src/codec/codec-server';
 import { generatePayloadKeyEntry, parsePayloadKeys } from '../../src/codec/key-ring';
 import { jwtAccessTokenVerifier } from '../../src/codec/ui-access-token';
-import { badgeOrderWorkflowId, WORKFLOW_TYPES } from '../../src/contract';
+import { badgeOrderWorkflowId } from '../../src/contract';
+import { WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
 
 const UI_ORIGIN = 'http://127.0.0.1:8233';

@@ -12,7 +12,7 @@ import { generatePayloadKeyEntry } from '../../src/codec/key-ring';
 import { hashApiKey } from '../../src/api/auth';
 import { loadApiConfig } from '../../src/api/config';
 import { loadCodecServerConfig, loadWorkerConfig } from '../../src/config';
-import { BADGE_SEARCH_ATTRIBUTES } from '../../src/contract';
+import { BADGE_SEARCH_ATTRIBUTES } from '../../src/workflow-contract';
 import { DEMO_USER } from '../../src/sandbox';
 import { connectionOptions } from '../../src/temporal/connection';
 import { createBadgeOrderWorker } from '../../src/worker/create-worker';

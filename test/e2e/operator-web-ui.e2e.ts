@@ -6,12 +6,8 @@
  */
 import { temporal } from '@temporalio/proto';
 import type { Page } from 'playwright-core';
-import {
-  REPLAY_SCHEDULE_ID,
-  WORKFLOW_TYPES,
-  badgeOrderWorkflowId,
-  type BadgeOrderInput,
-} from '../../src/contract';
+import { REPLAY_SCHEDULE_ID, badgeOrderWorkflowId, type BadgeOrderInput } from '../../src/contract';
+import { WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { ENCRYPTED_ENCODING } from '../../src/codec/encryption-codec';
 import { applyReplaySchedule } from '../../src/temporal/schedule';
 import type { InProcessWorker } from '../helpers/stack';

@@ -13,7 +13,7 @@
  */
 import { ReplayError } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { WORKFLOW_TYPES } from '../../src/contract';
+import { WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { PATCHES } from '../../src/workflows/patches';
 import { recordedHistories, workflowTypeOf } from './recorded-histories';
 import { replayVariant } from './variants/replay-variant';

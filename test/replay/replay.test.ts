@@ -8,7 +8,7 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { PayloadKeyRing } from '../../src/codec/key-ring';
-import { WORKFLOW_TYPES } from '../../src/contract';
+import { WORKFLOW_TYPES } from '../../src/workflow-contract';
 import {
   historyVersions,
   recordedHistories,

@@ -15,8 +15,8 @@ import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { startCodecServer, type RunningCodecServer } from '../../src/codec/codec-server';
 import { runOps } from '../../src/commands/ops-command';
+import { BadgeOrderId } from '../../src/workflow-contract';
 import {
-  BadgeOrderId,
   badgeOrderWorkflowId,
   type BadgeOrderInput,
   type BadgeOrderResult,

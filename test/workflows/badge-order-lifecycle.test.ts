@@ -5,14 +5,8 @@
  */
 import type { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import {
-  BadgeOrderId,
-  BadgeOrderStatus,
-  WORKFLOW_TYPES,
-  badgeOrderWorkflowId,
-  type BadgeOrderInput,
-  type BadgeOrderResult,
-} from '../../src/contract';
+import { BadgeOrderId, BadgeOrderStatus, WORKFLOW_TYPES } from '../../src/workflow-contract';
+import { badgeOrderWorkflowId, type BadgeOrderInput, type BadgeOrderResult } from '../../src/contract';
 import { createPlatformClient } from '../../src/platform';
 import { DEMO_USER } from '../../src/sandbox';
 import { resolveBadgeOrderInput } from '../../src/workflows/order-input';

@@ -5,7 +5,7 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { BadgeOrderId, BadgeOrderStatus } from '../../src/contract';
+import { BadgeOrderId, BadgeOrderStatus } from '../../src/workflow-contract';
 import { OrderMayExistError, ReconcileOrderRejectedError } from '../../src/client/badge-orders-client';
 import { useTestStack, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';

@@ -6,13 +6,8 @@ import { createHash } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { EncryptionCodec, payloadKeyId } from '../../src/codec/encryption-codec';
-import {
-  BadgeOrderId,
-  BadgeOrderStatus,
-  badgeOrderWorkflowId,
-  InvalidOrderInputError,
-  WORKFLOW_TYPES,
-} from '../../src/contract';
+import { BadgeOrderId, BadgeOrderStatus, WORKFLOW_TYPES } from '../../src/workflow-contract';
+import { badgeOrderWorkflowId, InvalidOrderInputError } from '../../src/contract';
 import { DEMO_USER, DOCUMENT_ONLY_USER } from '../../src/sandbox';
 import { startTestStack, useTestStack } from '../helpers/stack';
 import { historiesOf, historyText, stepSummaries } from '../helpers/history';

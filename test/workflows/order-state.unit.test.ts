@@ -1,5 +1,5 @@
 /** The order's state and its rules, without a server: statuses, fallbacks, reconciliation, the status view. */
-import type { BadgeOrderStatusValue } from '../../src/contract';
+import type { BadgeOrderStatusValue } from '../../src/workflow-contract';
 import {
   resolveBadgeOrderInput,
   startingView,

@@ -4,7 +4,8 @@
  * it refused before. Orders that do not await repair are left alone (no signal in their history).
  */
 import { BadgeOrdersClient, type BadgeOrderHandle } from '../../src/client/badge-orders-client';
-import { REPLAY_SCHEDULE_ID, WORKFLOW_TYPES, type ReplayFailedUploadsResult } from '../../src/contract';
+import { REPLAY_SCHEDULE_ID, type ReplayFailedUploadsResult } from '../../src/contract';
+import { WORKFLOW_TYPES } from '../../src/workflow-contract';
 import {
   applyReplaySchedule,
   describeReplaySchedule,

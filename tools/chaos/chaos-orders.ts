@@ -4,7 +4,8 @@
  * rejects on purpose — those, and only those, must end in AwaitingRepair.
  */
 import { createHash } from 'node:crypto';
-import type { BadgeOrderInput, BadgeOrderStatusValue } from '../../src/contract';
+import type { BadgeOrderInput } from '../../src/contract';
+import type { BadgeOrderStatusValue } from '../../src/workflow-contract';
 
 /** One planned document and what the platform must end up holding of it. */
 export interface PlannedDocument {

@@ -6,7 +6,7 @@
  * none → `{ notCreated: true }`, more than one → the platform already holds a duplicate (a violation, and the
  * order is left held: any answer would hide it).
  */
-import { BadgeOrderId, BadgeOrderStatus } from '../../src/contract';
+import { BadgeOrderId, BadgeOrderStatus } from '../../src/workflow-contract';
 import type { LocalStack } from '../stack';
 
 /** What the reconciler did over the run. */

@@ -14,7 +14,7 @@
  * from the sandbox's ground truth, as an operator would.
  */
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
-import { BadgeOrderId, BadgeOrderStatus, type BadgeOrderStatusValue } from '../../src/contract';
+import { BadgeOrderId, BadgeOrderStatus, type BadgeOrderStatusValue } from '../../src/workflow-contract';
 import { DEMO_USER, resolveProfile, type FailNextRule, type FaultConfig } from '../../src/sandbox';
 import type { ChildProcessHandle } from '../dev/child-process';
 import { startLocalStack, type LocalStack } from '../stack';

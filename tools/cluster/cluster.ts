@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { generatePayloadKeyEntry, parsePayloadKeys, PayloadKeyRing } from '../../src/codec/key-ring';
-import { BADGE_SEARCH_ATTRIBUTES } from '../../src/contract';
+import { BADGE_SEARCH_ATTRIBUTES } from '../../src/workflow-contract';
 import { findFreePort } from '../dev/dev-server';
 import type { ChildProcessHandle } from '../dev/child-process';
 import { PROJECT_ROOT, resolveTemporalCli } from '../dev/temporal-cli';

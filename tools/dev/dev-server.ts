@@ -8,7 +8,7 @@
 import { createConnection, createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { BADGE_SEARCH_ATTRIBUTES } from '../../src/contract';
+import { BADGE_SEARCH_ATTRIBUTES } from '../../src/workflow-contract';
 import { startChildProcess, withParentDeathSignal } from './child-process';
 import { describeTemporalCli, resolveTemporalCli, type ResolvedTemporalCli } from './temporal-cli';
 

@@ -10,12 +10,8 @@ import { join } from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { findSecrets, textOf } from '../chaos/secrets';
-import {
-  WORKFLOW_TYPES,
-  type BadgeOrderInput,
-  type BadgeOrderStatusView,
-  type ReplayFailedUploadsResult,
-} from '../../src/contract';
+import { WORKFLOW_TYPES } from '../../src/workflow-contract';
+import type { BadgeOrderInput, BadgeOrderStatusView, ReplayFailedUploadsResult } from '../../src/contract';
 import { DEMO_USER } from '../../src/sandbox';
 import { badgeOrdersQuery } from '../../src/temporal/visibility';
 import { PROJECT_ROOT, type ChildProcessHandle } from '../dev/child-process';

@@ -8,8 +8,7 @@
 import { pipeline, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyContextConfig, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { DOCUMENT_REFERENCE_PATTERN } from '../../contract';
+import { DOCUMENTS_ROUTE, type DocumentUploadResponse, type Problem } from '../../http-contract';
 import { DocumentRefusedError, DocumentUnavailableError, type DocumentStore } from '../../documents';
 import { WindowCounter } from '../window-counter';
 
@@ -24,7 +23,7 @@ export interface UploadLimits {
 }
 
 /** Options of {@link documentsRoutes}. */
-export interface DocumentsRoutesOptions {
+interface DocumentsRoutesOptions {
   readonly store: DocumentStore;
   /** Largest file accepted, in bytes (413 above it). */
   readonly maxBytes: number;
@@ -35,9 +34,6 @@ export interface DocumentsRoutesOptions {
   readonly routeConfig?: FastifyContextConfig;
 }
 
-/** The path of the upload route. */
-export const DOCUMENTS_ROUTE = '/v1/documents';
-
 /** Name of the multipart part that carries the file. */
 export const DOCUMENT_FILE_FIELD = 'file';
 
@@ -45,53 +41,12 @@ export const DOCUMENT_FILE_FIELD = 'file';
 const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
 const MIME_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
 
-/** Request body of `POST /v1/documents`, for the OpenAPI document: multipart/form-data with one file part. */
-export const documentUploadRequestSchema = z
-  .object({
-    file: z.string().meta({
-      format: 'binary',
-      description:
-        'The document (one file part named "file"); its part Content-Type is stored as the content type.',
-    }),
-  })
-  .meta({ description: 'multipart/form-data' });
-
-/** Answer of `POST /v1/documents` (201): name the document in an order as `{ "ref": … }`. */
-export const documentUploadResponseSchema = z.object({
-  ref: z
-    .string()
-    .regex(DOCUMENT_REFERENCE_PATTERN)
-    .meta({
-      description:
-        'Content-addressed reference: "sha256:" and the 64 hex digits of the SHA-256 of the bytes.',
-      example: `sha256:${'0123456789abcdef'.repeat(4)}`,
-    }),
-  sizeBytes: z.number().int().positive(),
-  contentType: z.string().meta({ description: 'As first stored: the same bytes uploaded again keep it.' }),
-});
-/** Answer of `POST /v1/documents`. */
-export type DocumentUploadResponse = z.infer<typeof documentUploadResponseSchema>;
-
-/** An RFC 9457 problem detail as this route answers it (`application/problem+json`). */
-export const documentProblemSchema = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  /** Stable code of the problem (the end of `type`), as in every problem of the API. */
-  code: z.string(),
-  /** The field and what is wrong with it, in the API's form for invalid input. */
-  errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
-});
-/** A problem detail of this route. */
-export type DocumentProblem = z.infer<typeof documentProblemSchema>;
-
 /** The statuses `POST /v1/documents` answers with a problem, for the OpenAPI document. */
 export const DOCUMENT_UPLOAD_PROBLEM_STATUSES = [400, 413, 415, 429, 500, 503] as const;
 
 function sendProblem(
   reply: FastifyReply,
-  problem: DocumentProblem,
+  problem: Problem,
   closeConnection = false,
   retryAfterMs?: number,
 ): FastifyReply {
@@ -108,14 +63,14 @@ class QuotaExceededError extends Error {
 }
 
 const problems = {
-  notMultipart: (): DocumentProblem => ({
+  notMultipart: (): Problem => ({
     type: 'urn:badge-orders:problem:unsupported-media-type',
     code: 'unsupported-media-type',
     title: 'Unsupported Media Type',
     status: 415,
     detail: `send the document as multipart/form-data with a file part named "${DOCUMENT_FILE_FIELD}"`,
   }),
-  noFile: (detail: string): DocumentProblem => ({
+  noFile: (detail: string): Problem => ({
     type: 'urn:badge-orders:problem:invalid-document',
     code: 'invalid-document',
     title: 'Bad Request',
@@ -123,7 +78,7 @@ const problems = {
     detail,
     errors: [{ field: DOCUMENT_FILE_FIELD, message: detail }],
   }),
-  tooLarge: (maxBytes: number): DocumentProblem => ({
+  tooLarge: (maxBytes: number): Problem => ({
     type: 'urn:badge-orders:problem:document-too-large',
     code: 'document-too-large',
     title: 'Content Too Large',
@@ -131,21 +86,21 @@ const problems = {
     detail: `the document is larger than the limit of ${maxBytes} bytes; nothing was stored`,
     errors: [{ field: DOCUMENT_FILE_FIELD, message: `is larger than the limit of ${maxBytes} bytes` }],
   }),
-  unavailable: (): DocumentProblem => ({
+  unavailable: (): Problem => ({
     type: 'urn:badge-orders:problem:document-store-unavailable',
     code: 'document-store-unavailable',
     title: 'Service Unavailable',
     status: 503,
     detail: 'the document store cannot be written now; try again later',
   }),
-  tooManyUploads: (max: number): DocumentProblem => ({
+  tooManyUploads: (max: number): Problem => ({
     type: 'urn:badge-orders:problem:too-many-uploads',
     code: 'too-many-uploads',
     title: 'Too Many Requests',
     status: 429,
     detail: `at most ${max} uploads at once per client (API_UPLOAD_MAX_CONCURRENT); send this one when another has finished`,
   }),
-  quotaExceeded: (limits: UploadLimits, retryAfterMs: number): DocumentProblem => ({
+  quotaExceeded: (limits: UploadLimits, retryAfterMs: number): Problem => ({
     type: 'urn:badge-orders:problem:upload-quota-exceeded',
     code: 'upload-quota-exceeded',
     title: 'Too Many Requests',
@@ -155,7 +110,7 @@ const problems = {
       `(API_UPLOAD_QUOTA_BYTES per API_UPLOAD_QUOTA_WINDOW_MS); this window ends in ` +
       `${Math.ceil(retryAfterMs / 1000)} s; nothing was stored`,
   }),
-  internal: (): DocumentProblem => ({
+  internal: (): Problem => ({
     type: 'urn:badge-orders:problem:internal-error',
     code: 'internal-error',
     title: 'Internal Server Error',

@@ -23,36 +23,41 @@ import {
 } from '../../client/badge-orders-client';
 import { runStatusName } from '../../client/order-listing';
 import {
-  BADGE_ORDER_STATUSES,
-  BadgeOrderClient,
-  BadgeOrderId,
-  BadgeOrderStatus,
+  badgeOrderInputSchema,
   clientDocumentsFolder,
-  statusQuery,
+  issueFields,
   type BadgeOrderResult,
   type BadgeOrderStatusView,
   type ValidBadgeOrderInput,
 } from '../../contract';
-import type { DocumentStore } from '../../documents';
-import { principalOf } from '../auth';
-import { callbackUrlProblem, type CallbackUrlPolicy } from '../../webhook-destination';
-import type { ApiLimits } from '../config';
-import { inSpan, type Tracing } from '../../tracing';
-import { INPUT_HASH_MEMO_KEY, orderInputHash, orderInputHashBefore040 } from '../input-hash';
-import { fastifyPath, ORDER_OPERATIONS, type Operation } from '../operations';
-import { decodePageToken, encodePageToken } from '../page-token';
-import { ApiProblem, fieldErrors, invalidInput } from '../problem';
 import {
   DEFAULT_PAGE_SIZE,
   NO_CLIENT,
+  ORDER_OPERATIONS,
   SET_BY_THE_API,
-  type orderAcceptedSchema,
-  type orderViewSchema,
-} from '../schemas';
+  type Operation,
+  type OrderAccepted,
+  type OrderView,
+} from '../../http-contract';
+import {
+  BADGE_ORDER_STATUSES,
+  BadgeOrderClient,
+  BadgeOrderId,
+  BadgeOrderStatus,
+} from '../../workflow-contract';
+import { statusQuery } from '../../workflow-messages';
+import type { DocumentStore } from '../../documents';
+import { principalOf } from '../auth';
+import { callbackUrlProblem, type CallbackUrlPolicy } from '../../webhook-destination';
+import type { ApiLimits, ApiScope } from '../config';
+import { inSpan, type Tracing } from '../../tracing';
+import { INPUT_HASH_MEMO_KEY, orderInputHash, orderInputHashBefore040 } from '../input-hash';
+import { decodePageToken, encodePageToken } from '../page-token';
+import { ApiProblem, invalidInput } from '../problem';
 import { isInvalidArgument, withinTime } from '../temporal-errors';
 
 /** Options of {@link ordersRoutes}. */
-export interface OrdersRoutesOptions {
+interface OrdersRoutesOptions {
   readonly orders: BadgeOrdersClient;
   readonly limits: Pick<ApiLimits, 'operationTimeoutMs' | 'queryTimeoutMs'>;
   /** Where the workers deliver webhooks: a `callbackUrl` they would refuse is refused at once. */
@@ -63,11 +68,19 @@ export interface OrdersRoutesOptions {
   readonly documents?: DocumentStore;
 }
 
-/** Parses one part of a request with a zod schema; a 400 names each invalid field under `where`. */
+/**
+ * Parses one part of a request with a zod schema; a 400 names each invalid field as the contract names it
+ * (`documents.0.path`), under `where` (`body`, `query`, `path`) so the caller sees where the field was.
+ */
 function parsePart<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
   const parsed = schema.safeParse(value ?? {});
-  if (!parsed.success)
-    throw invalidInput(fieldErrors(parsed.error, where), where === 'body' ? 'body' : `request ${where}`);
+  if (!parsed.success) {
+    const errors = issueFields(parsed.error).map(({ field, message }) => ({
+      field: `${where}.${field}`,
+      message,
+    }));
+    throw invalidInput(errors, where === 'body' ? 'body' : `request ${where}`);
+  }
   return parsed.data;
 }
 
@@ -162,12 +175,13 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
   };
 
   const route = (
-    operation: Operation,
+    operation: Operation & { readonly scope: ApiScope },
     handler: (request: FastifyRequest) => Promise<{ status: number; body: unknown; location?: string }>,
   ): void => {
     app.route({
       method: operation.method,
-      url: fastifyPath(operation.path),
+      // fastify's form of the OpenAPI path: `{orderRef}` → `:orderRef`.
+      url: operation.path.replace(/\{(\w+)\}/g, ':$1'),
       config: { scope: operation.scope },
       handler: async (request, reply) => {
         // One span per request, named by its route template (never the order's reference): the order's
@@ -201,7 +215,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     // The order is the caller's: its client owns it, and its paths lie in the client's own folder.
     const { clientId } = principalOf(request);
     const input = parsePart(
-      ORDER_OPERATIONS.putOrder.body[1],
+      badgeOrderInputSchema,
       isPlainObject(body)
         ? { ...body, orderRef, clientId, documentsFolder: clientDocumentsFolder(clientId) }
         : body,
@@ -228,7 +242,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       throw error;
     }
     const statusUrl = `/v1/orders/${encodeURIComponent(orderRef)}`;
-    const accepted = (created: boolean, runId: string | undefined): z.input<typeof orderAcceptedSchema> => ({
+    const accepted = (created: boolean, runId: string | undefined): OrderAccepted => ({
       orderRef,
       workflowId: started.workflowId,
       runId: runId ?? null,
@@ -272,7 +286,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     } else {
       outcome = await timed(`Reading the outcome of order ${orderRef}`, closedOutcome(handle, description));
     }
-    const body: z.input<typeof orderViewSchema> = {
+    const body: OrderView = {
       orderRef,
       workflowId: description.workflowId,
       runId: description.runId,

@@ -3,7 +3,7 @@
  * workflow on a real worker, and leaves nothing running once stopped.
  */
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { BADGE_SEARCH_ATTRIBUTES, BadgeOrderStatus } from '../../../src/contract';
+import { BADGE_SEARCH_ATTRIBUTES, BadgeOrderStatus } from '../../../src/workflow-contract';
 import {
   bundleWorkflows,
   startTestTemporal,
