@@ -51,6 +51,13 @@ export interface DevServer {
 /** Thrown when the dev server does not come up; carries the end of its output. */
 export class DevServerStartError extends Error {
   override readonly name = 'DevServerStartError';
+  constructor(
+    message: string,
+    /** The server process ended (rather than not answering in time). */
+    readonly exited = false,
+  ) {
+    super(message);
+  }
 }
 
 /** Finds a free TCP port on the loopback interface. */
@@ -107,7 +114,7 @@ async function waitUntilServing(options: {
   let lastError = 'no answer yet';
   while (Date.now() < options.deadline) {
     const exitReason = options.exited();
-    if (exitReason) throw new DevServerStartError(exitReason);
+    if (exitReason) throw new DevServerStartError(exitReason, true);
     try {
       const connection = await Connection.connect({ address: options.address, connectTimeout: 1_000 });
       try {
@@ -168,7 +175,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   if (cli.kind === 'sdk-download') return startWithSdk(options, namespace, ip);
 
   // A free port found here may be taken by another process before the server binds it (tests start servers
-  // in parallel, and the server opens more ports than the one given): ports picked here are picked again.
+  // in parallel, and the server picks more ports of its own than the one given): a server that exits while
+  // starting on ports picked here is started again on other ports. It then panics with "address already in
+  // use" somewhere in a long stack trace, so the exit itself decides, not the text.
   const picksPorts = !options.port || options.uiPort === 0;
   for (let attempt = 1; ; attempt += 1) {
     const port = options.port || (await findFreePort(ip));
@@ -179,9 +188,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     try {
       return await launchDevServer({ options, cli: cli.path, ip, namespace, port, uiPort, log });
     } catch (error) {
-      const portTaken = error instanceof DevServerStartError && /address already in use/i.test(error.message);
-      if (!picksPorts || !portTaken || attempt >= 3) throw error;
-      log(`port ${port} was taken before the dev server bound it; trying other ports`);
+      const exitedWhileStarting = error instanceof DevServerStartError && error.exited;
+      if (!picksPorts || !exitedWhileStarting || attempt >= 3) throw error;
+      log(`the dev server exited while starting on port ${port} (a port taken meanwhile?); trying other ports`);
     }
   }
 }
@@ -220,7 +229,8 @@ async function launchDevServer(launch: {
     command,
     args: commandArgs,
     env: process.env,
-    maxOutputChars: 4_000,
+    // Enough to keep the top of a Go panic, where its reason is.
+    maxOutputChars: 64 * 1024,
   });
   const output = (): string => server.output().trim();
 
