@@ -218,6 +218,13 @@ export const STAND_INS: readonly StandIn[] = [
   },
 ];
 
+/**
+ * This module's source: how a base is slimmed and a context prepared is part of every recipe. The file as
+ * written, not a function's `toString()`, which differs between the TypeScript runners (tsx, ts-jest).
+ */
+const moduleSource = (): string =>
+  readFileSync(join(PROJECT_ROOT, 'tools', 'images', 'stand-ins.ts'), 'utf8');
+
 /** The hash of a recipe: its folder's files, what it is built from, and its base image's id. */
 function recipeHash(parts: readonly string[], folder?: string): string {
   const hash = createHash('sha256');
@@ -306,7 +313,7 @@ async function ensureBaseImage(
   base: BaseImage,
   log: (message: string) => void,
 ): Promise<void> {
-  const hash = recipeHash(['debootstrap --variant=minbase', base.suite, DEBIAN_MIRROR, slimDown.toString()]);
+  const hash = recipeHash(['debootstrap --variant=minbase', base.suite, DEBIAN_MIRROR, moduleSource()]);
   if ((await imageLabel(engine, base.image)) === hash) {
     log(`${base.image}: up to date`);
     return;
@@ -355,8 +362,7 @@ async function ensureStandIn(
       standIn.from,
       JSON.stringify(standIn.buildArgs ?? {}),
       await imageId(engine, BASE_IMAGES[standIn.base].image),
-      // How the context is prepared: this module's code.
-      readFileSync(join(PROJECT_ROOT, 'tools', 'images', 'stand-ins.ts'), 'utf8'),
+      moduleSource(),
     ],
     folder,
   );
