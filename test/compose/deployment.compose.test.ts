@@ -12,7 +12,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { temporal } from '@temporalio/proto';
 import { REPLAY_SCHEDULE_ID, badgeOrderWorkflowId } from '../../src/contract';
 import type { OrderRecord } from '../../src/sandbox/store';
 import { DEFAULT_RULES } from '../../src/sandbox';
@@ -139,28 +138,19 @@ async function runningWorkers(): Promise<string[]> {
     .map((container) => container.ID);
 }
 
-/** The identities polling the task queue (workflow and activity tasks alike). */
-async function pollers(): Promise<Set<string>> {
-  const identities = new Set<string>();
-  for (const taskQueueType of [
-    temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-  ]) {
-    const answer = await stack.client.workflowService.describeTaskQueue({
-      namespace: NAMESPACE,
-      taskQueue: { name: TASK_QUEUE },
-      taskQueueType,
-    });
-    const seen = new Set((answer.pollers ?? []).map((poller) => poller.identity ?? ''));
-    if (identities.size === 0) for (const identity of seen) identities.add(identity);
-    else for (const identity of [...identities]) if (!seen.has(identity)) identities.delete(identity);
-  }
-  return identities;
+/**
+ * Whether the worker in this container has long polls open for workflow and for activity tasks, as its own
+ * metrics say (`temporal_num_pollers` by `poller_type`). Temporal's DescribeTaskQueue lists only the pollers of
+ * the root partition, which a new worker reaches at random: up to a minute later here.
+ */
+async function polling(containerId: string): Promise<boolean> {
+  const metrics = await (
+    await fetch(`http://${await stack.containerAddress(containerId)}:${METRICS_PORT}/metrics`)
+  ).text();
+  return ['workflow_task', 'activity_task'].every((type) =>
+    new RegExp(`^temporal_num_pollers\\{[^}]*poller_type="${type}"[^}]*\\} [1-9]`, 'm').test(metrics),
+  );
 }
-
-/** A worker's identity is `<pid>@<hostname>`, and a container's hostname is its short id. */
-const pollsFrom = (identities: ReadonlySet<string>, containerId: string): boolean =>
-  [...identities].some((identity) => identity.endsWith(`@${containerId.slice(0, 12)}`));
 
 async function temporalCli(args: readonly string[]): Promise<string> {
   const cli = await resolveTemporalCli({ allowSdkDownload: false });
@@ -311,13 +301,13 @@ describe('docker compose up', () => {
     await stack.compose(['up', '--detach', '--no-deps', '--scale', 'worker=3', 'worker']);
     const workers = await waitFor(runningWorkers, (ids) => ids.length === 3, { what: 'three workers' });
     const added = workers.filter((id) => !before.includes(id));
-    // From each new container's start until Temporal lists it among the pollers of both task queue kinds.
+    // From each new container's start until its worker has polls open for both task kinds.
     const firstPoll = new Map<string, number>();
     await waitFor(
       async () => {
-        const identities = await pollers();
-        const seen = Date.now();
-        for (const id of added) if (!firstPoll.has(id) && pollsFrom(identities, id)) firstPoll.set(id, seen);
+        for (const id of added) {
+          if (!firstPoll.has(id) && (await polling(id).catch(() => false))) firstPoll.set(id, Date.now());
+        }
         return firstPoll.size;
       },
       (polling) => polling === added.length,

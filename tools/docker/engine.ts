@@ -107,20 +107,22 @@ export function runDocker(
     const child = spawn('docker', [...args], {
       cwd: options.cwd ?? PROJECT_ROOT,
       env: { ...env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       timeout: options.timeoutMs ?? 30 * 60_000,
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
       if (options.stream) process.stderr.write(chunk);
     });
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-64 * 1024);
       if (options.stream) process.stderr.write(chunk);
     });
-    child.stdin.end(options.input ?? '');
+    // A command that exits without reading all its input closes the pipe: its exit status tells the outcome.
+    child.stdin?.once('error', () => undefined);
+    child.stdin?.end(options.input);
     child.once('error', reject);
     child.once('close', (code, signal) => {
       if (code === 0) resolveRun(stdout);
