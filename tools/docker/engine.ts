@@ -22,7 +22,7 @@ const DOCKERD = ['/usr/sbin/dockerd', '/usr/bin/dockerd'].find((path) => existsS
 const SETPRIV = '/usr/bin/setpriv';
 
 /** Where the engine keeps what outlives a run: images and build cache (`data`), the CLI's config. */
-export const DOCKER_TOOLS_DIR = join(PROJECT_ROOT, '.tools', 'docker');
+const DOCKER_TOOLS_DIR = join(PROJECT_ROOT, '.tools', 'docker');
 
 /** A running engine of ours. */
 export interface DockerEngine {
@@ -98,7 +98,7 @@ function ping(socket: string): Promise<boolean> {
 }
 
 /** Runs `docker` with `env`; see {@link DockerEngine.docker}. */
-export function runDocker(
+function runDocker(
   env: Readonly<Record<string, string>>,
   args: readonly string[],
   options: DockerRunOptions = {},

@@ -33,9 +33,9 @@ import type { DockerEngine } from '../docker/engine';
 /** The Node.js version of the node stand-in: the one `.ci/run` runs the tests on. */
 export const NODE_VERSION = '24.21.0';
 /** The npm that Node.js 24.21.0 bundles (its changelog: "upgrade npm to 11.19.0" in 24.20.0). */
-export const NPM_VERSION = '11.19.0';
+const NPM_VERSION = '11.19.0';
 /** The Debian mirror apt already uses on these machines. */
-export const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
+const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 /** The label holding a stand-in's recipe hash. */
 const RECIPE_LABEL = 'org.badge-orders.stand-in.recipe';
 const RECIPES = join(PROJECT_ROOT, 'tools', 'images', 'stand-ins');
@@ -104,7 +104,7 @@ async function npmPack(spec: string, dir: string, as: string): Promise<void> {
   rmSync(join(dir, packed.filename));
 }
 
-/** Copies a file from a Go module's source (its own Dockerfile's companions) into the context. */
+/** Copies files of a Go module's source (its own Dockerfile's companions) into the context. */
 async function fromModule(
   module: string,
   version: string,
