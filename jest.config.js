@@ -4,8 +4,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // The cluster tests run with `npm run test:cluster` (jest.cluster.config.js).
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/'],
+  // The cluster and compose tests run with `npm run test:cluster` and `npm run test:compose`.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/', '<rootDir>/test/compose/'],
   transform: { '^.+\\.ts$': 'ts-jest' },
   // The dev server and workflow bundling make the first test of a file slow on a 2-core machine.
   testTimeout: 120_000,

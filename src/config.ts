@@ -78,7 +78,8 @@ const payloadCodecSchema = z
     }
   });
 
-const booleanFromEnv = z
+/** `true`/`false` (also `1`/`0`, `yes`/`no`) from the environment. */
+export const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
@@ -258,9 +259,13 @@ const allowHttpLoopbackSchema = booleanFromEnv.default(false);
 /** One entry of `WEBHOOK_ALLOWED_HOSTS`: a host name, `*.` and a domain, an IPv4 or an IPv6 address. */
 const CALLBACK_HOST_PATTERN = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$|^[0-9a-f:.]*:[0-9a-f:.]*$/;
 
+/** `WEBHOOK_ALLOWED_HOSTS=*`: any host, said on purpose (docker-compose.yml requires the variable). */
+const ANY_CALLBACK_HOST = '*';
+
 /**
  * `WEBHOOK_ALLOWED_HOSTS`: the comma-separated hosts that callback URLs may name (`hooks.example.com`,
- * `*.partner.example`, `10.0.0.7`); listed hosts may be internal. Empty: any host with public addresses.
+ * `*.partner.example`, `10.0.0.7`); listed hosts may be internal. Empty or `*`: any host with public
+ * addresses (`*` says so on purpose: docker-compose.yml requires the variable).
  */
 const allowedCallbackHostsSchema = z
   .string()
@@ -269,6 +274,12 @@ const allowedCallbackHostsSchema = z
       .split(',')
       .map((entry) => bareHostname(entry.trim()))
       .filter((entry) => entry !== '');
+    if (entries.includes(ANY_CALLBACK_HOST)) {
+      if (entries.length > 1) {
+        ctx.addIssue({ code: 'custom', message: '"*" allows any host: give it alone, or list the hosts' });
+      }
+      return [];
+    }
     for (const entry of entries.filter((candidate) => !CALLBACK_HOST_PATTERN.test(candidate))) {
       ctx.addIssue({
         code: 'custom',

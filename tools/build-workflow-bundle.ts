@@ -1,5 +1,5 @@
 /**
- * `tsx tools/build-workflow-bundle.ts [--out dist/workflow-bundle.js]`: bundles the workflow code ahead of
+ * `tsx tools/build-workflow-bundle.ts [--out bundle/workflows.js]`: bundles the workflow code ahead of
  * time (the container image does this at build time), so a worker started with `WORKFLOW_BUNDLE_PATH=<out>`
  * needs neither webpack nor the TypeScript sources at run time. The bundle carries the failure converter of
  * the worker's data converter (src/codec/data-converter.ts), as bundling at start-up would.
@@ -43,7 +43,7 @@ export async function buildWorkflowBundle(
 async function main(argv: readonly string[]): Promise<void> {
   const program = new Command('build-workflow-bundle')
     .description('Bundle the workflow code for WORKFLOW_BUNDLE_PATH')
-    .option('--out <file>', 'bundle file to write', 'dist/workflow-bundle.js')
+    .option('--out <file>', 'bundle file to write', 'bundle/workflows.js')
     .option('--workflows <path>', 'workflows module', DEFAULT_WORKFLOWS_PATH);
   program.parse(argv);
   const options = program.opts<{ out: string; workflows: string }>();

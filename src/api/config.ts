@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
+  booleanFromEnv,
   callbackUrlPolicyFromEnv,
   callbackUrlPolicySchema,
   ConfigError,
@@ -161,8 +162,8 @@ const apiConfigSchema = z
   .object({
     /** Interface to listen on. @default 127.0.0.1 (loopback: put a TLS proxy in front to expose it) */
     host: z.string().min(1).default('127.0.0.1'),
-    /** @default 8080 */
-    port: z.coerce.number().int().min(0).max(65535).default(8080),
+    /** @default 8090 (the Temporal Web UI's default is 8080) */
+    port: z.coerce.number().int().min(0).max(65535).default(8090),
     /** The API keys, read from `API_KEYS_FILE` once at start. */
     apiKeys: z.array(apiKeyEntrySchema).default([]),
     oidc: oidcConfigSchema.optional(),
@@ -182,6 +183,11 @@ const apiConfigSchema = z
      * would refuse is refused here already (400), not discovered at the first delivery.
      */
     webhooks: callbackUrlPolicySchema.prefault({}),
+    /**
+     * Make sure the search attributes exist at start-up, as the worker does: on a fresh namespace the API may
+     * be the first to start. @default true
+     */
+    ensureSearchAttributes: booleanFromEnv.default(true),
     /** @default info */
     logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   })
@@ -229,6 +235,7 @@ const API_ENV_NAMES: Readonly<Record<string, string>> = {
     ]),
   ),
   ...WEBHOOK_POLICY_ENV_NAMES,
+  ensureSearchAttributes: 'ENSURE_SEARCH_ATTRIBUTES',
   logLevel: 'LOG_LEVEL',
 };
 
@@ -291,6 +298,7 @@ export function loadApiConfig(env: Env = process.env): Readonly<ApiConfig> {
       },
     },
     webhooks: callbackUrlPolicyFromEnv(env),
+    ensureSearchAttributes: env.ENSURE_SEARCH_ATTRIBUTES || undefined,
     logLevel: env.LOG_LEVEL || undefined,
   };
   const parsed = apiConfigSchema.safeParse(raw);

@@ -1,8 +1,10 @@
 /**
  * What the API answers when Temporal does not: a call that takes too long (504: its outcome is unknown, so
- * the caller repeats it — every call of the API may be repeated), Temporal unreachable (503).
+ * the caller repeats it — every call of the API may be repeated), Temporal unreachable (503), a namespace
+ * without the search attributes (503, saying what to run).
  */
 import { isGrpcServiceError } from '@temporalio/client';
+import { BADGE_SEARCH_ATTRIBUTES } from '../workflow-contract';
 import { ApiProblem } from './problem';
 
 /** gRPC status codes the API tells apart. */
@@ -43,9 +45,35 @@ function grpcCode(error: unknown): number | undefined {
   return undefined;
 }
 
+/** The message of the first error in `error`'s cause chain that says a search attribute is not registered. */
+function unregisteredSearchAttribute(error: unknown): RegExpExecArray | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    const match = /Namespace (\S+) has no mapping defined for search attribute (\w+)/.exec(current.message);
+    if (match) return match;
+    current = current.cause;
+  }
+  return undefined;
+}
+
 /** The problem for an error from Temporal that no route handles itself, or undefined (a 500). */
 export function temporalProblem(error: unknown): ApiProblem | undefined {
   const code = grpcCode(error);
+  const unregistered = code === GRPC.INVALID_ARGUMENT ? unregisteredSearchAttribute(error) : undefined;
+  if (unregistered) {
+    // A fresh namespace: nothing registered the search attributes yet (a worker and the API do at start).
+    const [, namespace = '', name = ''] = unregistered;
+    return new ApiProblem({
+      status: 503,
+      code: 'search-attributes-missing',
+      detail:
+        `Temporal's namespace ${namespace} has no search attribute ${name} yet. Start a worker (it adds the ` +
+        `search attributes), restart the API with ENSURE_SEARCH_ATTRIBUTES on (the default), or add them as ` +
+        `Keyword: temporal operator search-attribute create --namespace ${namespace} --type Keyword --name ` +
+        `${BADGE_SEARCH_ATTRIBUTES.map((key) => key.name).join(' --name ')} (Temporal Cloud: tcld)`,
+      headers: { 'retry-after': '30' },
+    });
+  }
   if (code === GRPC.UNAVAILABLE) {
     return new ApiProblem({
       status: 503,

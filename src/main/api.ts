@@ -18,11 +18,24 @@ import { apiDocumentsFromConfig } from '../api/documents-plugin';
 import { createAuthenticator, hashApiKey, newApiKey } from '../api/auth';
 import { API_SCOPES, loadApiConfig, type ApiScope } from '../api/config';
 import { connectClient } from '../temporal/connection';
+import { ensureSearchAttributes } from '../temporal/search-attributes';
 
 async function serve(): Promise<void> {
   const config = loadApiConfig();
   const logger = createLogger({ level: config.logLevel, name: 'badge-orders-api' });
   const client = await connectClient(config.temporal);
+  if (config.ensureSearchAttributes) {
+    try {
+      logger.info(
+        await ensureSearchAttributes(client.connection, config.temporal.namespace),
+        'search attributes checked',
+      );
+    } catch (error) {
+      // Credentials that may not manage search attributes (Temporal Cloud): orders answer 503 saying what to
+      // run until someone adds them.
+      logger.warn({ err: error }, 'could not make sure the search attributes exist');
+    }
+  }
   const tracing = await startTracing(loadTracingConfig(), { serviceName: 'badge-orders-api' });
   const orders = new BadgeOrdersClient({ client, taskQueue: config.temporal.taskQueue, tracing });
   const documents = await apiDocumentsFromConfig(config.documents);

@@ -57,6 +57,19 @@ describe('loadApiConfig', () => {
       'WEBHOOK_ALLOW_HTTP_LOOPBACK:',
     );
     expect(refusal({ ...OIDC, WEBHOOK_ALLOWED_HOSTS: 'hooks example' })).toContain('WEBHOOK_ALLOWED_HOSTS:');
+    expect(refusal({ ...OIDC, WEBHOOK_ALLOWED_HOSTS: '*,hooks.example.com' })).toContain(
+      'WEBHOOK_ALLOWED_HOSTS: "*" allows any host',
+    );
+    expect(refusal({ ...OIDC, ENSURE_SEARCH_ATTRIBUTES: 'maybe' })).toContain('ENSURE_SEARCH_ATTRIBUTES:');
+  });
+
+  it('takes WEBHOOK_ALLOWED_HOSTS=* as any host, said on purpose', () => {
+    expect(loadApiConfig({ ...OIDC, WEBHOOK_ALLOWED_HOSTS: '*' }).webhooks.allowedHosts).toEqual([]);
+  });
+
+  it('listens on 8090, beside the Temporal Web UI’s 8080, and adds the search attributes unless told not to', () => {
+    expect(loadApiConfig(OIDC)).toMatchObject({ port: 8090, ensureSearchAttributes: true });
+    expect(loadApiConfig({ ...OIDC, ENSURE_SEARCH_ATTRIBUTES: 'false' }).ensureSearchAttributes).toBe(false);
   });
 
   it('fetches the OIDC keys over https:// only (http:// on loopback), from the environment and in code', () => {

@@ -6,7 +6,7 @@
 import { posix, relative } from 'node:path';
 import { GO_TOOLS } from '../../tools/go-tools/go-tools';
 import { TEMPORAL_CONFIG_FILE, TEMPORAL_DYNAMIC_CONFIG_FILE } from '../../tools/cluster';
-import { PROJECT_ROOT, exampleEnv, loadCompose } from '../deploy/compose-file';
+import { PROJECT_ROOT, operatorEnv, loadCompose } from '../deploy/compose-file';
 
 /** Where a host path is mounted in the service's container, from its `host:container[:mode]` volumes. */
 function containerPath(volumes: readonly string[], hostFile: string): string | undefined {
@@ -20,7 +20,7 @@ function containerPath(volumes: readonly string[], hostFile: string): string | u
 }
 
 describe('the Temporal config shared by docker-compose.yml and the cluster runner', () => {
-  const temporal = loadCompose(exampleEnv()).services.temporal;
+  const temporal = loadCompose(operatorEnv()).services.temporal;
 
   it('mounts the runner’s server config and dynamic config, and points the server at them', () => {
     expect(temporal).toBeDefined();
@@ -35,7 +35,7 @@ describe('the Temporal config shared by docker-compose.yml and the cluster runne
 
   it('runs the server version the runner builds', () => {
     expect(temporal?.image).toBe(`temporalio/server:${GO_TOOLS.temporalServer.version.replace(/^v/, '')}`);
-    const adminTools = loadCompose(exampleEnv()).services['temporal-schema']?.image;
+    const adminTools = loadCompose(operatorEnv()).services['temporal-schema']?.image;
     expect(adminTools).toBe(`temporalio/admin-tools:${GO_TOOLS.temporalSql.version.replace(/^v/, '')}`);
   });
 });

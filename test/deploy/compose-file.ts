@@ -178,7 +178,26 @@ export function loadCompose(env: Env, files: readonly string[] = ['docker-compos
   };
 }
 
-/** The variables of `.env.example`, as an operator's `.env` starts out. */
+/** The variables of `.env.example`, as an operator's `.env` starts out (its required settings empty). */
 export function exampleEnv(): Record<string, string> {
   return parseEnvFile(readFileSync(resolve(PROJECT_ROOT, '.env.example'), 'utf8'));
+}
+
+/** An operator's `.env` for production: `.env.example` with its required settings filled in. */
+export function operatorEnv(): Record<string, string> {
+  return {
+    ...exampleEnv(),
+    POSTGRES_PASSWORD: 'operator-generated-postgres-password',
+    BADGE_BASE_URL: 'https://platform.example.com',
+    BADGE_USERNAME: 'badge-service',
+    WEBHOOK_ALLOWED_HOSTS: 'hooks.example.com',
+  };
+}
+
+/** The operator's `.env` with `deploy/sandbox.env` on top (`--env-file .env --env-file deploy/sandbox.env`). */
+export function sandboxEnv(): Record<string, string> {
+  return {
+    ...operatorEnv(),
+    ...parseEnvFile(readFileSync(resolve(PROJECT_ROOT, 'deploy', 'sandbox.env'), 'utf8')),
+  };
 }

@@ -6,12 +6,17 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pino from 'pino';
 import { generatePayloadKeyEntry } from '../../src/codec/key-ring';
 import { hashApiKey } from '../../src/api/auth';
 import { loadApiConfig } from '../../src/api/config';
-import { loadCodecServerConfig, loadWorkerConfig } from '../../src/config';
+import {
+  loadCodecServerConfig,
+  loadReplayScheduleConfig,
+  loadTracingConfig,
+  loadWorkerConfig,
+} from '../../src/config';
 import { BADGE_SEARCH_ATTRIBUTES } from '../../src/workflow-contract';
 import { DEMO_USER } from '../../src/sandbox';
 import { connectionOptions } from '../../src/temporal/connection';
@@ -20,7 +25,9 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import {
   ComposeInterpolationError,
   PROJECT_ROOT,
+  sandboxEnv,
   exampleEnv,
+  operatorEnv,
   interpolate,
   loadCompose,
   type ComposeService,
@@ -39,6 +46,7 @@ const OPERATOR_SECRETS: Readonly<Record<string, string>> = {
   webhook_secrets: '{}\n',
   document_store_s3_access_key_id: '',
   document_store_s3_secret_access_key: '',
+  otel_exporter_otlp_headers: '',
 };
 
 /** The `s3` profile's settings in `.env`, and its root key in the secret files. */
@@ -49,7 +57,7 @@ const S3_SECRETS: Readonly<Record<string, string>> = {
   document_store_s3_secret_access_key: 'operator-s3-secret\n',
 };
 
-function service(name: string, files?: readonly string[], env = exampleEnv()): ComposeService {
+function service(name: string, files?: readonly string[], env = sandboxEnv()): ComposeService {
   const found = loadCompose(env, files).services[name];
   if (!found) throw new Error(`docker-compose.yml has no service ${name}`);
   return found;
@@ -68,9 +76,10 @@ afterAll(() => rmSync(secretsDir, { recursive: true, force: true }));
 function environmentWithSecrets(
   name: string,
   secrets: Readonly<Record<string, string>> = OPERATOR_SECRETS,
-  env: Readonly<Record<string, string>> = exampleEnv(),
+  env: Readonly<Record<string, string>> = sandboxEnv(),
+  files?: readonly string[],
 ): Record<string, string> {
-  const found = service(name, undefined, env);
+  const found = service(name, files, env);
   const dir = mkdtempSync(join(secretsDir, `${name}-`));
   for (const secret of found.secrets) {
     const content = secrets[secret];
@@ -83,6 +92,112 @@ function environmentWithSecrets(
     ]),
   );
 }
+
+/** What each process of ours reads its configuration with (src/main/*.ts), by compose service. */
+const PROCESSES: Readonly<Record<string, readonly ((env: Record<string, string | undefined>) => unknown)[]>> =
+  {
+    worker: [loadWorkerConfig],
+    api: [loadApiConfig, loadTracingConfig],
+    'codec-server': [loadCodecServerConfig],
+    schedule: [loadReplayScheduleConfig],
+  };
+
+/** Other branches of the configuration, each read once: an S3 store, OIDC bearer tokens. */
+const VARIANTS: readonly Readonly<Record<string, string>>[] = [
+  {},
+  { DOCUMENT_STORE: 's3', DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP: 'true' },
+  { API_OIDC_JWKS_URL: 'https://login.example.com/jwks', API_OIDC_ISSUER: 'https://login.example.com' },
+];
+
+/** Temporal's standard variables, read for src/config.ts by @temporalio/envconfig (as the Temporal CLI does). */
+const TEMPORAL_CLIENT_VARIABLES = [
+  ...new Set(
+    readFileSync(require.resolve('@temporalio/envconfig/lib/envconfig-toml.js'), 'utf8').match(
+      /\bTEMPORAL_[A-Z_]*[A-Z]\b/g,
+    ),
+  ),
+];
+
+/** Variables a process reads that compose leaves out on purpose, and why. */
+const NOT_IN_COMPOSE: Readonly<Record<string, string>> = {
+  PAYLOAD_ENCRYPTION: 'only `off`, for local experiments: a deployment always encrypts payloads',
+  WEBHOOK_ALLOW_HTTP_LOOPBACK: 'loopback inside a container is the container itself',
+  DOCUMENT_STORE_S3_SESSION_TOKEN:
+    'short-lived: a container uses the SDK’s own chain (an instance role) instead',
+  DOCUMENT_STORE_S3_SESSION_TOKEN_FILE: 'as DOCUMENT_STORE_S3_SESSION_TOKEN',
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS:
+    'traces are the only signal: OTEL_EXPORTER_OTLP_HEADERS (a secret file) covers them',
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS_FILE: 'as OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+  TEMPORAL_TLS_CERT_PATH: 'an earlier name, read only to refuse it naming TEMPORAL_TLS_CLIENT_CERT_PATH',
+  TEMPORAL_TLS_KEY_PATH: 'an earlier name, read only to refuse it naming TEMPORAL_TLS_CLIENT_KEY_PATH',
+  TEMPORAL_TLS_CA_PATH: 'an earlier name, read only to refuse it naming TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+  OTEL_SERVICE_NAME: 'each process names itself; one .env value would give the worker and the API one name',
+  TEMPORAL_TLS_CLIENT_CERT_DATA: 'PEM in the environment: mount the file, TEMPORAL_TLS_CLIENT_CERT_PATH',
+  TEMPORAL_TLS_CLIENT_KEY_DATA: 'PEM in the environment: mount the file, TEMPORAL_TLS_CLIENT_KEY_PATH',
+  TEMPORAL_TLS_SERVER_CA_CERT_DATA:
+    'PEM in the environment: mount the file, TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+  TEMPORAL_CODEC_ENDPOINT: 'not used: payloads are encrypted in the process with PAYLOAD_KEYS',
+  TEMPORAL_CODEC_AUTH: 'not used: payloads are encrypted in the process with PAYLOAD_KEYS',
+  TEMPORAL_GRPC_META_: 'a prefix, not a variable: gRPC headers by name, for an override file',
+};
+
+/** Variables compose sets to one value on purpose, and why. */
+const FIXED_BY_COMPOSE: Readonly<Record<string, string>> = {
+  DOCUMENTS_ROOT: 'where the `documents` volume is mounted',
+  WORKFLOW_BUNDLE_PATH: 'the bundle the image prebuilds',
+  METRICS_HOST: 'all interfaces of the container, for a scraper on the compose network',
+  API_HOST: 'all interfaces of the container; compose publishes the port',
+  API_PORT: 'the port compose publishes and probes',
+};
+
+/**
+ * The variables `readers` read from a service's environment (and its branches): a recording proxy, which
+ * counts a name read directly (`env.X`, `env[X]`) and not one only listed (`Object.entries(env)`), plus
+ * Temporal's own variables for every process that connects to Temporal.
+ */
+function namesRead(
+  readers: readonly ((env: Record<string, string | undefined>) => unknown)[],
+  name: string,
+  files: readonly string[] | undefined,
+  env: Readonly<Record<string, string>>,
+): Set<string> {
+  const names = new Set<string>();
+  for (const variant of VARIANTS) {
+    const target: Record<string, string | undefined> = {
+      ...environmentWithSecrets(name, OPERATOR_SECRETS, env, files),
+      ...variant,
+    };
+    let listed: string | symbol | undefined;
+    const recording = new Proxy(target, {
+      getOwnPropertyDescriptor(object, key) {
+        listed = key;
+        return Reflect.getOwnPropertyDescriptor(object, key);
+      },
+      get(object, key) {
+        if (typeof key === 'string' && key !== listed) names.add(key);
+        listed = undefined;
+        return Reflect.get(object, key) as unknown;
+      },
+    });
+    for (const read of readers) {
+      try {
+        read(recording);
+      } catch {
+        // A branch may be invalid as a whole (OIDC without an audience); what it read until then counts.
+      }
+    }
+  }
+  // TEMPORAL_TASK_QUEUE is ours; the process connects to Temporal with the profile envconfig reads.
+  if (names.has('TEMPORAL_TASK_QUEUE')) for (const key of TEMPORAL_CLIENT_VARIABLES) names.add(key);
+  return names;
+}
+
+const OIDC_OVERLAY = ['docker-compose.yml', 'deploy/compose.oidc.yml'];
+/** The OIDC overlay's required settings. */
+const OIDC_ENV = {
+  TEMPORAL_UI_PUBLIC_URL: 'https://temporal.example.com',
+  CODEC_PUBLIC_URL: 'https://codec.example.com',
+};
 
 /** Runs a command to completion; rejects with its output when it exits non-zero. */
 function run(command: string, args: readonly string[]): Promise<string> {
@@ -127,7 +242,7 @@ describe('docker-compose.yml', () => {
       password: 'demo-password',
     });
     expect(config.documentsRoot).toBe('/data/documents');
-    expect(config.workflowBundlePath).toBe('/app/dist/workflow-bundle.js');
+    expect(config.workflowBundlePath).toBe('/app/bundle/workflows.js');
     expect(config.temporal.codec.payloadKeys.ids).toEqual(['k2025']);
     // An API key in its file reaches the connection (Temporal Cloud).
     const cloud = loadWorkerConfig(
@@ -175,7 +290,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('switches the worker and the API to the `s3` profile’s store with DOCUMENT_STORE=s3', () => {
-    const env = { ...exampleEnv(), ...S3_PROFILE_ENV };
+    const env = { ...sandboxEnv(), ...S3_PROFILE_ENV };
     const s3 = service('s3', undefined, env);
     expect(s3.profiles).toEqual(['s3']);
     expect(s3.image).toBe('versity/versitygw:v1.8.0');
@@ -204,28 +319,57 @@ describe('docker-compose.yml', () => {
     // A plain-HTTP store off loopback is refused unless the operator allows it (the example does not).
     expect(() =>
       loadWorkerConfig(
-        environmentWithSecrets('worker', S3_SECRETS, { ...exampleEnv(), DOCUMENT_STORE: 's3' }),
+        environmentWithSecrets('worker', S3_SECRETS, { ...sandboxEnv(), DOCUMENT_STORE: 's3' }),
       ),
     ).toThrow(/DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP/);
   });
 
-  it('sets only variables the worker’s and the API’s configuration read', () => {
-    // Temporal's own variables (TEMPORAL_TLS_SERVER_NAME, …) are read by @temporalio/envconfig for src/config.ts.
-    const sources = [
-      'src/config.ts',
-      'src/api/config.ts',
-      require.resolve('@temporalio/envconfig/lib/envconfig-toml.js'),
-    ]
-      .map((file) => readFileSync(resolve(PROJECT_ROOT, file), 'utf8'))
-      .join('\n');
-    // `X_FILE` of a secret is read by `secretFrom(env, 'X')`, the others by name.
-    const read = (name: string): boolean =>
-      new RegExp(`\\b${name}\\b`).test(sources) ||
-      (name.endsWith('_FILE') && sources.includes(`'${name.slice(0, -'_FILE'.length)}'`));
-    for (const name of ['worker', 'api']) {
-      const unread = Object.keys(service(name).environment).filter((key) => !read(key));
-      expect({ name, unread }).toEqual({ name, unread: [] });
+  it('passes every variable a process reads through .env, and sets none it does not read', () => {
+    const sentinel = (name: string): string => `set-through-compose-${name}`;
+    for (const [name, reader] of Object.entries(PROCESSES)) {
+      const files = name === 'codec-server' ? OIDC_OVERLAY : undefined;
+      const env = name === 'codec-server' ? { ...sandboxEnv(), ...OIDC_ENV } : sandboxEnv();
+      const environment = service(name, files, env).environment;
+      const read = namesRead(reader, name, files, env);
+      // Read but not in the service's environment (a secret counts as set through its `_FILE`).
+      const unset = [...read].filter(
+        (key) => !(key in environment) && !(`${key}_FILE` in environment) && !(key in NOT_IN_COMPOSE),
+      );
+      // In the service's environment but read by no code of that process.
+      const unread = Object.keys(environment).filter((key) => !read.has(key));
+      expect({ name, unset, unread }).toEqual({ name, unset: [], unread: [] });
+      if (files !== undefined) continue;
+      // Each one is a path to a secret file, fixed by compose on purpose, or taken from .env as it is.
+      const fromEnv = loadCompose({
+        ...sandboxEnv(),
+        ...Object.fromEntries(Object.keys(environment).map((key) => [key, sentinel(key)])),
+      }).services[name]?.environment;
+      const fixed = Object.keys(environment).filter(
+        (key) =>
+          fromEnv?.[key] !== sentinel(key) &&
+          !environment[key]?.startsWith('/run/secrets/') &&
+          !(key in FIXED_BY_COMPOSE),
+      );
+      expect({ name, fixed }).toEqual({ name, fixed: [] });
     }
+  });
+
+  it('applies the nightly Schedule from the stack: a one-shot job after the namespace, with the worker’s Temporal', () => {
+    const schedule = service('schedule');
+    expect(schedule.command).toEqual(['node', 'dist/main/schedule.js', 'apply']);
+    expect(schedule.depends_on).toEqual({
+      'temporal-setup': { condition: 'service_completed_successfully' },
+    });
+    const config = loadReplayScheduleConfig(environmentWithSecrets('schedule'));
+    const worker = loadWorkerConfig(environmentWithSecrets('worker'));
+    expect(config.temporal).toMatchObject({
+      address: worker.temporal.address,
+      namespace: worker.temporal.namespace,
+      taskQueue: worker.temporal.taskQueue,
+    });
+    // Its action's input is encrypted with the keys the worker decrypts with.
+    expect(config.temporal.codec.payloadKeys.ids).toEqual(worker.temporal.codec.payloadKeys.ids);
+    expect(config).toMatchObject({ time: { hour: 2, minute: 0 }, timezone: 'Europe/Berlin' });
   });
 
   it('stops the worker without payload keys, naming PAYLOAD_KEYS and PAYLOAD_ENCRYPTION', () => {
@@ -248,9 +392,9 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('refuses a plain-HTTP platform off the compose defaults: only the example allows it, for the sandbox', () => {
-    const env: Record<string, string> = { ...exampleEnv(), BADGE_BASE_URL: 'http://platform.example.com' };
-    delete env.BADGE_ALLOW_INSECURE_HTTP;
+  it('refuses a plain-HTTP platform with .env.example’s settings: only deploy/sandbox.env allows it', () => {
+    expect(exampleEnv().BADGE_ALLOW_INSECURE_HTTP).toBe('false');
+    const env: Record<string, string> = { ...operatorEnv(), BADGE_BASE_URL: 'http://platform.example.com' };
     const worker = loadCompose(env).services.worker;
     expect(worker?.environment.BADGE_ALLOW_INSECURE_HTTP).toBe('false');
     const platform = {
@@ -277,16 +421,34 @@ describe('docker-compose.yml', () => {
     ).toThrow(/PAYLOAD_KEYS.*CODEC_SERVER_TOKEN|CODEC_SERVER_TOKEN.*PAYLOAD_KEYS/);
   });
 
-  it('refuses to interpolate without the settings that have no safe default', () => {
-    for (const name of ['POSTGRES_PASSWORD', 'BADGE_BASE_URL', 'BADGE_USERNAME']) {
-      const env = { ...exampleEnv(), [name]: '' };
+  it('refuses to interpolate without the settings that have no safe default, which .env.example leaves empty', () => {
+    const required = ['POSTGRES_PASSWORD', 'BADGE_BASE_URL', 'BADGE_USERNAME', 'WEBHOOK_ALLOWED_HOSTS'];
+    for (const name of required) {
+      expect({ name, example: exampleEnv()[name] }).toEqual({ name, example: '' });
+      const env = { ...operatorEnv(), [name]: '' };
       expect(() => loadCompose(env)).toThrow(ComposeInterpolationError);
       expect(() => loadCompose(env)).toThrow(name);
     }
   });
 
+  it('delivers webhooks only to the listed hosts, or to any host when WEBHOOK_ALLOWED_HOSTS is * on purpose', () => {
+    const listed = loadWorkerConfig(environmentWithSecrets('worker', OPERATOR_SECRETS, operatorEnv()));
+    expect(listed.webhooks.allowedHosts).toEqual(['hooks.example.com']);
+    const open = { ...operatorEnv(), WEBHOOK_ALLOWED_HOSTS: '*' };
+    expect(
+      loadWorkerConfig(environmentWithSecrets('worker', OPERATOR_SECRETS, open)).webhooks.allowedHosts,
+    ).toEqual([]);
+    expect(
+      loadApiConfig(environmentWithSecrets('api', OPERATOR_SECRETS, open)).webhooks.allowedHosts,
+    ).toEqual([]);
+    const mixed = { ...operatorEnv(), WEBHOOK_ALLOWED_HOSTS: '*,hooks.example.com' };
+    expect(() => loadWorkerConfig(environmentWithSecrets('worker', OPERATOR_SECRETS, mixed))).toThrow(
+      /WEBHOOK_ALLOWED_HOSTS: "\*" allows any host/,
+    );
+  });
+
   it('reads every secret of the worker and the codec server from files, never from environment values', () => {
-    const compose = loadCompose(exampleEnv());
+    const compose = loadCompose(sandboxEnv());
     const storeSecrets = ['document_store_s3_access_key_id', 'document_store_s3_secret_access_key'];
     expect(compose.services.worker?.secrets).toEqual([
       'badge_password',
@@ -294,23 +456,32 @@ describe('docker-compose.yml', () => {
       'temporal_api_key',
       'webhook_secrets',
       ...storeSecrets,
+      'otel_exporter_otlp_headers',
     ]);
     expect(compose.services.api?.secrets).toEqual([
       'api_keys',
       'payload_keys',
       'temporal_api_key',
       ...storeSecrets,
+      'otel_exporter_otlp_headers',
     ]);
+    expect(compose.services.schedule?.secrets).toEqual(['payload_keys', 'temporal_api_key']);
     expect(compose.services.s3?.secrets).toEqual(storeSecrets);
     expect(compose.services['codec-server']?.secrets).toEqual(['payload_keys', 'codec_server_token']);
     for (const name of Object.keys(OPERATOR_SECRETS)) {
       expect(compose.secrets[name]?.file).toBe(join(PROJECT_ROOT, 'deploy', 'secrets', name));
     }
-    const secretVariable = /PASSWORD|TOKEN|KEYS|API_KEY|SECRET/;
-    for (const name of ['worker', 'api', 'codec-server', 's3']) {
+    // SECRETS_DIR moves them all, e.g. out of the checkout.
+    const moved = loadCompose({ ...sandboxEnv(), SECRETS_DIR: '/etc/badge-orders/secrets' });
+    expect(Object.values(moved.secrets).map((secret) => secret.file)).toEqual(
+      Object.keys(compose.secrets).map((name) => `/etc/badge-orders/secrets/${name}`),
+    );
+    const secretVariable = /PASSWORD|TOKEN|KEYS|API_KEY|SECRET|HEADERS/;
+    for (const name of ['worker', 'api', 'codec-server', 's3', 'schedule']) {
       const environment = compose.services[name]?.environment ?? {};
+      // BADGE_IDEMPOTENCY_KEYS says how the platform treats Idempotency-Key: a mode, not a key.
       const direct = Object.keys(environment).filter(
-        (key) => secretVariable.test(key) && !key.endsWith('_FILE'),
+        (key) => secretVariable.test(key) && !key.endsWith('_FILE') && key !== 'BADGE_IDEMPOTENCY_KEYS',
       );
       expect({ name, direct }).toEqual({ name, direct: [] });
     }
@@ -324,14 +495,14 @@ describe('docker-compose.yml', () => {
       'DOCUMENT_STORE_S3_ACCESS_KEY_ID',
       'DOCUMENT_STORE_S3_SECRET_ACCESS_KEY',
     ]) {
-      expect(exampleEnv()[key]).toBeUndefined();
+      expect(sandboxEnv()[key]).toBeUndefined();
     }
     // deploy/compose.secrets.yml is kept for existing commands and changes nothing.
-    expect(loadCompose(exampleEnv(), SECRETS_OVERRIDE).services).toEqual(compose.services);
+    expect(loadCompose(sandboxEnv(), SECRETS_OVERRIDE).services).toEqual(compose.services);
   });
 
   it('lets workers scale: no fixed name or port, documents on a shared named volume', () => {
-    const compose = loadCompose(exampleEnv());
+    const compose = loadCompose(sandboxEnv());
     const worker = compose.services.worker;
     expect(worker?.container_name).toBeUndefined();
     expect(worker?.ports).toEqual([]);
@@ -342,7 +513,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs Temporal on PostgreSQL with pinned images, never auto-setup or latest', () => {
-    const services = Object.values(loadCompose(exampleEnv()).services);
+    const services = Object.values(loadCompose(sandboxEnv()).services);
     for (const { image } of services) {
       expect(image).toMatch(/^[\w./-]+:[\w.-]+$/);
       expect(image).not.toMatch(/:latest$|auto-setup/);
@@ -418,9 +589,17 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('uses the bundle path the Dockerfile builds', () => {
+  it('uses the bundle path the Dockerfile builds, which no compiled module overwrites', () => {
     const dockerfile = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
-    expect(dockerfile).toContain('tools/build-workflow-bundle.ts --out dist/workflow-bundle.js');
+    expect(dockerfile).toContain('tools/build-workflow-bundle.ts --out bundle/workflows.js');
+    // tsc writes src/<x>.ts to dist/<x>.js: a bundle there would replace a module (it once replaced
+    // dist/workflow-bundle.js, and the worker in the image crashed at start).
+    const { compilerOptions } = JSON.parse(
+      readFileSync(join(PROJECT_ROOT, 'tsconfig.build.json'), 'utf8'),
+    ) as {
+      compilerOptions: { outDir: string };
+    };
+    expect(`bundle/workflows.js`.startsWith(`${compilerOptions.outDir}/`)).toBe(false);
     expect(dockerfile).toMatch(/^WORKDIR \/app$/m);
     expect(dockerfile).toContain(
       `WORKFLOW_BUNDLE_PATH=${service('worker').environment.WORKFLOW_BUNDLE_PATH}`,
@@ -444,7 +623,7 @@ describe('tools/build-workflow-bundle.ts', () => {
   });
 
   it('writes a bundle that a worker configured like the compose worker runs orders with', async () => {
-    const bundlePath = join(scratch, 'dist', 'workflow-bundle.js');
+    const bundlePath = join(scratch, 'bundle', 'workflows.js');
     const output = await run(process.execPath, [
       '--import',
       'tsx',

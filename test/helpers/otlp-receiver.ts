@@ -1,5 +1,5 @@
 /**
- * A small OTLP/HTTP trace receiver for tests: listens on loopback (port 0), accepts `POST /v1/traces` in JSON
+ * A small OTLP/HTTP trace receiver for tests: listens on loopback (or a given address; port 0), accepts `POST /v1/traces` in JSON
  * (`http/json`) or protobuf (`http/protobuf`) and keeps every span it was sent, flattened.
  */
 import { createServer, type IncomingMessage } from 'node:http';
@@ -104,8 +104,12 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Starts a receiver on 127.0.0.1, port 0. */
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+/**
+ * Starts a receiver on `host` (127.0.0.1 unless told: another address of this machine, e.g. the Docker
+ * bridge's, for exporters in containers), port 0.
+ */
+export async function startOtlpReceiver(options: { readonly host?: string } = {}): Promise<OtlpReceiver> {
+  const host = options.host ?? '127.0.0.1';
   const spans: ReceivedSpan[] = [];
   const bodies: string[] = [];
   const server = createServer((request, response) => {
@@ -130,11 +134,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
+    server.listen(0, host, resolve);
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     spans: () => [...spans],
     bodies: () => [...bodies],
     close: () =>

@@ -190,7 +190,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     } catch (error) {
       const exitedWhileStarting = error instanceof DevServerStartError && error.exited;
       if (!picksPorts || !exitedWhileStarting || attempt >= 3) throw error;
-      log(`the dev server exited while starting on port ${port} (a port taken meanwhile?); trying other ports`);
+      log(
+        `the dev server exited while starting on port ${port} (a port taken meanwhile?); trying other ports`,
+      );
     }
   }
 }

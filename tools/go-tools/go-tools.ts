@@ -1,12 +1,24 @@
 /**
  * The Go programs the production-shaped stack and its checks run (Temporal server and its SQL tool, the Web UI
- * server, an OIDC provider, S3-compatible storage, promtool), each pinned to one module version and built once
- * with `go install` into the git-ignored `.tools/go/<name>@<version>/` folder. A second call finds the binary
- * and builds nothing. `GOTOOLCHAIN=auto` lets Go fetch the toolchain a module asks for from the module proxy.
+ * server, an OIDC provider, S3-compatible storage, promtool, the `docker compose` CLI plugin), each pinned to
+ * one module version and built once with `go install` into the git-ignored `.tools/go/<name>@<version>/`
+ * folder. A second call finds the binary and builds nothing. `GOTOOLCHAIN=auto` lets Go fetch the toolchain a
+ * module asks for from the module proxy.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { execFile, spawn } from 'node:child_process';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
 
 /** One pinned Go program. */
 export interface GoTool {
@@ -20,6 +32,14 @@ export interface GoTool {
   readonly version: string;
   /** Go build tags (`go install -tags …`). @default none */
   readonly buildTags?: readonly string[];
+  /** `-ldflags` of the build, e.g. the version a program reports. @default none */
+  readonly ldflags?: string;
+  /**
+   * The module holding the package, when `go install <package>@<version>` refuses it (a go.mod with `exclude`
+   * or `replace` directives): the module's source is then fetched from the proxy (`go mod download`) and the
+   * package built inside it with `go build`, as its own main module. @default built with `go install`
+   */
+  readonly module?: string;
 }
 
 /** Every Go program the project uses, pinned. Change a version here only. */
@@ -58,6 +78,16 @@ export const GO_TOOLS = {
     packagePath: 'github.com/versity/versitygw/cmd/versitygw',
     version: 'v1.8.0',
   },
+  // `docker compose` (v2, the command users type), as a Docker CLI plugin: the Debian docker.io package has
+  // none. Its go.mod excludes a module version, so it is built inside its module.
+  dockerCompose: {
+    name: 'docker-compose',
+    binary: 'docker-compose',
+    packagePath: 'github.com/docker/compose/v2/cmd',
+    module: 'github.com/docker/compose/v2',
+    version: 'v2.40.3',
+    ldflags: '-s -w -X github.com/docker/compose/v2/internal.Version=v2.40.3',
+  },
 } as const satisfies Record<string, GoTool>;
 
 /** Options of {@link ensureGoTool}. */
@@ -91,8 +121,9 @@ export async function ensureGoTool(tool: GoTool, options: EnsureGoToolOptions = 
   rmSync(building, { recursive: true, force: true });
   mkdirSync(building, { recursive: true });
   const started = Date.now();
-  log(`building ${tool.packagePath}@${tool.version} with go install (once; minutes on 2 cores) ...`);
-  await runGoInstall(tool, building);
+  log(`building ${tool.packagePath}@${tool.version} with go (once; minutes on 2 cores) ...`);
+  if (tool.module === undefined) await runGoInstall(tool, building);
+  else await buildInModule({ ...tool, module: tool.module }, building);
   mkdirSync(folder, { recursive: true });
   renameSync(join(building, tool.binary), target);
   rmSync(building, { recursive: true, force: true });
@@ -100,22 +131,64 @@ export async function ensureGoTool(tool: GoTool, options: EnsureGoToolOptions = 
   return target;
 }
 
-function runGoInstall(tool: GoTool, gobin: string): Promise<void> {
+const GO_ENV = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  GOTOOLCHAIN: process.env.GOTOOLCHAIN ?? 'auto',
+  CGO_ENABLED: '0',
+});
+
+function buildFlags(tool: GoTool): string[] {
+  return [
+    ...(tool.buildTags?.length ? ['-tags', tool.buildTags.join(',')] : []),
+    ...(tool.ldflags ? ['-ldflags', tool.ldflags] : []),
+  ];
+}
+
+function runGo(args: readonly string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const tags = tool.buildTags?.length ? ['-tags', tool.buildTags.join(',')] : [];
-    const child = spawn('go', ['install', ...tags, `${tool.packagePath}@${tool.version}`], {
-      env: { ...process.env, GOBIN: gobin, GOTOOLCHAIN: process.env.GOTOOLCHAIN ?? 'auto', CGO_ENABLED: '0' },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    const child = spawn('go', [...args], { ...options, stdio: ['ignore', 'inherit', 'inherit'] });
     child.once('error', (error) =>
       reject(new Error(`cannot run go (is Go installed and on PATH?): ${error.message}`, { cause: error })),
     );
     child.once('exit', (code, signal) => {
       if (code === 0) resolvePromise();
-      else
-        reject(
-          new Error(`go install ${tool.packagePath}@${tool.version} failed (${signal ?? `exit ${code}`})`),
-        );
+      else reject(new Error(`go ${args.join(' ')} failed (${signal ?? `exit ${code}`})`));
     });
   });
+}
+
+function runGoInstall(tool: GoTool, gobin: string): Promise<void> {
+  return runGo(['install', ...buildFlags(tool), `${tool.packagePath}@${tool.version}`], {
+    env: { ...GO_ENV(), GOBIN: gobin },
+  });
+}
+
+/** The (read-only) folder of a module's source in Go's module cache, downloaded from the proxy if needed. */
+export async function goModuleDir(module: string, version: string): Promise<string> {
+  const { stdout } = await promisify(execFile)('go', ['mod', 'download', '-json', `${module}@${version}`], {
+    env: GO_ENV(),
+    cwd: tmpdir(),
+    maxBuffer: 1024 * 1024,
+  });
+  return (JSON.parse(stdout) as { Dir: string }).Dir;
+}
+
+/** `go mod download` of the module, then `go build` of the package in a writable copy of its source. */
+async function buildInModule(tool: GoTool & { readonly module: string }, outDir: string): Promise<void> {
+  const moduleDir = await goModuleDir(tool.module, tool.version);
+  const source = mkdtempSync(join(tmpdir(), `${tool.name}-src-`));
+  try {
+    cpSync(moduleDir, source, { recursive: true });
+    // The module cache is read-only, and so is the copy: make it removable again.
+    for (const entry of readdirSync(source, { recursive: true, withFileTypes: true })) {
+      chmodSync(join(entry.parentPath, entry.name), entry.isDirectory() ? 0o755 : 0o644);
+    }
+    const packageDir = `./${relative(tool.module, tool.packagePath)}`;
+    await runGo(['build', '-trimpath', ...buildFlags(tool), '-o', join(outDir, tool.binary), packageDir], {
+      env: GO_ENV(),
+      cwd: source,
+    });
+  } finally {
+    rmSync(source, { recursive: true, force: true });
+  }
 }
