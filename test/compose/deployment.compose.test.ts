@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { REPLAY_SCHEDULE_ID, badgeOrderWorkflowId } from '../../src/contract';
+import { NO_CLIENT } from '../../src/http-contract';
 import type { OrderRecord } from '../../src/sandbox/store';
 import { DEFAULT_RULES } from '../../src/sandbox';
 import { PROJECT_ROOT, resolveTemporalCli } from '../../tools/dev/temporal-cli';
@@ -38,8 +39,19 @@ const GIF = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(64, 7)]);
 const PDF = (text: string): Buffer => Buffer.from(`%PDF-1.4 ${text}`);
 
 let stack: ComposeStack;
-/** Every order this file placed, by orderRef: the platform must hold each exactly once at the end. */
-const placed = new Set<string>();
+/** The client the API key of the stack belongs to (its id): orders placed through the API are its own. */
+const API_CLIENT = 'backend';
+
+/**
+ * Every order this file placed, by orderRef, with the client that owns it (none for the starter's): the
+ * platform must hold each exactly once at the end.
+ */
+const placed = new Map<string, string | undefined>();
+
+/** The workflow id of an order this file placed: its ref and, when placed through the API, its client. */
+function workflowIdOf(orderRef: string): string {
+  return badgeOrderWorkflowId(orderRef, placed.has(orderRef) ? placed.get(orderRef) : API_CLIENT);
+}
 /** The platform's orders before each `down` (the sandbox starts empty after `up`). */
 const earlierPlatforms: OrderRecord[][] = [];
 
@@ -94,7 +106,7 @@ async function placeThroughApi(
     body: JSON.stringify(orderInput(orderRef, [{ ref }])),
   });
   expect({ orderRef, status: answer.status }).toEqual({ orderRef, status: 201 });
-  placed.add(orderRef);
+  placed.set(orderRef, API_CLIENT);
 }
 
 interface OrderAnswer {
@@ -105,7 +117,9 @@ interface OrderAnswer {
 }
 
 async function orderAnswer(orderRef: string): Promise<OrderAnswer> {
-  const answer = await api(`/v1/orders/${orderRef}`);
+  // The key has the `ops` scope, which sees every client's orders: `-` names an order placed without a client.
+  const query = placed.has(orderRef) && placed.get(orderRef) === undefined ? `?clientId=${NO_CLIENT}` : '';
+  const answer = await api(`/v1/orders/${orderRef}${query}`);
   if (answer.status !== 200) throw new Error(`GET /v1/orders/${orderRef}: ${answer.status}`);
   return (await answer.json()) as OrderAnswer;
 }
@@ -248,7 +262,7 @@ describe('docker compose up', () => {
           ...orderInput('cp-starter-1', [{ path: 'starter-form.pdf' }]),
         }),
       );
-      placed.add('cp-starter-1');
+      placed.set('cp-starter-1', undefined);
       const output = await runHost(
         process.execPath,
         ['--import', 'tsx', 'src/main/starter.ts', orderFile, '--wait'],
@@ -291,7 +305,7 @@ describe('docker compose up', () => {
     await temporalCli(['schedule', 'trigger', '--schedule-id', REPLAY_SCHEDULE_ID]);
     await completed(['cp-repair-1']);
     const signals = (
-      (await stack.client.workflow.getHandle(badgeOrderWorkflowId('cp-repair-1')).fetchHistory()).events ?? []
+      (await stack.client.workflow.getHandle(workflowIdOf('cp-repair-1')).fetchHistory()).events ?? []
     ).filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'retryUploads');
     expect(signals).toHaveLength(1);
   });
@@ -339,7 +353,7 @@ describe('docker compose up', () => {
     const uploading = await waitFor(
       async () => {
         for (const orderRef of refs) {
-          const described = await stack.client.workflow.getHandle(badgeOrderWorkflowId(orderRef)).describe();
+          const described = await stack.client.workflow.getHandle(workflowIdOf(orderRef)).describe();
           const upload = described.raw.pendingActivities?.find(
             (activity) => activity.activityType?.name === 'uploadDocument' && activity.lastWorkerIdentity,
           );
@@ -402,14 +416,14 @@ describe('docker compose up', () => {
 
     await completed(waiting, 300_000);
     // Every order placed so far is still there, finished as before.
-    await completed([...placed]);
+    await completed([...placed.keys()]);
   });
 
   it('places every order exactly once on the platform, whatever happened', async () => {
     const now = await (await stack.sandbox()).listOrders();
     const counts = ordersByWorkflow([...earlierPlatforms, now]);
-    for (const orderRef of placed) {
-      const workflowId = badgeOrderWorkflowId(orderRef);
+    for (const orderRef of placed.keys()) {
+      const workflowId = workflowIdOf(orderRef);
       expect({ orderRef, onPlatform: counts.get(workflowId) ?? 0 }).toEqual({ orderRef, onPlatform: 1 });
     }
   });
@@ -437,9 +451,7 @@ describe('operating the stack', () => {
         if (origin === stack.urls.codec)
           decoded.push(`${response.request().method()} ${pathname} ${response.status()}`);
       });
-      await page.goto(
-        `${stack.urls.ui}/namespaces/${NAMESPACE}/workflows/${badgeOrderWorkflowId('cp-api-1')}`,
-      );
+      await page.goto(`${stack.urls.ui}/namespaces/${NAMESPACE}/workflows/${workflowIdOf('cp-api-1')}`);
       const plate = (orderInput('cp-api-1', []).vehicle as { licensePlate: string }).licensePlate;
       await page.getByText(plate).first().waitFor({ timeout: 120_000 });
       expect(decoded).toContainEqual(expect.stringMatching(/^POST \/(\S+\/)?decode 200$/));
@@ -558,7 +570,7 @@ describe('operating the stack', () => {
     // No worker polls that namespace: the order is left to the namespace's retention, never placed.
     await stack.client.workflowService.terminateWorkflowExecution({
       namespace,
-      workflowExecution: { workflowId: badgeOrderWorkflowId('cp-fresh-1') },
+      workflowExecution: { workflowId: workflowIdOf('cp-fresh-1') },
       reason: 'compose test: a namespace without workers',
     });
   });
@@ -599,14 +611,12 @@ describe('operating the stack', () => {
     // workflow task, which only the versioned workers poll for now.
     await placeThroughApi('cp-versioned-1', { name: 'form.pdf', type: 'application/pdf', content: PDF('v') });
     await completed(['cp-versioned-1']);
-    const described = await stack.client.workflow
-      .getHandle(badgeOrderWorkflowId('cp-versioned-1'))
-      .describe();
+    const described = await stack.client.workflow.getHandle(workflowIdOf('cp-versioned-1')).describe();
     expect(described.raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion).toMatchObject({
       deploymentName: 'badge-orders',
       buildId,
     });
     const onPlatform = ordersByWorkflow([await (await stack.sandbox()).listOrders()]);
-    expect(onPlatform.get(badgeOrderWorkflowId('cp-versioned-1'))).toBe(1);
+    expect(onPlatform.get(workflowIdOf('cp-versioned-1'))).toBe(1);
   });
 });
