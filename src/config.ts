@@ -8,7 +8,8 @@ import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/e
 import { z } from 'zod';
 import { PayloadKeyRing, parsePayloadKeys } from './codec/key-ring';
 import { responseMapSchema, type ResponseMap } from './platform/extract';
-import { bareHostname, DEFAULT_TASK_QUEUE, formatIssues, isLoopbackHostname } from './contract';
+import { DEFAULT_TASK_QUEUE, formatIssues } from './contract';
+import { bareHostname, insecureUrlProblem } from './url-policy';
 
 /** Thrown when the environment is invalid; the message names every variable concerned. */
 export class ConfigError extends Error {
@@ -110,33 +111,15 @@ export const temporalConfigSchema = z.object({
 export type TemporalConfig = z.infer<typeof temporalConfigSchema>;
 
 /**
- * Why `baseUrl` must not be used to send credentials, or `undefined` when it may: only `https://`, or
- * `http://` to this machine, unless plain HTTP was allowed explicitly (`BADGE_ALLOW_INSECURE_HTTP=true`).
- * The password and the bearer token travel in every request, so plain HTTP over a network gives them away.
+ * Why `baseUrl` must not be used to send credentials, or `undefined` when it may (`insecureUrlProblem`): the
+ * password and the bearer token travel in every request, so plain HTTP over a network gives them away.
  */
 export function insecureBaseUrlReason(baseUrl: string, allowInsecureHttp: boolean): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    return 'must be a URL';
-  }
-  if (url.username !== '' || url.password !== '') {
-    return 'must not contain credentials (user:password@): use BADGE_USERNAME and BADGE_PASSWORD';
-  }
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol !== 'http:') return 'must be an http:// or https:// URL';
-  if (allowInsecureHttp || isLoopbackHostname(url.hostname)) return undefined;
-  return `sends the password and token in clear over http:// to ${url.hostname}: use https://, or set BADGE_ALLOW_INSECURE_HTTP=true`;
-}
-
-/** The origin of a URL (`https://host:port`), never its credentials, path or query: what logs may show. */
-export function urlOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return '(invalid URL)';
-  }
+  return insecureUrlProblem(baseUrl, {
+    allowInsecureHttp,
+    inClear: { what: 'the password and token', variable: 'BADGE_ALLOW_INSECURE_HTTP' },
+    credentialsHint: 'use BADGE_USERNAME and BADGE_PASSWORD',
+  });
 }
 
 /** The platform settings' fields; {@link platformConfigSchema} adds the checks across them. */
@@ -355,23 +338,6 @@ function webhookSecretsFromEnv(env: Env): unknown {
   }
 }
 
-/** Why an S3 endpoint may not be used, or undefined when it may. */
-function s3EndpointReason(endpoint: string, allowInsecureHttp: boolean): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    return 'must be a URL';
-  }
-  if (url.username !== '' || url.password !== '') {
-    return 'must not contain credentials: use DOCUMENT_STORE_S3_ACCESS_KEY_ID and DOCUMENT_STORE_S3_SECRET_ACCESS_KEY';
-  }
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol !== 'http:') return 'must be an http:// or https:// URL';
-  if (allowInsecureHttp || isLoopbackHostname(url.hostname)) return undefined;
-  return `sends documents in clear over http:// to ${url.hostname}: use https://, or set DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP=true`;
-}
-
 const s3DocumentStoreConfigSchema = z
   .object({
     kind: z.literal('s3'),
@@ -404,7 +370,11 @@ const s3DocumentStoreConfigSchema = z
   })
   .superRefine((store, context) => {
     if (store.endpoint !== undefined) {
-      const reason = s3EndpointReason(store.endpoint, store.allowInsecureHttp);
+      const reason = insecureUrlProblem(store.endpoint, {
+        allowInsecureHttp: store.allowInsecureHttp,
+        inClear: { what: 'documents', variable: 'DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP' },
+        credentialsHint: 'use DOCUMENT_STORE_S3_ACCESS_KEY_ID and DOCUMENT_STORE_S3_SECRET_ACCESS_KEY',
+      });
       if (reason !== undefined) context.addIssue({ code: 'custom', path: ['endpoint'], message: reason });
     }
     const { accessKeyId, secretAccessKey } = store.credentials ?? {};

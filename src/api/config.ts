@@ -19,7 +19,7 @@ import {
   WEBHOOK_POLICY_ENV_NAMES,
   type TemporalConfig,
 } from '../config';
-import { jwksUrlProblem } from '../codec/ui-access-token';
+import { insecureUrlProblem } from '../url-policy';
 import { formatIssues } from '../contract';
 
 /** The scopes a principal may hold. */
@@ -86,7 +86,7 @@ export function parseApiKeysFile(text: string, source: string): readonly ApiKeyE
 export const oidcConfigSchema = z.object({
   /** `https://`, or `http://` on loopback only (keys fetched in clear could be swapped on the way). */
   jwksUrl: z.string().superRefine((url, context) => {
-    const problem = jwksUrlProblem(url);
+    const problem = insecureUrlProblem(url);
     if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
   }),
   issuer: z.string().min(1),

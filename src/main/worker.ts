@@ -3,7 +3,8 @@
  * from the environment (see `src/config.ts`); SIGINT/SIGTERM shut it down gracefully.
  */
 import { Runtime } from '@temporalio/worker';
-import { ConfigError, loadWorkerConfig, urlOrigin, type WorkerConfig } from '../config';
+import { ConfigError, loadWorkerConfig, type WorkerConfig } from '../config';
+import { urlOrigin } from '../url-policy';
 import { createLogger, sdkLoggerFor } from '../logging';
 import { metricsTelemetryOptions, startStatusMetrics } from '../metrics';
 import { startTracing } from '../tracing';
