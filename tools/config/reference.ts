@@ -14,12 +14,12 @@ import { PROCESSES, VARIABLES } from '../../src/config';
 const REFERENCE_PATH = resolve(__dirname, '../../docs/configuration.md');
 
 const TITLES: Readonly<Record<(typeof PROCESSES)[number], string>> = {
-  worker: 'Worker (`npm run worker`, compose service `worker`)',
-  api: 'HTTP API (`npm run api`, compose service `api`)',
-  'codec-server': 'Codec server (`npm run codec-server`, compose service `codec-server`)',
-  schedule: 'Nightly replay Schedule (`npm run schedule`, compose service `schedule`)',
-  starter: 'Starter (`npm run start-order`)',
-  ops: 'Operator CLI (`npm run ops`)',
+  worker: 'The worker: `npm run worker`, compose service `worker`.',
+  api: 'The HTTP API: `npm run api`, compose service `api`.',
+  'codec-server': 'The codec server: `npm run codec-server`, compose service `codec-server`.',
+  schedule: 'The nightly replay’s Schedule: `npm run schedule`, compose service `schedule`.',
+  starter: 'The starter: `npm run start-order`.',
+  ops: 'The operator CLI: `npm run ops`.',
 };
 
 /** The default a schema gives an unset variable, as text to write in `.env`; undefined when it has none. */
@@ -50,7 +50,15 @@ async function configurationReference(): Promise<string> {
     'Unset and empty variables alike take the default.',
   ];
   for (const process of PROCESSES) {
-    lines.push('', `## ${TITLES[process]}`, '', '| Variable | Default | Meaning |', '| --- | --- | --- |');
+    lines.push(
+      '',
+      `## ${process}`,
+      '',
+      TITLES[process],
+      '',
+      '| Variable | Default | Meaning |',
+      '| --- | --- | --- |',
+    );
     for (const v of VARIABLES.filter((candidate) => candidate.processes.includes(process))) {
       const name = `\`${v.name}\`${v.secret ? ` (or \`${v.name}_FILE\`)` : ''}${v.required ? ' **required**' : ''}`;
       const fallback = v.defaultText ?? defaultOf(v.schema);
