@@ -1,7 +1,8 @@
 /**
- * Configuration of the service's processes, parsed once at the process edge from the environment. Nothing
- * else reads `process.env`. Each variable is declared once ({@link VARIABLES}: name, schema with its default,
- * meaning, the processes that read it); the parsers, the messages naming a variable, docs/configuration.md
+ * Configuration of the service's processes, parsed once at the process edge (src/main/*.ts, or a backend's
+ * own start for `loadTemporalConfig` and `loadTracingConfig`) from the environment; nothing else reads
+ * `process.env`. Each variable is declared once ({@link VARIABLES}: name, schema with its default, meaning,
+ * the processes that read it); the parsers, the messages naming a variable, docs/configuration.md
  * (`npm run config:docs`) and the checks of `.env.example` and compose derive from that declaration. Secrets
  * may come from files (`NAME_FILE`), as container secrets do.
  */
@@ -32,7 +33,8 @@ interface Variable<S extends z.ZodType = z.ZodType> {
   readonly schema: S;
   /** One line for docs/configuration.md. */
   readonly meaning: string;
-  readonly processes: readonly ProcessName[];
+  /** The processes that read it: set by {@link readBy} for each group a process's loader reads. */
+  readonly processes: ProcessName[];
   /** A deployment sets it: in `.env`, or as a secret file (`NAME_FILE`) when `secret`. */
   readonly required?: boolean;
   /** Also read from the file named by `NAME_FILE`. */
@@ -49,12 +51,18 @@ function variable<S extends z.ZodType>(
   name: string,
   schema: S,
   meaning: string,
-  processes: readonly ProcessName[],
   options: Pick<Variable, 'required' | 'secret' | 'defaultText'> = {},
 ): Variable<S> {
-  const declaration = { name, schema, meaning, processes, ...options };
+  const declaration = { name, schema, meaning, processes: [], ...options };
   declared.push(declaration);
   return declaration;
+}
+
+/** The group, its variables marked as read by `processes`. */
+function readBy<G extends Group>(processes: readonly ProcessName[], group: G): G {
+  for (const v of Object.values(group))
+    v.processes.push(...processes.filter((p) => !v.processes.includes(p)));
+  return group;
 }
 
 /** Variables by config field. */
@@ -138,39 +146,34 @@ export const LOG_LEVEL = variable(
   'LOG_LEVEL',
   z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   'Log level: trace, debug, info, warn, error, fatal or silent.',
-  ['worker', 'api', 'codec-server'],
 );
 
 // ---- Temporal -------------------------------------------------------------------------------------------
 
-const TEMPORAL = {
+const TEMPORAL = readBy(TEMPORAL_CLIENTS, {
   address: variable(
     'TEMPORAL_ADDRESS',
     z.string().min(1).default('127.0.0.1:7233'),
     'gRPC address of the Temporal frontend (read by @temporalio/envconfig).',
-    TEMPORAL_CLIENTS,
     { required: true },
   ),
   namespace: variable(
     'TEMPORAL_NAMESPACE',
     z.string().min(1).default('default'),
     'Temporal namespace of the orders (read by @temporalio/envconfig).',
-    TEMPORAL_CLIENTS,
     { required: true },
   ),
   taskQueue: variable(
     'TEMPORAL_TASK_QUEUE',
     z.string().min(1).default(DEFAULT_TASK_QUEUE),
     'Task queue of the orders.',
-    TEMPORAL_CLIENTS,
   ),
   webUiUrl: variable(
     'TEMPORAL_WEB_UI_URL',
     z.string().url().default('http://127.0.0.1:8233'),
     'Base URL of the Temporal Web UI, for links printed to people.',
-    TEMPORAL_CLIENTS,
   ),
-};
+});
 
 // Read by @temporalio/envconfig as the Temporal CLI reads them; declared for the docs and the checks.
 for (const [name, meaning, secret] of [
@@ -186,7 +189,9 @@ for (const [name, meaning, secret] of [
   ],
   ['TEMPORAL_TLS_SERVER_NAME', 'Server name TLS expects (SNI), when it differs from the address’s host.'],
 ] as const) {
-  variable(name, z.string().optional(), meaning, TEMPORAL_CLIENTS, { secret: secret === true });
+  readBy(TEMPORAL_CLIENTS, {
+    [name]: variable(name, z.string().optional(), meaning, { secret: secret === true }),
+  });
 }
 
 /** `keyId=base64(32 bytes)` entries, newest first, parsed into a key ring; the message never holds a key. */
@@ -203,21 +208,19 @@ const payloadKeysSchema = z
     }
   });
 
-const PAYLOAD = {
+const PAYLOAD = readBy(TEMPORAL_CLIENTS, {
   payloadKeys: variable(
     'PAYLOAD_KEYS',
     payloadKeysSchema,
     'Payload encryption keys, `keyId=base64(32 bytes)`, newest first (docs/security.md).',
-    [...TEMPORAL_CLIENTS, 'codec-server'],
     { required: true, secret: true, defaultText: 'none: required unless PAYLOAD_ENCRYPTION=off' },
   ),
   encryption: variable(
     'PAYLOAD_ENCRYPTION',
     z.enum(['on', 'off']).default('on'),
     '`off` stores payloads (vehicle and badge data) unencrypted: local experiments only.',
-    TEMPORAL_CLIENTS,
   ),
-};
+});
 
 /**
  * Payload keys and whether encryption is on. Personal data must not reach Temporal in clear by omission: no
@@ -312,71 +315,61 @@ export function loadTemporalConfig(env: Env = process.env): Readonly<TemporalCon
 
 // ---- The platform ---------------------------------------------------------------------------------------
 
-const PLATFORM = {
+const PLATFORM = readBy(PLATFORM_READERS, {
   baseUrl: variable(
     'BADGE_BASE_URL',
     z.string().url().default('http://127.0.0.1:4010'),
     'Base URL of the Badge Ordering Platform: https://, or http:// on loopback.',
-    PLATFORM_READERS,
     { required: true },
   ),
   allowInsecureHttp: variable(
     'BADGE_ALLOW_INSECURE_HTTP',
     booleanFromEnv.default(false),
     'Allow http:// to a platform host other than this one (the password then travels in clear).',
-    PLATFORM_READERS,
   ),
   username: variable(
     'BADGE_USERNAME',
     z.string({ error: 'is required' }).min(1, 'is required'),
     'Platform user the worker logs in as.',
-    PLATFORM_READERS,
     { required: true, defaultText: 'none: required' },
   ),
   password: variable(
     'BADGE_PASSWORD',
     z.string({ error: 'is required' }).min(1, 'is required'),
     'Its password.',
-    PLATFORM_READERS,
     { required: true, secret: true, defaultText: 'none: required' },
   ),
   requestTimeoutMs: variable(
     'BADGE_REQUEST_TIMEOUT_MS',
     positiveInt.default(30_000),
     'Deadline of one platform request, ms.',
-    PLATFORM_READERS,
   ),
   uploadTimeoutMs: variable(
     'BADGE_UPLOAD_TIMEOUT_MS',
     positiveInt.default(30 * 60_000),
     'Deadline of one document upload, ms.',
-    PLATFORM_READERS,
   ),
   uploadStallMs: variable(
     'BADGE_UPLOAD_STALL_MS',
     positiveInt.optional(),
     'An upload is aborted and retried when no byte moved for this long, ms.',
-    PLATFORM_READERS,
     { defaultText: '30000' },
   ),
   minUploadBytesPerSecond: variable(
     'BADGE_MIN_UPLOAD_BYTES_PER_SECOND',
     positiveInt.optional(),
     'Slowest upload rate allowed for: an upload’s deadline grows with the file’s size.',
-    PLATFORM_READERS,
     { defaultText: '65536' },
   ),
   idempotencyKeys: variable(
     'BADGE_IDEMPOTENCY_KEYS',
     z.enum(['honoured', 'unknown']).default('unknown'),
     '`honoured`: an order creation of unknown outcome is resent with the same key; `unknown`: it waits for an operator.',
-    PLATFORM_READERS,
   ),
   uploadUnknownOutcome: variable(
     'BADGE_UPLOAD_UNKNOWN_OUTCOME',
     z.enum(['retry', 'hold']).default('retry'),
     'After an upload that may have stored the file: `retry` (flagged possibleDuplicate) or `hold`.',
-    PLATFORM_READERS,
   ),
   responseMap: variable(
     'BADGE_RESPONSE_MAP',
@@ -398,13 +391,11 @@ const PLATFORM = {
         return z.NEVER;
       }),
     'JSON pointers to the platform’s response fields, once known (`npm run ops -- probe` suggests them).',
-    PLATFORM_READERS,
   ),
   documentOwner: variable(
     'BADGE_DOCUMENT_OWNER',
     z.string().trim().min(1).max(64).optional(),
     'Platform user id sent as every upload’s `document_owner`, unless an order names its own.',
-    PLATFORM_READERS,
     { defaultText: 'read from the token' },
   ),
   userIdClaim: variable(
@@ -415,10 +406,9 @@ const PLATFORM = {
       .regex(/^[\w.:-]{1,100}$/, 'must be a claim name such as user_id')
       .optional(),
     'Token claim holding the platform user id (not with BADGE_DOCUMENT_OWNER).',
-    PLATFORM_READERS,
     { defaultText: 'user_id, userId, uid, sub, preferred_username, the first numeric one' },
   ),
-};
+});
 
 /**
  * Why `baseUrl` must not be used to send credentials, or `undefined` when it may (`insecureUrlProblem`): the
@@ -448,82 +438,73 @@ const platformConfigSchema = z.object(shape(PLATFORM)).superRefine((platform, co
 export type PlatformConfig = z.infer<typeof platformConfigSchema>;
 
 /** The platform settings alone (`npm run ops -- probe`); throws {@link ConfigError} naming each variable. */
-export function loadPlatformConfig(env: Env = process.env): Readonly<PlatformConfig> {
+export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
   return Object.freeze(parse(platformConfigSchema, read(env, PLATFORM), names('', PLATFORM)));
 }
 
 // ---- Tracing --------------------------------------------------------------------------------------------
 
-const TRACING = {
+const TRACING = readBy(TRACED, {
   endpoint: variable(
     'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
     z.string().url().optional(),
     'Where spans are sent, as is; tracing is off without an endpoint.',
-    TRACED,
   ),
   protocol: variable(
     'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
     z.enum(['http/protobuf', 'http/json']).default('http/protobuf'),
     'http/protobuf or http/json (gRPC is not supported).',
-    TRACED,
   ),
   headers: variable(
     'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
     z.record(z.string(), z.string()).default({}),
     '`key=value,…` sent with every export, e.g. a collector’s API key; never logged.',
-    TRACED,
     { secret: true, defaultText: 'none' },
   ),
-  serviceName: variable(
-    'OTEL_SERVICE_NAME',
-    z.string().min(1).optional(),
-    'Service name of the spans.',
-    TRACED,
-    { defaultText: 'the process’s own (badge-orders-worker, …)' },
-  ),
+  serviceName: variable('OTEL_SERVICE_NAME', z.string().min(1).optional(), 'Service name of the spans.', {
+    defaultText: 'the process’s own (badge-orders-worker, …)',
+  }),
   exportTimeoutMs: variable(
     'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
     positiveInt.default(10_000),
     'Deadline of one export, ms.',
-    TRACED,
   ),
   scheduleDelayMs: variable(
     'OTEL_BSP_SCHEDULE_DELAY',
     positiveInt.default(5_000),
     'Longest time a finished span waits in the batch, ms.',
-    TRACED,
   ),
-};
-const OTLP = {
+});
+const OTLP = readBy(TRACED, {
   ENDPOINT: variable(
     'OTEL_EXPORTER_OTLP_ENDPOINT',
     z.string().optional(),
     'Collector base URL; spans go to its `/v1/traces`.',
-    TRACED,
   ),
   PROTOCOL: variable(
     'OTEL_EXPORTER_OTLP_PROTOCOL',
     z.string().optional(),
     'As OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, for every signal.',
-    TRACED,
   ),
   HEADERS: variable(
     'OTEL_EXPORTER_OTLP_HEADERS',
     z.string().optional(),
     'As OTEL_EXPORTER_OTLP_TRACES_HEADERS, for every signal.',
-    TRACED,
     { secret: true },
   ),
   TIMEOUT: variable(
     'OTEL_EXPORTER_OTLP_TIMEOUT',
     z.string().optional(),
     'As OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, for every signal.',
-    TRACED,
   ),
-};
-variable('OTEL_SDK_DISABLED', z.string().optional(), '`true`: no tracing.', TRACED, { defaultText: 'false' });
-variable('OTEL_TRACES_EXPORTER', z.string().optional(), '`otlp`, or `none`: no tracing.', TRACED, {
-  defaultText: 'otlp',
+});
+readBy(TRACED, {
+  disabled: variable('OTEL_SDK_DISABLED', z.string().optional(), '`true`: no tracing.', {
+    defaultText: 'false',
+  }),
+  exporter: variable('OTEL_TRACES_EXPORTER', z.string().optional(), '`otlp`, or `none`: no tracing.', {
+    defaultText: 'otlp',
+  }),
 });
 
 /** Trace export over OTLP (docs/observability.md); `endpoint` undefined means off. */
@@ -591,12 +572,11 @@ const MIN_WEBHOOK_SECRET_LENGTH = 16;
 const CALLBACK_HOST_PATTERN = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$|^[0-9a-f:.]*:[0-9a-f:.]*$/;
 
 /** Where webhooks may go (`CallbackUrlPolicy`), read the same way by the worker and the HTTP API. */
-const WEBHOOK_POLICY = {
+const WEBHOOK_POLICY = readBy(WORKER_API, {
   allowHttpLoopback: variable(
     'WEBHOOK_ALLOW_HTTP_LOOPBACK',
     booleanFromEnv.default(false),
     'Deliver webhooks to this machine, http:// too (tests, local receivers).',
-    WORKER_API,
   ),
   allowedHosts: variable(
     'WEBHOOK_ALLOWED_HOSTS',
@@ -627,28 +607,28 @@ const WEBHOOK_POLICY = {
       })
       .default([]),
     'Comma-separated hosts callback URLs may name (`hooks.example.com`, `*.partner.example`, `10.0.0.7`; listed hosts may be internal); `*`: any public host.',
-    WORKER_API,
     { required: true, defaultText: 'any host with public addresses' },
   ),
-};
+});
 const callbackUrlPolicySchema = z.object(shape(WEBHOOK_POLICY));
 const WEBHOOK_POLICY_NAMES = names('webhooks.', WEBHOOK_POLICY);
 
-const WEBHOOK_SECRETS = variable(
-  'WEBHOOK_SECRETS_FILE',
-  z
-    .record(
-      z.string().min(1).max(64),
-      z
-        .string({ error: 'must be a string' })
-        .min(MIN_WEBHOOK_SECRET_LENGTH, `must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`),
-      { error: 'must be a JSON object of client id to secret' },
-    )
-    .default({}),
-  'JSON file `{ "<clientId>": "<secret>", "default": "<secret>" }` of webhook signing secrets.',
-  WORKER,
-  { defaultText: 'none: deliveries fail visibly' },
-);
+const WEBHOOK_SECRETS = readBy(WORKER, {
+  secrets: variable(
+    'WEBHOOK_SECRETS_FILE',
+    z
+      .record(
+        z.string().min(1).max(64),
+        z
+          .string({ error: 'must be a string' })
+          .min(MIN_WEBHOOK_SECRET_LENGTH, `must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`),
+        { error: 'must be a JSON object of client id to secret' },
+      )
+      .default({}),
+    'JSON file `{ "<clientId>": "<secret>", "default": "<secret>" }` of webhook signing secrets.',
+    { defaultText: 'none: deliveries fail visibly' },
+  ),
+}).secrets;
 
 /** Webhook signing (docs/webhooks.md) with the delivery policy; secrets never enter history, logs or errors. */
 export const webhookConfigSchema = callbackUrlPolicySchema.extend({ secrets: WEBHOOK_SECRETS.schema });
@@ -677,7 +657,7 @@ function webhookSecretsFromEnv(env: Env): unknown {
 // ---- Documents ------------------------------------------------------------------------------------------
 
 /** Worker and API alike: where document paths are relative to, the largest document. */
-export const DOCUMENTS = {
+export const DOCUMENTS = readBy(WORKER_API, {
   documentsRoot: variable(
     'DOCUMENTS_ROOT',
     z
@@ -686,33 +666,28 @@ export const DOCUMENTS = {
       .default('./documents')
       .transform((path) => resolve(path)),
     'Folder document paths are relative to (worker), and the local store’s home.',
-    WORKER_API,
   ),
   maxDocumentBytes: variable(
     'MAX_DOCUMENT_BYTES',
     positiveInt.default(1024 * 1024 * 1024),
     'Largest document uploaded (worker) or stored (API), bytes.',
-    WORKER_API,
   ),
-};
+});
 
-const STORE_KIND = variable(
-  'DOCUMENT_STORE',
-  z.string().optional(),
-  'Where documents named by reference are kept: `local` or `s3`.',
-  WORKER_API,
-  { defaultText: 'local' },
-);
-const LOCAL_STORE = {
-  root: variable(
-    'DOCUMENT_STORE_LOCAL_ROOT',
-    z.string().min(1).optional(),
-    'Folder of the local store.',
-    WORKER_API,
-    { defaultText: '.document-store under DOCUMENTS_ROOT' },
+const STORE_KIND = readBy(WORKER_API, {
+  kind: variable(
+    'DOCUMENT_STORE',
+    z.string().optional(),
+    'Where documents named by reference are kept: `local` or `s3`.',
+    { defaultText: 'local' },
   ),
-};
-const S3_STORE = {
+}).kind;
+const LOCAL_STORE = readBy(WORKER_API, {
+  root: variable('DOCUMENT_STORE_LOCAL_ROOT', z.string().min(1).optional(), 'Folder of the local store.', {
+    defaultText: '.document-store under DOCUMENTS_ROOT',
+  }),
+});
+const S3_STORE = readBy(WORKER_API, {
   bucket: variable(
     'DOCUMENT_STORE_S3_BUCKET',
     z
@@ -720,62 +695,46 @@ const S3_STORE = {
       .min(3, 'must be a bucket name (3 to 63 characters)')
       .max(63, 'must be a bucket name (3 to 63 characters)'),
     'The S3 bucket (it must exist).',
-    WORKER_API,
     { defaultText: 'none: required with s3' },
   ),
   prefix: variable(
     'DOCUMENT_STORE_S3_PREFIX',
     z.string().max(512).optional(),
     'Prefix of every key, e.g. `badge-orders/`.',
-    WORKER_API,
   ),
-  endpoint: variable(
-    'DOCUMENT_STORE_S3_ENDPOINT',
-    z.string().optional(),
-    'URL of an S3-compatible server.',
-    WORKER_API,
-    { defaultText: 'AWS' },
-  ),
-  region: variable('DOCUMENT_STORE_S3_REGION', z.string().min(1).optional(), 'Region.', WORKER_API, {
+  endpoint: variable('DOCUMENT_STORE_S3_ENDPOINT', z.string().optional(), 'URL of an S3-compatible server.', {
+    defaultText: 'AWS',
+  }),
+  region: variable('DOCUMENT_STORE_S3_REGION', z.string().min(1).optional(), 'Region.', {
     defaultText: 'the SDK’s; us-east-1 with an endpoint',
   }),
   forcePathStyle: variable(
     'DOCUMENT_STORE_S3_FORCE_PATH_STYLE',
     booleanFromEnv.optional(),
     'Path-style bucket addressing.',
-    WORKER_API,
     { defaultText: 'true with an endpoint' },
   ),
   allowInsecureHttp: variable(
     'DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP',
     booleanFromEnv.default(false),
     'Allow an http:// endpoint off loopback.',
-    WORKER_API,
   ),
-};
-const S3_CREDENTIALS = {
-  accessKeyId: variable(
-    'DOCUMENT_STORE_S3_ACCESS_KEY_ID',
-    z.string().min(1).optional(),
-    'Access key id.',
-    WORKER_API,
-    { secret: true, defaultText: 'the SDK’s chain' },
-  ),
+});
+const S3_CREDENTIALS = readBy(WORKER_API, {
+  accessKeyId: variable('DOCUMENT_STORE_S3_ACCESS_KEY_ID', z.string().min(1).optional(), 'Access key id.', {
+    secret: true,
+    defaultText: 'the SDK’s chain',
+  }),
   secretAccessKey: variable(
     'DOCUMENT_STORE_S3_SECRET_ACCESS_KEY',
     z.string().min(1).optional(),
     'Secret access key.',
-    WORKER_API,
     { secret: true, defaultText: 'the SDK’s chain' },
   ),
-  sessionToken: variable(
-    'DOCUMENT_STORE_S3_SESSION_TOKEN',
-    z.string().min(1).optional(),
-    'Session token.',
-    WORKER_API,
-    { secret: true },
-  ),
-};
+  sessionToken: variable('DOCUMENT_STORE_S3_SESSION_TOKEN', z.string().min(1).optional(), 'Session token.', {
+    secret: true,
+  }),
+});
 
 const s3DocumentStoreConfigSchema = z
   .object({
@@ -837,7 +796,7 @@ export function documentStoreNames(prefix: string): Record<string, string> {
 }
 
 /** The document store's settings alone; throws {@link ConfigError} naming each variable. */
-export function loadDocumentStoreConfig(env: Env = process.env): Readonly<DocumentStoreConfig> {
+export function loadDocumentStoreConfig(env: Env): Readonly<DocumentStoreConfig> {
   const parsed = parse(
     z.object({ documentStore: documentStoreConfigSchema }),
     { documentStore: documentStoreFromEnv(env) },
@@ -852,57 +811,49 @@ const ENSURE_SEARCH_ATTRIBUTES = variable(
   'ENSURE_SEARCH_ATTRIBUTES',
   booleanFromEnv.default(true),
   'Make sure the search attributes exist at start-up.',
-  WORKER_API,
 );
 
-const WORKER_SETTINGS = {
+const WORKER_SETTINGS = readBy(WORKER, {
   maxConcurrentActivities: variable(
     'WORKER_MAX_CONCURRENT_ACTIVITIES',
     positiveInt.default(50),
     'Activities run at once by one worker.',
-    WORKER,
   ),
   logLevel: LOG_LEVEL,
   metricsPort: variable(
     'METRICS_PORT',
     port.optional(),
     'Port of the Prometheus metrics endpoint; off when unset.',
-    WORKER,
     { defaultText: 'off' },
   ),
   metricsHost: variable(
     'METRICS_HOST',
     z.string().min(1).default('127.0.0.1'),
     'Interface the metrics endpoint listens on (a container sets 0.0.0.0).',
-    WORKER,
   ),
   statusMetricsIntervalMs: variable(
     'STATUS_METRICS_INTERVAL_MS',
     z.coerce.number().int().min(1000).default(60_000),
     'How often the order and replay gauges are read from visibility, ms.',
-    WORKER,
   ),
   workflowBundlePath: variable(
     'WORKFLOW_BUNDLE_PATH',
     z.string().min(1).optional(),
     'A workflow bundle built ahead of time (images); bundled at start-up when unset.',
-    WORKER,
   ),
   ensureSearchAttributes: ENSURE_SEARCH_ATTRIBUTES,
-};
+});
 
-const VERSIONING = {
+const VERSIONING = readBy(WORKER, {
   enabled: variable(
     'WORKER_VERSIONING',
     booleanFromEnv.default(false),
     'Poll as one version of a Worker Deployment; orders stay on the version they started on.',
-    WORKER,
   ),
   deploymentName: variable(
     'WORKER_DEPLOYMENT_NAME',
     z.string().min(1).max(255).default('badge-orders'),
     'Name of the Worker Deployment.',
-    WORKER,
   ),
   buildId: variable(
     'WORKER_BUILD_ID',
@@ -913,10 +864,9 @@ const VERSIONING = {
       .regex(/^[\w.+-]+$/, 'may contain only letters, digits, ".", "_", "+" and "-"')
       .optional(),
     'Build id of this version.',
-    WORKER,
     { defaultText: 'the package version and the bundle’s content hash' },
   ),
-};
+});
 
 /** Everything the worker needs. */
 export const workerConfigSchema = z.object({
@@ -940,7 +890,7 @@ export const workerConfigSchema = z.object({
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
 
 /** The worker's configuration; throws {@link ConfigError} naming each invalid variable. */
-export function loadWorkerConfig(env: Env = process.env): Readonly<WorkerConfig> {
+export function loadWorkerConfig(env: Env): Readonly<WorkerConfig> {
   const raw = {
     temporal: temporalFromEnv(env),
     platform: read(env, PLATFORM),
@@ -980,7 +930,7 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
-const REPLAY = {
+const REPLAY = readBy(['schedule'], {
   time: variable(
     'REPLAY_SCHEDULE_TIME',
     z
@@ -992,21 +942,18 @@ const REPLAY = {
         return { hour: Number(hour), minute: Number(minute) };
       }),
     'Time of day the nightly replay of failed uploads starts, HH:MM.',
-    ['schedule'],
   ),
   timezone: variable(
     'REPLAY_SCHEDULE_TIMEZONE',
     z.string().refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').default('Europe/Berlin'),
     'IANA time zone of REPLAY_SCHEDULE_TIME (daylight saving time is followed).',
-    ['schedule'],
   ),
   maxConcurrentSignals: variable(
     'REPLAY_MAX_CONCURRENT_SIGNALS',
     z.coerce.number().int().min(1).max(100).default(10),
     'Signals the replay sends at the same time.',
-    ['schedule'],
   ),
-};
+});
 
 /** The nightly replay's Schedule (`npm run schedule`, `npm run ops -- replay-now`). */
 const replayScheduleConfigSchema = z.object({ temporal: temporalConfigSchema, ...shape(REPLAY) });
@@ -1014,21 +961,20 @@ const replayScheduleConfigSchema = z.object({ temporal: temporalConfigSchema, ..
 export type ReplayScheduleConfig = z.infer<typeof replayScheduleConfigSchema>;
 
 /** Configuration of the replay Schedule's tools; throws {@link ConfigError} naming each invalid variable. */
-export function loadReplayScheduleConfig(env: Env = process.env): Readonly<ReplayScheduleConfig> {
+export function loadReplayScheduleConfig(env: Env): Readonly<ReplayScheduleConfig> {
   const raw = { temporal: temporalFromEnv(env), ...read(env, REPLAY) };
   return Object.freeze(parse(replayScheduleConfigSchema, raw, { ...TEMPORAL_NAMES, ...names('', REPLAY) }));
 }
 
 // ---- The codec server -----------------------------------------------------------------------------------
 
-const CODEC = ['codec-server'] as const;
-const CODEC_SERVER = {
-  port: variable('CODEC_SERVER_PORT', port.default(8888), 'Port of the codec server.', CODEC),
+const CODEC_SERVER = readBy(['codec-server'], {
+  payloadKeys: PAYLOAD.payloadKeys,
+  port: variable('CODEC_SERVER_PORT', port.default(8888), 'Port of the codec server.'),
   host: variable(
     'CODEC_SERVER_HOST',
     z.string().min(1).default('127.0.0.1'),
     'Interface the codec server listens on.',
-    CODEC,
   ),
   corsOrigin: variable(
     'CODEC_CORS_ORIGIN',
@@ -1038,62 +984,50 @@ const CODEC_SERVER = {
       .default('http://127.0.0.1:8233')
       .transform((origin) => new URL(origin).origin),
     'The only browser origin allowed (CORS): the Web UI.',
-    CODEC,
   ),
   token: variable(
     'CODEC_SERVER_TOKEN',
     z.string().min(16, 'must be at least 16 characters').optional(),
     'Bearer token operators and the CLI send.',
-    CODEC,
     { required: true, secret: true, defaultText: 'none: required unless UI access tokens are on' },
   ),
   allowUiAccessToken: variable(
     'CODEC_ALLOW_UI_ACCESS_TOKEN',
     booleanFromEnv.default(false),
     'Also accept the Web UI’s access token (a JWT checked against CODEC_UI_JWKS_URL).',
-    CODEC,
   ),
   uiJwksUrl: variable(
     'CODEC_UI_JWKS_URL',
     z.string().url().optional(),
     'JWKS of the identity provider of the Web UI’s access tokens.',
-    CODEC,
   ),
   uiTokenIssuer: variable(
     'CODEC_UI_TOKEN_ISSUER',
     z.string().min(1).optional(),
     'Expected `iss` of the Web UI’s access tokens.',
-    CODEC,
   ),
   uiTokenAudience: variable(
     'CODEC_UI_TOKEN_AUDIENCE',
     z.string().min(1).optional(),
     'Expected `aud` of the Web UI’s access tokens.',
-    CODEC,
   ),
   tlsCertFile: variable(
     'CODEC_TLS_CERT_FILE',
     z.string().min(1).optional(),
     'PEM certificate: serve HTTPS (with CODEC_TLS_KEY_FILE).',
-    CODEC,
   ),
-  tlsKeyFile: variable(
-    'CODEC_TLS_KEY_FILE',
-    z.string().min(1).optional(),
-    'PEM key of CODEC_TLS_CERT_FILE.',
-    CODEC,
-  ),
+  tlsKeyFile: variable('CODEC_TLS_KEY_FILE', z.string().min(1).optional(), 'PEM key of CODEC_TLS_CERT_FILE.'),
   logLevel: LOG_LEVEL,
-};
+});
 
 /** The codec server (`npm run codec-server`): decrypts payloads for the Web UI and the CLI. */
 const codecServerConfigSchema = z
   .object({
+    ...shape(CODEC_SERVER),
     payloadKeys: PAYLOAD.payloadKeys.schema.refine(
       (keys) => keys.encrypts,
       'is required (the keys to decode with)',
     ),
-    ...shape(CODEC_SERVER),
   })
   .superRefine((config, context) => {
     if (config.allowUiAccessToken) {
@@ -1127,17 +1061,11 @@ const codecServerConfigSchema = z
 export type CodecServerConfig = z.infer<typeof codecServerConfigSchema>;
 
 /** The codec server's configuration; throws {@link ConfigError} naming each invalid variable. */
-export function loadCodecServerConfig(env: Env = process.env): Readonly<CodecServerConfig> {
-  const raw = { payloadKeys: secretFrom(env, PAYLOAD.payloadKeys.name), ...read(env, CODEC_SERVER) };
-  return Object.freeze(
-    parse(codecServerConfigSchema, raw, {
-      payloadKeys: PAYLOAD.payloadKeys.name,
-      ...names('', CODEC_SERVER),
-    }),
-  );
+export function loadCodecServerConfig(env: Env): Readonly<CodecServerConfig> {
+  return Object.freeze(parse(codecServerConfigSchema, read(env, CODEC_SERVER), names('', CODEC_SERVER)));
 }
 
 // ---- Shared with the HTTP API (src/api/config.ts) --------------------------------------------------------
 
-export { parse, read as readVariables, names as variableNames, shape as variableShape, variable };
+export { parse, read as readVariables, readBy, names as variableNames, shape as variableShape, variable };
 export { WEBHOOK_POLICY, WEBHOOK_POLICY_NAMES, ENSURE_SEARCH_ATTRIBUTES };

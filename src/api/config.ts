@@ -15,6 +15,7 @@ import {
   loadTemporalConfig,
   LOG_LEVEL,
   parse as parseVariables,
+  readBy,
   readVariables,
   variable,
   variableNames,
@@ -87,33 +88,33 @@ export function parseApiKeysFile(text: string, source: string): readonly ApiKeyE
 }
 
 const API = ['api'] as const;
+const SERVER = readBy(API, { ensureSearchAttributes: ENSURE_SEARCH_ATTRIBUTES, logLevel: LOG_LEVEL });
 /** A whole number from the environment (or given as one), at least `min`. */
 const atLeast = (min: number) => z.coerce.number().int().min(min);
 
-const LISTEN = {
+const LISTEN = readBy(API, {
   host: variable(
     'API_HOST',
     z.string().min(1).default('127.0.0.1'),
     'Interface the API listens on (loopback: put a TLS proxy in front to expose it).',
-    API,
   ),
   port: variable(
     'API_PORT',
     z.coerce.number().int().min(0).max(65535).default(8090),
     'Port of the API (the Temporal Web UI’s default is 8080).',
-    API,
   ),
-};
+});
 
-const API_KEYS = variable(
-  'API_KEYS_FILE',
-  z.array(apiKeyEntrySchema).default([]),
-  'JSON file of API keys, `{ "keys": [{ "id", "sha256", "scopes" }] }`.',
-  API,
-  { defaultText: 'none: then OIDC is required' },
-);
+const API_KEYS = readBy(API, {
+  apiKeys: variable(
+    'API_KEYS_FILE',
+    z.array(apiKeyEntrySchema).default([]),
+    'JSON file of API keys, `{ "keys": [{ "id", "sha256", "scopes" }] }`.',
+    { defaultText: 'none: then OIDC is required' },
+  ),
+}).apiKeys;
 
-const OIDC = {
+const OIDC = readBy(API, {
   jwksUrl: variable(
     'API_OIDC_JWKS_URL',
     z.string().superRefine((url, context) => {
@@ -121,13 +122,12 @@ const OIDC = {
       if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
     }),
     'JWKS of the identity provider whose bearer tokens the API accepts: https://, or http:// on loopback.',
-    API,
     { defaultText: 'none: OIDC off' },
   ),
-  issuer: variable('API_OIDC_ISSUER', z.string().min(1), 'Expected `iss` of the bearer tokens.', API, {
+  issuer: variable('API_OIDC_ISSUER', z.string().min(1), 'Expected `iss` of the bearer tokens.', {
     defaultText: 'none',
   }),
-  audience: variable('API_OIDC_AUDIENCE', z.string().min(1), 'Expected `aud` of the bearer tokens.', API, {
+  audience: variable('API_OIDC_AUDIENCE', z.string().min(1), 'Expected `aud` of the bearer tokens.', {
     defaultText: 'none',
   }),
   algorithms: variable(
@@ -137,10 +137,9 @@ const OIDC = {
       z.array(z.string().min(1)).min(1).default(['RS256', 'ES256', 'PS256', 'EdDSA']),
     ),
     'Comma-separated signature algorithms accepted.',
-    API,
     { defaultText: 'RS256,ES256,PS256,EdDSA' },
   ),
-};
+});
 
 /** OIDC bearer tokens: checked against the JWKS, with this issuer and audience, and an expiry (`exp`). */
 export const oidcConfigSchema = z.object({
@@ -152,87 +151,76 @@ export const oidcConfigSchema = z.object({
 export type OidcConfig = z.infer<typeof oidcConfigSchema>;
 
 /** Bounds on what one caller can make the API do. */
-const LIMITS = {
+const LIMITS = readBy(API, {
   bodyLimitBytes: variable(
     'API_BODY_LIMIT_BYTES',
     atLeast(1024).default(1024 * 1024),
     'Largest JSON request body, bytes.',
-    API,
   ),
-  rateLimitMax: variable('API_RATE_LIMIT_MAX', atLeast(1).default(120), 'Requests per key per window.', API),
+  rateLimitMax: variable('API_RATE_LIMIT_MAX', atLeast(1).default(120), 'Requests per key per window.'),
   rateLimitWindowMs: variable(
     'API_RATE_LIMIT_WINDOW_MS',
     atLeast(1000).default(60_000),
     'The rate limits’ window, ms.',
-    API,
   ),
   authFailureMax: variable(
     'API_AUTH_FAILURE_MAX',
     atLeast(1).default(20),
     'Failed authentications per address per window; beyond it 429 until the window ends.',
-    API,
   ),
   requestTimeoutMs: variable(
     'API_REQUEST_TIMEOUT_MS',
     atLeast(1000).default(30_000),
     'Time a caller has to send a whole request, ms.',
-    API,
   ),
   operationTimeoutMs: variable(
     'API_OPERATION_TIMEOUT_MS',
     atLeast(100).default(20_000),
     'Time one call to Temporal may take before the API answers 504, ms.',
-    API,
   ),
   queryTimeoutMs: variable(
     'API_QUERY_TIMEOUT_MS',
     atLeast(100).default(5_000),
     'Time the status query may take before the view falls back to search attributes, ms.',
-    API,
   ),
-};
+});
 export const apiLimitsSchema = z.object(variableShape(LIMITS));
 /** The API's limits. */
 export type ApiLimits = z.infer<typeof apiLimitsSchema>;
 
 /** What one client may upload through `POST /v1/documents` (429 naming the limit beyond it). */
-const UPLOADS = {
+const UPLOADS = readBy(API, {
   maxConcurrent: variable(
     'API_UPLOAD_MAX_CONCURRENT',
     atLeast(1).default(4),
     'Uploads of one client at the same time.',
-    API,
   ),
   quotaBytes: variable(
     'API_UPLOAD_QUOTA_BYTES',
     atLeast(1).default(10 * 1024 ** 3),
     'Bytes one client may upload per window, stored or not.',
-    API,
   ),
   quotaWindowMs: variable(
     'API_UPLOAD_QUOTA_WINDOW_MS',
     atLeast(1000).default(3_600_000),
     'The upload quota’s window, ms.',
-    API,
   ),
-};
+});
 export const uploadLimitsSchema = z.object(variableShape(UPLOADS));
 
 /** The document collector: a stored document nothing names for `graceMs` is deleted; it looks every `intervalMs`. */
-const COLLECTION = {
+const COLLECTION = readBy(API, {
   graceMs: variable(
     'DOCUMENT_COLLECTION_GRACE_MS',
     atLeast(60_000).default(7 * 24 * 3_600_000),
     'A stored document no order named for this long is deleted, ms.',
-    API,
   ),
   intervalMs: variable(
     'DOCUMENT_COLLECTION_INTERVAL_MS',
     atLeast(0).default(3_600_000),
     'How often this API collects, ms; 0: never.',
-    API,
   ),
-};
+});
 
 const apiConfigSchema = z
   .object({
@@ -249,9 +237,8 @@ const apiConfigSchema = z
     }),
     /** As the workers have it: a `callbackUrl` they would refuse is refused here already (400). */
     webhooks: z.object(variableShape(WEBHOOK_POLICY)).prefault({}),
-    /** On a fresh namespace the API may be the first to start. */
-    ensureSearchAttributes: ENSURE_SEARCH_ATTRIBUTES.schema,
-    logLevel: LOG_LEVEL.schema,
+    /** `ensureSearchAttributes`: on a fresh namespace the API may be the first to start. */
+    ...variableShape(SERVER),
   })
   .superRefine((config, context) => {
     if (config.apiKeys.length === 0 && config.oidc === undefined) {
@@ -283,7 +270,7 @@ function readKeysFile(path: string | undefined): readonly ApiKeyEntry[] | undefi
 }
 
 /** The API's configuration from the environment; throws {@link ConfigError} naming each invalid variable. */
-export function loadApiConfig(env: Env = process.env): Readonly<ApiConfig> {
+export function loadApiConfig(env: Env): Readonly<ApiConfig> {
   const oidc = readVariables(env, OIDC);
   const raw = {
     ...readVariables(env, LISTEN),
@@ -297,8 +284,7 @@ export function loadApiConfig(env: Env = process.env): Readonly<ApiConfig> {
       collection: readVariables(env, COLLECTION),
     },
     webhooks: readVariables(env, WEBHOOK_POLICY),
-    ensureSearchAttributes: readVariables(env, { v: ENSURE_SEARCH_ATTRIBUTES }).v,
-    logLevel: readVariables(env, { v: LOG_LEVEL }).v,
+    ...readVariables(env, SERVER),
   };
   const parsed = parseVariables(apiConfigSchema, raw, {
     ...variableNames('', LISTEN),
@@ -310,8 +296,7 @@ export function loadApiConfig(env: Env = process.env): Readonly<ApiConfig> {
     ...variableNames('documents.uploads.', UPLOADS),
     ...variableNames('documents.collection.', COLLECTION),
     ...WEBHOOK_POLICY_NAMES,
-    ensureSearchAttributes: ENSURE_SEARCH_ATTRIBUTES.name,
-    logLevel: LOG_LEVEL.name,
+    ...variableNames('', SERVER),
   });
   return Object.freeze({ ...parsed, temporal: loadTemporalConfig(env) });
 }

@@ -27,7 +27,7 @@ export function workerStartedFields(config: WorkerConfig): Readonly<Record<strin
 }
 
 async function main(): Promise<void> {
-  const config = loadWorkerConfig();
+  const config = loadWorkerConfig(process.env);
   const logger = createLogger({ level: config.logLevel, name: 'badge-orders-worker' });
   Runtime.install({
     logger: sdkLoggerFor(logger, 'INFO'),
