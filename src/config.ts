@@ -128,7 +128,7 @@ function parse<T extends z.ZodType>(
 }
 
 /** `true`/`false` (also `1`/`0`, `yes`/`no`) from the environment. */
-export const booleanFromEnv = z
+const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
@@ -1058,7 +1058,7 @@ const codecServerConfigSchema = z
     }
   });
 /** Parsed codec server configuration. */
-export type CodecServerConfig = z.infer<typeof codecServerConfigSchema>;
+type CodecServerConfig = z.infer<typeof codecServerConfigSchema>;
 
 /** The codec server's configuration; throws {@link ConfigError} naming each invalid variable. */
 export function loadCodecServerConfig(env: Env): Readonly<CodecServerConfig> {
@@ -1068,4 +1068,4 @@ export function loadCodecServerConfig(env: Env): Readonly<CodecServerConfig> {
 // ---- Shared with the HTTP API (src/api/config.ts) --------------------------------------------------------
 
 export { parse, read as readVariables, readBy, names as variableNames, shape as variableShape, variable };
-export { WEBHOOK_POLICY, WEBHOOK_POLICY_NAMES, ENSURE_SEARCH_ATTRIBUTES };
+export { WEBHOOK_POLICY, ENSURE_SEARCH_ATTRIBUTES };

@@ -21,7 +21,6 @@ import {
   variableNames,
   variableShape,
   WEBHOOK_POLICY,
-  WEBHOOK_POLICY_NAMES,
   type TemporalConfig,
 } from '../config';
 import { insecureUrlProblem } from '../url-policy';
@@ -33,7 +32,7 @@ export const API_SCOPES = ['orders:write', 'orders:read', 'ops'] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
 
 /** One entry of the API keys file: the key itself is never stored, only its SHA-256. */
-export const apiKeyEntrySchema = z.strictObject({
+const apiKeyEntrySchema = z.strictObject({
   /** Names the key in logs; never secret. Unique in the file. */
   id: z
     .string()
@@ -73,7 +72,7 @@ const apiKeysFileSchema = z.strictObject({
 });
 
 /** Parses the keys file's text; throws {@link ConfigError} naming the file and each invalid field. */
-export function parseApiKeysFile(text: string, source: string): readonly ApiKeyEntry[] {
+function parseApiKeysFile(text: string, source: string): readonly ApiKeyEntry[] {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -142,7 +141,7 @@ const OIDC = readBy(API, {
 });
 
 /** OIDC bearer tokens: checked against the JWKS, with this issuer and audience, and an expiry (`exp`). */
-export const oidcConfigSchema = z.object({
+const oidcConfigSchema = z.object({
   ...variableShape(OIDC),
   /** Clock skew allowed on `exp`/`nbf`. @default 30 */
   clockToleranceSeconds: z.number().int().min(0).max(300).default(30),
@@ -295,7 +294,7 @@ export function loadApiConfig(env: Env): Readonly<ApiConfig> {
     ...documentStoreNames('documents.store'),
     ...variableNames('documents.uploads.', UPLOADS),
     ...variableNames('documents.collection.', COLLECTION),
-    ...WEBHOOK_POLICY_NAMES,
+    ...variableNames('webhooks.', WEBHOOK_POLICY),
     ...variableNames('', SERVER),
   });
   return Object.freeze({ ...parsed, temporal: loadTemporalConfig(env) });
