@@ -9,6 +9,7 @@
  * built-ins, no I/O.
  */
 import { z } from 'zod';
+import { isLoopbackHost } from './url-policy';
 import { BADGE_ORDER_STATUSES, documentSourceOf, WEBHOOK_EVENT_TYPES } from './workflow-contract';
 
 /** Default task queue of the badge order workers (overridable with `TEMPORAL_TASK_QUEUE`). */
@@ -293,18 +294,6 @@ function durationMsSchema(max: { readonly ms: number; readonly text: string }): 
     .max(max.ms, `must be at most ${max.ms} ms (${max.text})`);
 }
 
-/** A host as written in a URL or a host list, compared bare: lowercase, an IPv6 address without `[ ]`. */
-export function bareHostname(hostname: string): string {
-  return hostname.toLowerCase().replace(/^\[|\]$/g, '');
-}
-
-/** Whether `hostname` (as `URL.hostname` gives it) is this machine: `localhost`, 127.0.0.0/8 or `::1`. */
-export function isLoopbackHostname(hostname: string): boolean {
-  const host = bareHostname(hostname);
-  // Not `*.localhost`: not every resolver keeps those names on this machine.
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
 /**
  * Why `url` cannot be an order's `callbackUrl` whatever the workers allow, or null when its shape is right: an
  * absolute `https://` URL without credentials or fragment, or `http://` to this machine (127.0.0.0/8, `::1`,
@@ -322,7 +311,7 @@ export function callbackUrlShapeProblem(url: string): string | null {
     return 'must not contain credentials (user:password@)';
   if (parsed.hash !== '') return 'must not contain a fragment (#…)';
   if (parsed.protocol === 'http:') {
-    if (!isLoopbackHostname(parsed.hostname)) return 'must be an https:// URL (http:// only to this machine)';
+    if (!isLoopbackHost(parsed.hostname)) return 'must be an https:// URL (http:// only to this machine)';
   } else if (parsed.protocol !== 'https:') {
     return 'must be an https:// URL';
   }

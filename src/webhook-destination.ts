@@ -10,7 +10,8 @@
  * one for the connection (DNS rebinding) gains nothing.
  */
 import ipaddr from 'ipaddr.js';
-import { bareHostname, callbackUrlShapeProblem } from './contract';
+import { callbackUrlShapeProblem } from './contract';
+import { bareHostname, isLoopbackHost } from './url-policy';
 
 /** Where the workers deliver webhooks: their `WEBHOOK_ALLOW_HTTP_LOOPBACK` and `WEBHOOK_ALLOWED_HOSTS`. */
 export interface CallbackUrlPolicy {
@@ -97,7 +98,7 @@ export function callbackUrlProblem(url: string, policy: CallbackUrlPolicy): stri
   // `localhost` and names below it are this machine, whatever a resolver says.
   const problem = ipaddr.isValid(host)
     ? addressProblem(host, policy)
-    : (host === 'localhost' || host.endsWith('.localhost')) && !policy.allowHttpLoopback
+    : isLoopbackHost(host) && !policy.allowHttpLoopback
       ? `${host} is this machine`
       : null;
   return problem === null ? null : `must lead to a public address (${problem}; ${INTERNAL_HINT})`;

@@ -16,10 +16,10 @@ import {
   loadReplayScheduleConfig,
   loadTemporalConfig,
   loadWorkerConfig,
-  urlOrigin,
   workerConfigSchema,
 } from '../src/config';
 import { workerStartedFields } from '../src/main/worker';
+import { urlOrigin } from '../src/url-policy';
 import { createBadgeOrderWorker } from '../src/worker/create-worker';
 import { platformClientFromConfig } from '../src/worker/platform-client';
 

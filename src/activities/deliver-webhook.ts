@@ -18,7 +18,8 @@ import { Context } from '@temporalio/activity';
 import type { ApplicationFailure } from '@temporalio/common';
 import type { WebhookEvent } from '../contract';
 import { applicationFailure, type FailureCode } from '../failure-types';
-import { urlOrigin, webhookConfigSchema, type WebhookConfig } from '../config';
+import { webhookConfigSchema, type WebhookConfig } from '../config';
+import { urlOrigin } from '../url-policy';
 import {
   callbackUrlProblem,
   destinationLookup,

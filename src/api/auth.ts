@@ -6,7 +6,8 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { jwksUrlProblem, REQUIRED_TOKEN_CLAIMS } from '../codec/ui-access-token';
+import { REQUIRED_TOKEN_CLAIMS } from '../codec/ui-access-token';
+import { insecureUrlProblem } from '../url-policy';
 import { ConfigError } from '../config';
 import { CLIENT_ID_PATTERN } from '../contract';
 import { API_SCOPES, type ApiKeyEntry, type ApiScope, type OidcConfig } from './config';
@@ -128,7 +129,7 @@ interface AuthenticatorOptions {
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const { apiKeys, oidc } = options;
   // Checked here too: an authenticator may be built in code, without `loadApiConfig`.
-  const jwksProblem = oidc ? jwksUrlProblem(oidc.jwksUrl) : undefined;
+  const jwksProblem = oidc ? insecureUrlProblem(oidc.jwksUrl) : undefined;
   if (jwksProblem !== undefined) throw new ConfigError(`API_OIDC_JWKS_URL ${jwksProblem}`);
   const jwks = oidc ? createRemoteJWKSet(new URL(oidc.jwksUrl)) : undefined;
 

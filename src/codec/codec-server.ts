@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Payload } from '@temporalio/common';
 import { formatIssues } from '../contract';
+import { isLoopbackHost } from '../url-policy';
 import { EncryptionCodec, PayloadDecryptionError } from './encryption-codec';
 import type { PayloadKeyRing } from './key-ring';
 
@@ -173,14 +174,12 @@ function containerCount(text: string): number {
   return count;
 }
 
-const isLoopback = (host: string): boolean => host === '127.0.0.1' || host === '::1' || host === 'localhost';
-
 /** Starts the codec server; see the module comment. */
 export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
   const host = options.host ?? '127.0.0.1';
   const corsOrigin = new URL(options.corsOrigin).origin;
   const hasCredentials = options.token !== undefined || options.verifyUiAccessToken !== undefined;
-  if (!hasCredentials && !(options.allowUnauthenticatedOnLoopback && isLoopback(host))) {
+  if (!hasCredentials && !(options.allowUnauthenticatedOnLoopback && isLoopbackHost(host))) {
     throw new CodecServerOptionsError(
       'The codec server needs a token or a UI access token verifier (unauthenticated only on a loopback host)',
     );

@@ -5,7 +5,7 @@
  * application, to any user who can sign in there — would open every order's personal data.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import { isLoopbackHostname } from '../contract';
+import { insecureUrlProblem } from '../url-policy';
 import type { AccessTokenVerifier } from './codec-server';
 
 /** Signature algorithms accepted by default: the asymmetric ones identity providers sign with. */
@@ -27,24 +27,6 @@ export const DEFAULT_UI_TOKEN_ALGORITHMS: readonly string[] = Object.freeze([
  * when present, so a token without one would be valid forever.
  */
 export const REQUIRED_TOKEN_CLAIMS: readonly string[] = Object.freeze(['exp', 'iss', 'aud']);
-
-/**
- * Why signing keys may not be fetched from `jwksUrl`, or undefined when they may: `https://`, or `http://` only
- * on loopback (a local provider). Keys fetched in clear over a network could be swapped on the way, and then
- * any token signed by whoever swapped them would pass.
- */
-export function jwksUrlProblem(jwksUrl: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(jwksUrl);
-  } catch {
-    return 'must be a URL';
-  }
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHostname(url.hostname))) {
-    return undefined;
-  }
-  return 'must be an https:// URL (http:// only on loopback)';
-}
 
 export interface UiAccessTokenOptions {
   /** The provider's signing keys (`createRemoteJWKSet(url)`, or a local set in tests). */
@@ -112,7 +94,7 @@ export function remoteJwksAccessTokenVerifier(
   options: Omit<UiAccessTokenOptions, 'keys'>,
 ): AccessTokenVerifier {
   requireIssuerAndAudience(options);
-  const problem = jwksUrlProblem(jwksUrl);
+  const problem = insecureUrlProblem(jwksUrl);
   if (problem !== undefined) throw new UiAccessTokenConfigError(`CODEC_UI_JWKS_URL ${problem}`);
   return jwtAccessTokenVerifier({ ...options, keys: createRemoteJWKSet(new URL(jwksUrl)) });
 }

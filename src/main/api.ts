@@ -21,7 +21,7 @@ import { connectClient } from '../temporal/connection';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
 
 async function serve(): Promise<void> {
-  const config = loadApiConfig();
+  const config = loadApiConfig(process.env);
   const logger = createLogger({ level: config.logLevel, name: 'badge-orders-api' });
   const client = await connectClient(config.temporal);
   if (config.ensureSearchAttributes) {

@@ -18,7 +18,7 @@ const CONFIGURATION_ERRORS = [
 ];
 
 async function main(): Promise<void> {
-  const config = loadCodecServerConfig();
+  const config = loadCodecServerConfig(process.env);
   const logger = createLogger({ level: config.logLevel, name: 'badge-orders-codec-server' });
   const server = await startCodecServer({
     keys: config.payloadKeys,

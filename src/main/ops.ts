@@ -21,7 +21,7 @@ async function main(): Promise<number> {
       err: (text) => process.stderr.write(`${text}\n`),
       platformClient: (baseUrl) =>
         platformClientFromConfig(
-          { ...loadPlatformConfig(), ...(baseUrl !== undefined && { baseUrl }) },
+          { ...loadPlatformConfig(process.env), ...(baseUrl !== undefined && { baseUrl }) },
           { logger: createLogger({ level: 'warn', name: 'badge-orders-probe' }) },
         ),
     });

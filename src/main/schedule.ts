@@ -4,7 +4,7 @@ import { lazyClient } from '../temporal/connection';
 import { runScheduleCommand } from '../commands/schedule-command';
 
 async function main(): Promise<number> {
-  const config = loadReplayScheduleConfig();
+  const config = loadReplayScheduleConfig(process.env);
   const client = lazyClient(config.temporal);
   try {
     return await runScheduleCommand(process.argv.slice(2), {

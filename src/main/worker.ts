@@ -3,7 +3,8 @@
  * from the environment (see `src/config.ts`); SIGINT/SIGTERM shut it down gracefully.
  */
 import { Runtime } from '@temporalio/worker';
-import { ConfigError, loadWorkerConfig, urlOrigin, type WorkerConfig } from '../config';
+import { ConfigError, loadWorkerConfig, type WorkerConfig } from '../config';
+import { urlOrigin } from '../url-policy';
 import { createLogger, sdkLoggerFor } from '../logging';
 import { metricsTelemetryOptions, startStatusMetrics } from '../metrics';
 import { startTracing } from '../tracing';
@@ -26,7 +27,7 @@ export function workerStartedFields(config: WorkerConfig): Readonly<Record<strin
 }
 
 async function main(): Promise<void> {
-  const config = loadWorkerConfig();
+  const config = loadWorkerConfig(process.env);
   const logger = createLogger({ level: config.logLevel, name: 'badge-orders-worker' });
   Runtime.install({
     logger: sdkLoggerFor(logger, 'INFO'),

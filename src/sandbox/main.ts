@@ -11,6 +11,7 @@ import { DEFAULT_USERS } from './fixtures';
 import { startSandbox } from './index';
 import { IDEMPOTENCY_MODES, SANDBOX_PROFILE_NAMES } from './profiles';
 import type { IdempotencyMode } from './profiles';
+import { isLoopbackHost } from '../url-policy';
 import { SANDBOX_ROUTES } from './shapes';
 import type { SandboxRoute } from './shapes';
 
@@ -96,12 +97,6 @@ function faultsFrom(options: CliOptions): FaultConfig {
   return parseFaultConfig({ ...base, ...flags });
 }
 
-/** Whether `host` is an interface of this machine only (127.0.0.0/8, `::1`, `localhost`). */
-function isLoopback(host: string): boolean {
-  const bare = host.toLowerCase().replace(/^\[|\]$/g, '');
-  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
-}
-
 /**
  * The control token from `--control-token` or `--control-token-file` (not both). A file keeps the token out
  * of the process list and the shell history; its trailing newline is dropped. `undefined`: a random one.
@@ -165,7 +160,7 @@ async function main(argv: readonly string[]): Promise<void> {
 
   const logger = pino({ name: 'badge-sandbox', level: options.logLevel }, pino.destination(2));
   const controlToken = controlTokenFrom(options);
-  if (!isLoopback(options.host)) {
+  if (!isLoopbackHost(options.host)) {
     // A test double: public demo passwords, fault injection, and a control API behind one bearer token.
     logger.warn(
       { host: options.host },

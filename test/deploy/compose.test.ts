@@ -16,6 +16,7 @@ import {
   loadReplayScheduleConfig,
   loadTracingConfig,
   loadWorkerConfig,
+  VARIABLES,
 } from '../../src/config';
 import { BADGE_SEARCH_ATTRIBUTES } from '../../src/workflow-contract';
 import { DEMO_USER } from '../../src/sandbox';
@@ -351,6 +352,26 @@ describe('docker-compose.yml', () => {
           !(key in FIXED_BY_COMPOSE),
       );
       expect({ name, fixed }).toEqual({ name, fixed: [] });
+    }
+  });
+
+  it('reads only declared variables, and sets every variable a deployment needs (src/config.ts)', () => {
+    const declared = new Set(VARIABLES.flatMap((v) => (v.secret ? [v.name, `${v.name}_FILE`] : [v.name])));
+    for (const [name, reader] of Object.entries(PROCESSES)) {
+      const files = name === 'codec-server' ? OIDC_OVERLAY : undefined;
+      const env = name === 'codec-server' ? { ...sandboxEnv(), ...OIDC_ENV } : sandboxEnv();
+      const environment = service(name, files, env).environment;
+      // What the process reads is declared (Temporal's own variables: @temporalio/envconfig reads those).
+      const undeclared = [...namesRead(reader, name, files, env)].filter(
+        (key) => !declared.has(key) && !TEMPORAL_CLIENT_VARIABLES.includes(key) && !(key in NOT_IN_COMPOSE),
+      );
+      // What a deployment must set is in the service's environment, as a value or a secret file.
+      const missing = VARIABLES.filter(
+        (v) => v.required === true && v.processes.includes(name as (typeof v.processes)[number]),
+      )
+        .map((v) => v.name)
+        .filter((key) => !(key in environment) && !(`${key}_FILE` in environment));
+      expect({ name, undeclared, missing }).toEqual({ name, undeclared: [], missing: [] });
     }
   });
 

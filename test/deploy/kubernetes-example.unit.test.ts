@@ -12,7 +12,7 @@ import { hashApiKey } from '../../src/api/auth';
 import { loadApiConfig } from '../../src/api/config';
 import { generatePayloadKeyEntry } from '../../src/codec/key-ring';
 import { loadCodecServerConfig, loadWorkerConfig } from '../../src/config';
-import { isLoopbackHostname as isLoopbackHost } from '../../src/contract';
+import { isLoopbackHost } from '../../src/url-policy';
 import { PROJECT_ROOT } from './compose-file';
 
 interface Probe {
