@@ -4,7 +4,7 @@
  * (metadata and data), with the key id as additional authenticated data. Payloads without that encoding are
  * passed through by `decode`, so histories written before encryption was switched on still replay.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, type KeyObject } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { PayloadKeyRing } from './key-ring';
@@ -144,7 +144,7 @@ export class EncryptionCodec implements PayloadCodec {
   }
 }
 
-function encrypt(payload: Payload, keyId: string, key: Buffer, iv: Buffer): Payload {
+function encrypt(payload: Payload, keyId: string, key: KeyObject, iv: Buffer): Payload {
   if (iv.length !== IV_BYTES) throw new Error(`the nonce must be ${IV_BYTES} bytes`);
   const cipher = createCipheriv(CIPHER, key, iv);
   cipher.setAAD(Buffer.from(keyId, 'utf8'));

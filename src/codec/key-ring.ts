@@ -3,7 +3,7 @@
  * key decrypts, so a key can be rotated by putting a new one in front and keeping the old ones until no
  * history within the retention period uses them. Key material never appears in messages, logs or JSON.
  */
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { inspect } from 'node:util';
 
 /** AES-256 keys are 32 bytes. */
@@ -25,12 +25,13 @@ export interface PayloadKey {
 
 /** The keys known to a process; see the module comment. */
 export class PayloadKeyRing {
-  readonly #keys: ReadonlyMap<string, Buffer>;
+  /** As key objects: a raw key given to a cipher is imported again on every call, a key object is not. */
+  readonly #keys: ReadonlyMap<string, KeyObject>;
   /** Id of the key that encrypts new payloads; null when encryption is off (no keys). */
   readonly encryptKeyId: string | null;
 
   private constructor(keys: readonly PayloadKey[]) {
-    this.#keys = new Map(keys.map((key) => [key.id, Buffer.from(key.material)]));
+    this.#keys = new Map(keys.map((key) => [key.id, createSecretKey(key.material)]));
     this.encryptKeyId = keys[0]?.id ?? null;
   }
 
@@ -80,8 +81,8 @@ export class PayloadKeyRing {
     return [...this.#keys.keys()];
   }
 
-  /** The key material for an id, or undefined when the ring does not hold it. */
-  key(id: string): Buffer | undefined {
+  /** The key for an id, or undefined when the ring does not hold it. */
+  key(id: string): KeyObject | undefined {
     return this.#keys.get(id);
   }
 

@@ -123,7 +123,10 @@ export async function badgeOrder(
   );
   try {
     const platformRead = platformReads(steps, runPatches);
-    const session = continued ?? (await signIn(state, platformRead, firstSession));
+    // A session the order's start made already is settled without an await (each costs a promise).
+    const session =
+      continued ??
+      settleSession(state, firstSession ?? (await signIn(state, platformRead)));
     const orderId = continued
       ? idText(continued.orderId)
       : await orderOnce(state, { steps, session, options, platformRead, runPatches });
@@ -143,7 +146,7 @@ export async function badgeOrder(
       input,
     });
     const result = await finish(state, orderId);
-    await webhooks.settled();
+    if (webhooks.delivering) await webhooks.settled();
     return result;
   } catch (error) {
     // Continuing as new is not an end: it passes through untouched.
@@ -153,7 +156,7 @@ export async function badgeOrder(
     state.ended(isCancellation(error) ? 'Cancelled' : 'Failed', describeFailure(error));
     setCurrentDetails(`${state.status}: ${state.failure ?? ''}`);
     // The last event is delivered before the run ends; its failure is the receiver's, never the order's.
-    await webhooks.settled();
+    if (webhooks.delivering) await webhooks.settled();
     throw error;
   }
 }
@@ -248,18 +251,19 @@ function publishStatus(status: BadgeOrderStatusValue): void {
   upsertSearchAttributes([{ key: BadgeOrderStatus, value: status }]);
 }
 
-/**
- * Signs in (warming the worker's token cache), unless the order's start did already, and settles whose
- * documents these are: the order's own `documentOwner`, else what the worker read from its configuration and
- * the token (sessions recorded before 0.4.0 carry only the token's `sub`, which those orders used).
- */
-async function signIn(
-  state: OrderState,
-  platformRead: PlatformRead,
-  firstSession: AuthenticateResult | null,
-): Promise<{ keysHonoured: boolean }> {
+/** Signs in, warming the worker's token cache: for orders whose start did not (before 0.3.0). */
+async function signIn(state: OrderState, platformRead: PlatformRead): Promise<AuthenticateResult> {
   state.phase = 'authenticating';
-  const session = firstSession ?? (await platformRead('Authenticate against the platform').authenticate());
+  return platformRead('Authenticate against the platform').authenticate();
+}
+
+/**
+ * Settles whose documents these are: the order's own `documentOwner`, else what the worker read from its
+ * configuration and the token (sessions recorded before 0.4.0 carry only the token's `sub`, which those orders
+ * used).
+ */
+function settleSession(state: OrderState, session: AuthenticateResult): { keysHonoured: boolean } {
+  state.phase = 'authenticating';
   const fromPlatform =
     session.documentOwner === undefined
       ? { id: session.userId, source: 'token sub' }
@@ -386,7 +390,7 @@ async function uploadUntilAllStored(
 /** Completes the order once every handler has answered. */
 async function finish(state: OrderState, orderId: string): Promise<BadgeOrderResult> {
   // Let a replaceDocument update that is still running return its answer before the workflow completes.
-  await condition(allHandlersFinished);
+  if (!allHandlersFinished()) await condition(allHandlersFinished);
   state.phase = 'completed';
   state.setStatus('Completed');
   setCurrentDetails(`Completed: order ${orderId}, ${state.documents.count} document(s) uploaded`);

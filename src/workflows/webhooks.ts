@@ -80,6 +80,11 @@ export class OrderWebhooks {
     void sent.finally(() => this.inFlight.delete(sent));
   }
 
+  /** True while a delivery is in flight: without one there is nothing to await (each await costs a promise). */
+  get delivering(): boolean {
+    return this.inFlight.size > 0;
+  }
+
   /** Resolves once every delivery started so far has ended, one way or the other. */
   async settled(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
