@@ -96,14 +96,18 @@ function names(prefix: string, group: Group): Record<string, string> {
 function secretFrom(env: Env, name: string): string | undefined {
   const direct = env[name];
   if (direct !== undefined && direct !== '') return direct;
-  const file = env[`${name}_FILE`];
+  const text = readVariableFile(`${name}_FILE`, env[`${name}_FILE`])?.replace(/\r?\n$/, '');
+  return text === '' ? undefined : text;
+}
+
+/** The text of the file variable `name` names (`undefined` when unset); throws {@link ConfigError} naming it. */
+function readVariableFile(name: string, file: string | undefined): string | undefined {
   if (file === undefined || file === '') return undefined;
   try {
-    const text = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
-    return text === '' ? undefined : text;
+    return readFileSync(file, 'utf8');
   } catch (error) {
     throw new ConfigError(
-      `${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      `${name}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
     );
   }
 }
@@ -496,15 +500,8 @@ export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
 /** The secrets file's JSON, read at start; its content never appears in a message. */
 function webhookSecretsFromEnv(env: Env): unknown {
   const file = env.WEBHOOK_SECRETS_FILE;
-  if (file === undefined || file === '') return undefined;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError(
-      `WEBHOOK_SECRETS_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
+  const text = readVariableFile('WEBHOOK_SECRETS_FILE', file);
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -645,7 +642,7 @@ export const workerConfigSchema = z.object({
   /** Where documents named by reference are kept. @default the local store under DOCUMENTS_ROOT */
   documentStore: documentStoreConfigSchema,
   ...shape(WORKER_SETTINGS),
-  versioning: z.object(shape(VERSIONING)).default({ enabled: false, deploymentName: 'badge-orders' }),
+  versioning: z.object(shape(VERSIONING)).prefault({}),
   /** Trace export; off unless an OTLP endpoint is configured. */
   tracing: tracingConfigSchema.default({
     protocol: 'http/protobuf',
@@ -793,5 +790,13 @@ export function loadCodecServerConfig(env: Env): Readonly<CodecServerConfig> {
 
 // ---- Shared with the HTTP API (src/api/config.ts) --------------------------------------------------------
 
-export { parse, read as readVariables, readBy, names as variableNames, shape as variableShape, variable };
+export {
+  parse,
+  read as readVariables,
+  readVariableFile,
+  readBy,
+  names as variableNames,
+  shape as variableShape,
+  variable,
+};
 export { WEBHOOK_POLICY, ENSURE_SEARCH_ATTRIBUTES };

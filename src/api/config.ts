@@ -3,7 +3,6 @@
  * call (the API keys file, optional OIDC), the limits, and Temporal through `src/config.ts`. Nothing else in
  * `src/api` reads `process.env`.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
   ConfigError,
@@ -16,6 +15,7 @@ import {
   LOG_LEVEL,
   parse as parseVariables,
   readBy,
+  readVariableFile,
   readVariables,
   variable,
   variableNames,
@@ -194,16 +194,8 @@ export type ApiConfig = z.infer<typeof apiConfigSchema> & { readonly temporal: T
 type Env = Readonly<Record<string, string | undefined>>;
 
 function readKeysFile(path: string | undefined): readonly ApiKeyEntry[] | undefined {
-  if (path === undefined || path === '') return undefined;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(
-      `API_KEYS_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
-  return parseApiKeysFile(text, path);
+  const text = readVariableFile('API_KEYS_FILE', path);
+  return text === undefined || path === undefined ? undefined : parseApiKeysFile(text, path);
 }
 
 /** The API's configuration from the environment; throws {@link ConfigError} naming each invalid variable. */
