@@ -31,27 +31,24 @@ export const API_SCOPES = ['orders:write', 'orders:read', 'ops'] as const;
 /** One scope: `orders:write` places orders, `orders:read` reads them, `ops` runs the operator actions. */
 export type ApiScope = (typeof API_SCOPES)[number];
 
+/** A key's `id` or `client`: a name that appears in logs. */
+const keyNameSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    'must be 1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit',
+  );
+
 /** One entry of the API keys file: the key itself is never stored, only its SHA-256. */
 const apiKeyEntrySchema = z.strictObject({
   /** Names the key in logs; never secret. Unique in the file. */
-  id: z
-    .string()
-    .regex(
-      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
-      'must be 1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit',
-    ),
+  id: keyNameSchema,
   /**
    * The client the key belongs to: it owns the orders and documents placed with the key, picks its webhook
    * secret, and its limits count by it. Two keys of one client (while one replaces the other) name the same
    * client. @default the key's `id`
    */
-  client: z
-    .string()
-    .regex(
-      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
-      'must be 1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit',
-    )
-    .optional(),
+  client: keyNameSchema.optional(),
   /** Lowercase hex SHA-256 of the key (`npm run api -- new-key` prints it). */
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits'),
   scopes: z.array(z.enum(API_SCOPES)).min(1, 'must name at least one scope'),
@@ -71,17 +68,19 @@ const apiKeysFileSchema = z.strictObject({
   }),
 });
 
-/** Parses the keys file's text; throws {@link ConfigError} naming the file and each invalid field. */
-function parseApiKeysFile(text: string, source: string): readonly ApiKeyEntry[] {
+/** The keys file `path` names, or `undefined` when unset; throws {@link ConfigError} naming each invalid field. */
+function readKeysFile(path: string | undefined): readonly ApiKeyEntry[] | undefined {
+  const text = readVariableFile('API_KEYS_FILE', path);
+  if (text === undefined) return undefined;
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`API_KEYS_FILE ${source}: not valid JSON (${(error as Error).message})`);
+    throw new ConfigError(`API_KEYS_FILE ${path}: not valid JSON (${(error as Error).message})`);
   }
   const parsed = apiKeysFileSchema.safeParse(json);
   if (!parsed.success) {
-    throw new ConfigError(`API_KEYS_FILE ${source}: ${formatIssues(parsed.error).join('; ')}`);
+    throw new ConfigError(`API_KEYS_FILE ${path}: ${formatIssues(parsed.error).join('; ')}`);
   }
   return parsed.data.keys;
 }
@@ -192,11 +191,6 @@ const apiConfigSchema = z
 export type ApiConfig = z.infer<typeof apiConfigSchema> & { readonly temporal: TemporalConfig };
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-function readKeysFile(path: string | undefined): readonly ApiKeyEntry[] | undefined {
-  const text = readVariableFile('API_KEYS_FILE', path);
-  return text === undefined || path === undefined ? undefined : parseApiKeysFile(text, path);
-}
 
 /** The API's configuration from the environment; throws {@link ConfigError} naming each invalid variable. */
 export function loadApiConfig(env: Env): Readonly<ApiConfig> {
