@@ -160,6 +160,7 @@ const TEMPORAL = readBy(TEMPORAL_CLIENTS, {
 });
 
 // Read by @temporalio/envconfig as the Temporal CLI reads them; declared for the docs and the checks.
+// prettier-ignore
 for (const [name, meaning, secret] of [
   ['TEMPORAL_API_KEY', 'API key of Temporal Cloud (or a server that wants one).', true],
   ['TEMPORAL_CONFIG_FILE', 'TOML file of connection profiles, as the Temporal CLI reads it.'],
@@ -167,15 +168,10 @@ for (const [name, meaning, secret] of [
   ['TEMPORAL_TLS', 'Connect with TLS (`true`) even without client certificates.'],
   ['TEMPORAL_TLS_CLIENT_CERT_PATH', 'Client certificate (PEM file) for mTLS.'],
   ['TEMPORAL_TLS_CLIENT_KEY_PATH', 'Client key (PEM file) for mTLS.'],
-  [
-    'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
-    'CA certificate (PEM file) the server’s certificate is checked against.',
-  ],
+  ['TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'CA certificate (PEM file) the server’s certificate is checked against.'],
   ['TEMPORAL_TLS_SERVER_NAME', 'Server name TLS expects (SNI), when it differs from the address’s host.'],
 ] as const) {
-  readBy(TEMPORAL_CLIENTS, {
-    [name]: variable(name, z.string().optional(), meaning, { secret: secret === true }),
-  });
+  readBy(TEMPORAL_CLIENTS, { [name]: variable(name, z.string().optional(), meaning, { secret: secret === true }) });
 }
 
 /** `keyId=base64(32 bytes)` entries, newest first, parsed into a key ring; the message never holds a key. */
@@ -489,7 +485,11 @@ const WEBHOOK_POLICY_NAMES = names('webhooks.', WEBHOOK_POLICY);
 
 // prettier-ignore
 const WEBHOOK_SECRETS = readBy(WORKER, {
-  secrets: variable('WEBHOOK_SECRETS_FILE', z.record(z.string().min(1).max(64), z.string({ error: 'must be a string' }).min(MIN_WEBHOOK_SECRET_LENGTH, `must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`), { error: 'must be a JSON object of client id to secret' }).default({}), 'JSON file `{ "<clientId>": "<secret>", "default": "<secret>" }` of webhook signing secrets.', { defaultText: 'none: deliveries fail visibly' }),
+  secrets: variable('WEBHOOK_SECRETS_FILE', z.record(
+    z.string().min(1).max(64),
+    z.string({ error: 'must be a string' }).min(MIN_WEBHOOK_SECRET_LENGTH, `must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`),
+    { error: 'must be a JSON object of client id to secret' },
+  ).default({}), 'JSON file `{ "<clientId>": "<secret>", "default": "<secret>" }` of webhook signing secrets.', { defaultText: 'none: deliveries fail visibly' }),
 }).secrets;
 
 /** Webhook signing (docs/webhooks.md) with the delivery policy; secrets never enter history, logs or errors. */
