@@ -18,7 +18,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** What a URL's refusal says, by its use. */
-export interface SecureUrlUse {
+interface SecureUrlUse {
   /** `http://` anywhere, said on purpose (a variable such as `BADGE_ALLOW_INSECURE_HTTP`). @default false */
   readonly allowInsecureHttp?: boolean;
   /** What travels in clear and the variable that allows it, e.g. `{ what: 'documents', variable: '…' }`. */

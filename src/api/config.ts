@@ -3,7 +3,6 @@
  * call (the API keys file, optional OIDC), the limits, and Temporal through `src/config.ts`. Nothing else in
  * `src/api` reads `process.env`.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
   ConfigError,
@@ -16,6 +15,7 @@ import {
   LOG_LEVEL,
   parse as parseVariables,
   readBy,
+  readVariableFile,
   readVariables,
   variable,
   variableNames,
@@ -31,27 +31,24 @@ export const API_SCOPES = ['orders:write', 'orders:read', 'ops'] as const;
 /** One scope: `orders:write` places orders, `orders:read` reads them, `ops` runs the operator actions. */
 export type ApiScope = (typeof API_SCOPES)[number];
 
+/** A key's `id` or `client`: a name that appears in logs. */
+const keyNameSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    'must be 1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit',
+  );
+
 /** One entry of the API keys file: the key itself is never stored, only its SHA-256. */
 const apiKeyEntrySchema = z.strictObject({
   /** Names the key in logs; never secret. Unique in the file. */
-  id: z
-    .string()
-    .regex(
-      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
-      'must be 1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit',
-    ),
+  id: keyNameSchema,
   /**
    * The client the key belongs to: it owns the orders and documents placed with the key, picks its webhook
    * secret, and its limits count by it. Two keys of one client (while one replaces the other) name the same
    * client. @default the key's `id`
    */
-  client: z
-    .string()
-    .regex(
-      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
-      'must be 1-64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit',
-    )
-    .optional(),
+  client: keyNameSchema.optional(),
   /** Lowercase hex SHA-256 of the key (`npm run api -- new-key` prints it). */
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits'),
   scopes: z.array(z.enum(API_SCOPES)).min(1, 'must name at least one scope'),
@@ -71,48 +68,41 @@ const apiKeysFileSchema = z.strictObject({
   }),
 });
 
-/** Parses the keys file's text; throws {@link ConfigError} naming the file and each invalid field. */
-function parseApiKeysFile(text: string, source: string): readonly ApiKeyEntry[] {
+/** The keys file `path` names, or `undefined` when unset; throws {@link ConfigError} naming each invalid field. */
+function readKeysFile(path: string | undefined): readonly ApiKeyEntry[] | undefined {
+  const text = readVariableFile('API_KEYS_FILE', path);
+  if (text === undefined) return undefined;
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`API_KEYS_FILE ${source}: not valid JSON (${(error as Error).message})`);
+    throw new ConfigError(`API_KEYS_FILE ${path}: not valid JSON (${(error as Error).message})`);
   }
   const parsed = apiKeysFileSchema.safeParse(json);
   if (!parsed.success) {
-    throw new ConfigError(`API_KEYS_FILE ${source}: ${formatIssues(parsed.error).join('; ')}`);
+    throw new ConfigError(`API_KEYS_FILE ${path}: ${formatIssues(parsed.error).join('; ')}`);
   }
   return parsed.data.keys;
 }
 
 const API = ['api'] as const;
+// prettier-ignore
 const SERVER = readBy(API, { ensureSearchAttributes: ENSURE_SEARCH_ATTRIBUTES, logLevel: LOG_LEVEL });
 /** A whole number from the environment (or given as one), at least `min`. */
 const atLeast = (min: number) => z.coerce.number().int().min(min);
 
+// prettier-ignore
 const LISTEN = readBy(API, {
-  host: variable(
-    'API_HOST',
-    z.string().min(1).default('127.0.0.1'),
-    'Interface the API listens on (loopback: put a TLS proxy in front to expose it).',
-  ),
-  port: variable(
-    'API_PORT',
-    z.coerce.number().int().min(0).max(65535).default(8090),
-    'Port of the API (the Temporal Web UI’s default is 8080).',
-  ),
+  host: variable('API_HOST', z.string().min(1).default('127.0.0.1'), 'Interface the API listens on (loopback: put a TLS proxy in front to expose it).'),
+  port: variable('API_PORT', z.coerce.number().int().min(0).max(65535).default(8090), 'Port of the API (the Temporal Web UI’s default is 8080).'),
 });
 
+// prettier-ignore
 const API_KEYS = readBy(API, {
-  apiKeys: variable(
-    'API_KEYS_FILE',
-    z.array(apiKeyEntrySchema).default([]),
-    'JSON file of API keys, `{ "keys": [{ "id", "sha256", "scopes" }] }`.',
-    { defaultText: 'none: then OIDC is required' },
-  ),
+  apiKeys: variable('API_KEYS_FILE', z.array(apiKeyEntrySchema).default([]), 'JSON file of API keys, `{ "keys": [{ "id", "sha256", "scopes" }] }`.', { defaultText: 'none: then OIDC is required' }),
 }).apiKeys;
 
+// prettier-ignore
 const OIDC = readBy(API, {
   jwksUrl: variable(
     'API_OIDC_JWKS_URL',
@@ -123,21 +113,9 @@ const OIDC = readBy(API, {
     'JWKS of the identity provider whose bearer tokens the API accepts: https://, or http:// on loopback.',
     { defaultText: 'none: OIDC off' },
   ),
-  issuer: variable('API_OIDC_ISSUER', z.string().min(1), 'Expected `iss` of the bearer tokens.', {
-    defaultText: 'none',
-  }),
-  audience: variable('API_OIDC_AUDIENCE', z.string().min(1), 'Expected `aud` of the bearer tokens.', {
-    defaultText: 'none',
-  }),
-  algorithms: variable(
-    'API_OIDC_ALGORITHMS',
-    z.preprocess(
-      (text) => (typeof text === 'string' ? text.split(',').map((entry) => entry.trim()) : text),
-      z.array(z.string().min(1)).min(1).default(['RS256', 'ES256', 'PS256', 'EdDSA']),
-    ),
-    'Comma-separated signature algorithms accepted.',
-    { defaultText: 'RS256,ES256,PS256,EdDSA' },
-  ),
+  issuer: variable('API_OIDC_ISSUER', z.string().min(1), 'Expected `iss` of the bearer tokens.', { defaultText: 'none' }),
+  audience: variable('API_OIDC_AUDIENCE', z.string().min(1), 'Expected `aud` of the bearer tokens.', { defaultText: 'none' }),
+  algorithms: variable('API_OIDC_ALGORITHMS', z.preprocess((text) => (typeof text === 'string' ? text.split(',').map((entry) => entry.trim()) : text), z.array(z.string().min(1)).min(1).default(['RS256', 'ES256', 'PS256', 'EdDSA'])), 'Comma-separated signature algorithms accepted.', { defaultText: 'RS256,ES256,PS256,EdDSA' }),
 });
 
 /** OIDC bearer tokens: checked against the JWKS, with this issuer and audience, and an expiry (`exp`). */
@@ -149,76 +127,35 @@ const oidcConfigSchema = z.object({
 /** OIDC settings. */
 export type OidcConfig = z.infer<typeof oidcConfigSchema>;
 
+// prettier-ignore
 /** Bounds on what one caller can make the API do. */
 const LIMITS = readBy(API, {
-  bodyLimitBytes: variable(
-    'API_BODY_LIMIT_BYTES',
-    atLeast(1024).default(1024 * 1024),
-    'Largest JSON request body, bytes.',
-  ),
+  bodyLimitBytes: variable('API_BODY_LIMIT_BYTES', atLeast(1024).default(1024 * 1024), 'Largest JSON request body, bytes.'),
   rateLimitMax: variable('API_RATE_LIMIT_MAX', atLeast(1).default(120), 'Requests per key per window.'),
-  rateLimitWindowMs: variable(
-    'API_RATE_LIMIT_WINDOW_MS',
-    atLeast(1000).default(60_000),
-    'The rate limits’ window, ms.',
-  ),
-  authFailureMax: variable(
-    'API_AUTH_FAILURE_MAX',
-    atLeast(1).default(20),
-    'Failed authentications per address per window; beyond it 429 until the window ends.',
-  ),
-  requestTimeoutMs: variable(
-    'API_REQUEST_TIMEOUT_MS',
-    atLeast(1000).default(30_000),
-    'Time a caller has to send a whole request, ms.',
-  ),
-  operationTimeoutMs: variable(
-    'API_OPERATION_TIMEOUT_MS',
-    atLeast(100).default(20_000),
-    'Time one call to Temporal may take before the API answers 504, ms.',
-  ),
-  queryTimeoutMs: variable(
-    'API_QUERY_TIMEOUT_MS',
-    atLeast(100).default(5_000),
-    'Time the status query may take before the view falls back to search attributes, ms.',
-  ),
+  rateLimitWindowMs: variable('API_RATE_LIMIT_WINDOW_MS', atLeast(1000).default(60_000), 'The rate limits’ window, ms.'),
+  authFailureMax: variable('API_AUTH_FAILURE_MAX', atLeast(1).default(20), 'Failed authentications per address per window; beyond it 429 until the window ends.'),
+  requestTimeoutMs: variable('API_REQUEST_TIMEOUT_MS', atLeast(1000).default(30_000), 'Time a caller has to send a whole request, ms.'),
+  operationTimeoutMs: variable('API_OPERATION_TIMEOUT_MS', atLeast(100).default(20_000), 'Time one call to Temporal may take before the API answers 504, ms.'),
+  queryTimeoutMs: variable('API_QUERY_TIMEOUT_MS', atLeast(100).default(5_000), 'Time the status query may take before the view falls back to search attributes, ms.'),
 });
 export const apiLimitsSchema = z.object(variableShape(LIMITS));
 /** The API's limits. */
 export type ApiLimits = z.infer<typeof apiLimitsSchema>;
 
+// prettier-ignore
 /** What one client may upload through `POST /v1/documents` (429 naming the limit beyond it). */
 const UPLOADS = readBy(API, {
-  maxConcurrent: variable(
-    'API_UPLOAD_MAX_CONCURRENT',
-    atLeast(1).default(4),
-    'Uploads of one client at the same time.',
-  ),
-  quotaBytes: variable(
-    'API_UPLOAD_QUOTA_BYTES',
-    atLeast(1).default(10 * 1024 ** 3),
-    'Bytes one client may upload per window, stored or not.',
-  ),
-  quotaWindowMs: variable(
-    'API_UPLOAD_QUOTA_WINDOW_MS',
-    atLeast(1000).default(3_600_000),
-    'The upload quota’s window, ms.',
-  ),
+  maxConcurrent: variable('API_UPLOAD_MAX_CONCURRENT', atLeast(1).default(4), 'Uploads of one client at the same time.'),
+  quotaBytes: variable('API_UPLOAD_QUOTA_BYTES', atLeast(1).default(10 * 1024 ** 3), 'Bytes one client may upload per window, stored or not.'),
+  quotaWindowMs: variable('API_UPLOAD_QUOTA_WINDOW_MS', atLeast(1000).default(3_600_000), 'The upload quota’s window, ms.'),
 });
 export const uploadLimitsSchema = z.object(variableShape(UPLOADS));
 
+// prettier-ignore
 /** The document collector: a stored document nothing names for `graceMs` is deleted; it looks every `intervalMs`. */
 const COLLECTION = readBy(API, {
-  graceMs: variable(
-    'DOCUMENT_COLLECTION_GRACE_MS',
-    atLeast(60_000).default(7 * 24 * 3_600_000),
-    'A stored document no order named for this long is deleted, ms.',
-  ),
-  intervalMs: variable(
-    'DOCUMENT_COLLECTION_INTERVAL_MS',
-    atLeast(0).default(3_600_000),
-    'How often this API collects, ms; 0: never.',
-  ),
+  graceMs: variable('DOCUMENT_COLLECTION_GRACE_MS', atLeast(60_000).default(7 * 24 * 3_600_000), 'A stored document no order named for this long is deleted, ms.'),
+  intervalMs: variable('DOCUMENT_COLLECTION_INTERVAL_MS', atLeast(0).default(3_600_000), 'How often this API collects, ms; 0: never.'),
 });
 
 const apiConfigSchema = z
@@ -254,19 +191,6 @@ const apiConfigSchema = z
 export type ApiConfig = z.infer<typeof apiConfigSchema> & { readonly temporal: TemporalConfig };
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-function readKeysFile(path: string | undefined): readonly ApiKeyEntry[] | undefined {
-  if (path === undefined || path === '') return undefined;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(
-      `API_KEYS_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
-  return parseApiKeysFile(text, path);
-}
 
 /** The API's configuration from the environment; throws {@link ConfigError} naming each invalid variable. */
 export function loadApiConfig(env: Env): Readonly<ApiConfig> {
