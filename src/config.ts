@@ -145,22 +145,41 @@ const WORKER_API: readonly ProcessName[] = ['worker', 'api'];
 const PLATFORM_READERS: readonly ProcessName[] = ['worker', 'ops'];
 const TRACED: readonly ProcessName[] = ['worker', 'api', 'starter'];
 
-// prettier-ignore
 /** `LOG_LEVEL`, one declaration for the three servers. */
-export const LOG_LEVEL = variable('LOG_LEVEL', z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'), 'Log level: trace, debug, info, warn, error, fatal or silent.');
+export const LOG_LEVEL = variable(
+  'LOG_LEVEL',
+  z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  'Log level: trace, debug, info, warn, error, fatal or silent.',
+);
 
 // ---- Temporal -------------------------------------------------------------------------------------------
 
-// prettier-ignore
 const TEMPORAL = readBy(TEMPORAL_CLIENTS, {
-  address: variable('TEMPORAL_ADDRESS', z.string().min(1).default('127.0.0.1:7233'), 'gRPC address of the Temporal frontend (read by @temporalio/envconfig).', { required: true }),
-  namespace: variable('TEMPORAL_NAMESPACE', z.string().min(1).default('default'), 'Temporal namespace of the orders (read by @temporalio/envconfig).', { required: true }),
-  taskQueue: variable('TEMPORAL_TASK_QUEUE', z.string().min(1).default(DEFAULT_TASK_QUEUE), 'Task queue of the orders.'),
-  webUiUrl: variable('TEMPORAL_WEB_UI_URL', z.string().url().default('http://127.0.0.1:8233'), 'Base URL of the Temporal Web UI, for links printed to people.'),
+  address: variable(
+    'TEMPORAL_ADDRESS',
+    z.string().min(1).default('127.0.0.1:7233'),
+    'gRPC address of the Temporal frontend (read by @temporalio/envconfig).',
+    { required: true },
+  ),
+  namespace: variable(
+    'TEMPORAL_NAMESPACE',
+    z.string().min(1).default('default'),
+    'Temporal namespace of the orders (read by @temporalio/envconfig).',
+    { required: true },
+  ),
+  taskQueue: variable(
+    'TEMPORAL_TASK_QUEUE',
+    z.string().min(1).default(DEFAULT_TASK_QUEUE),
+    'Task queue of the orders.',
+  ),
+  webUiUrl: variable(
+    'TEMPORAL_WEB_UI_URL',
+    z.string().url().default('http://127.0.0.1:8233'),
+    'Base URL of the Temporal Web UI, for links printed to people.',
+  ),
 });
 
 // Read by @temporalio/envconfig as the Temporal CLI reads them; declared for the docs and the checks.
-// prettier-ignore
 for (const [name, meaning, secret] of [
   ['TEMPORAL_API_KEY', 'API key of Temporal Cloud (or a server that wants one).', true],
   ['TEMPORAL_CONFIG_FILE', 'TOML file of connection profiles, as the Temporal CLI reads it.'],
@@ -168,10 +187,15 @@ for (const [name, meaning, secret] of [
   ['TEMPORAL_TLS', 'Connect with TLS (`true`) even without client certificates.'],
   ['TEMPORAL_TLS_CLIENT_CERT_PATH', 'Client certificate (PEM file) for mTLS.'],
   ['TEMPORAL_TLS_CLIENT_KEY_PATH', 'Client key (PEM file) for mTLS.'],
-  ['TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'CA certificate (PEM file) the server’s certificate is checked against.'],
+  [
+    'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+    'CA certificate (PEM file) the server’s certificate is checked against.',
+  ],
   ['TEMPORAL_TLS_SERVER_NAME', 'Server name TLS expects (SNI), when it differs from the address’s host.'],
 ] as const) {
-  readBy(TEMPORAL_CLIENTS, { [name]: variable(name, z.string().optional(), meaning, { secret: secret === true }) });
+  readBy(TEMPORAL_CLIENTS, {
+    [name]: variable(name, z.string().optional(), meaning, { secret: secret === true }),
+  });
 }
 
 /** `keyId=base64(32 bytes)` entries, newest first, parsed into a key ring; the message never holds a key. */
@@ -188,10 +212,18 @@ const payloadKeysSchema = z
     }
   });
 
-// prettier-ignore
 const PAYLOAD = readBy(TEMPORAL_CLIENTS, {
-  payloadKeys: variable('PAYLOAD_KEYS', payloadKeysSchema, 'Payload encryption keys, `keyId=base64(32 bytes)`, newest first (docs/security.md).', { required: true, secret: true, defaultText: 'none: required unless PAYLOAD_ENCRYPTION=off' }),
-  encryption: variable('PAYLOAD_ENCRYPTION', z.enum(['on', 'off']).default('on'), '`off` stores payloads (vehicle and badge data) unencrypted: local experiments only.'),
+  payloadKeys: variable(
+    'PAYLOAD_KEYS',
+    payloadKeysSchema,
+    'Payload encryption keys, `keyId=base64(32 bytes)`, newest first (docs/security.md).',
+    { required: true, secret: true, defaultText: 'none: required unless PAYLOAD_ENCRYPTION=off' },
+  ),
+  encryption: variable(
+    'PAYLOAD_ENCRYPTION',
+    z.enum(['on', 'off']).default('on'),
+    '`off` stores payloads (vehicle and badge data) unencrypted: local experiments only.',
+  ),
 });
 
 /**
@@ -287,18 +319,62 @@ export function loadTemporalConfig(env: Env = process.env): Readonly<TemporalCon
 
 // ---- The platform ---------------------------------------------------------------------------------------
 
-// prettier-ignore
 const PLATFORM = readBy(PLATFORM_READERS, {
-  baseUrl: variable('BADGE_BASE_URL', z.string().url().default('http://127.0.0.1:4010'), 'Base URL of the Badge Ordering Platform: https://, or http:// on loopback.', { required: true }),
-  allowInsecureHttp: variable('BADGE_ALLOW_INSECURE_HTTP', booleanFromEnv.default(false), 'Allow http:// to a platform host other than this one (the password then travels in clear).'),
-  username: variable('BADGE_USERNAME', z.string({ error: 'is required' }).min(1, 'is required'), 'Platform user the worker logs in as.', { required: true, defaultText: 'none: required' }),
-  password: variable('BADGE_PASSWORD', z.string({ error: 'is required' }).min(1, 'is required'), 'Its password.', { required: true, secret: true, defaultText: 'none: required' }),
-  requestTimeoutMs: variable('BADGE_REQUEST_TIMEOUT_MS', positiveInt.default(30_000), 'Deadline of one platform request, ms.'),
-  uploadTimeoutMs: variable('BADGE_UPLOAD_TIMEOUT_MS', positiveInt.default(30 * 60_000), 'Deadline of one document upload, ms.'),
-  uploadStallMs: variable('BADGE_UPLOAD_STALL_MS', positiveInt.optional(), 'An upload is aborted and retried when no byte moved for this long, ms.', { defaultText: '30000' }),
-  minUploadBytesPerSecond: variable('BADGE_MIN_UPLOAD_BYTES_PER_SECOND', positiveInt.optional(), 'Slowest upload rate allowed for: an upload’s deadline grows with the file’s size.', { defaultText: '65536' }),
-  idempotencyKeys: variable('BADGE_IDEMPOTENCY_KEYS', z.enum(['honoured', 'unknown']).default('unknown'), '`honoured`: an order creation of unknown outcome is resent with the same key; `unknown`: it waits for an operator.'),
-  uploadUnknownOutcome: variable('BADGE_UPLOAD_UNKNOWN_OUTCOME', z.enum(['retry', 'hold']).default('retry'), 'After an upload that may have stored the file: `retry` (flagged possibleDuplicate) or `hold`.'),
+  baseUrl: variable(
+    'BADGE_BASE_URL',
+    z.string().url().default('http://127.0.0.1:4010'),
+    'Base URL of the Badge Ordering Platform: https://, or http:// on loopback.',
+    { required: true },
+  ),
+  allowInsecureHttp: variable(
+    'BADGE_ALLOW_INSECURE_HTTP',
+    booleanFromEnv.default(false),
+    'Allow http:// to a platform host other than this one (the password then travels in clear).',
+  ),
+  username: variable(
+    'BADGE_USERNAME',
+    z.string({ error: 'is required' }).min(1, 'is required'),
+    'Platform user the worker logs in as.',
+    { required: true, defaultText: 'none: required' },
+  ),
+  password: variable(
+    'BADGE_PASSWORD',
+    z.string({ error: 'is required' }).min(1, 'is required'),
+    'Its password.',
+    { required: true, secret: true, defaultText: 'none: required' },
+  ),
+  requestTimeoutMs: variable(
+    'BADGE_REQUEST_TIMEOUT_MS',
+    positiveInt.default(30_000),
+    'Deadline of one platform request, ms.',
+  ),
+  uploadTimeoutMs: variable(
+    'BADGE_UPLOAD_TIMEOUT_MS',
+    positiveInt.default(30 * 60_000),
+    'Deadline of one document upload, ms.',
+  ),
+  uploadStallMs: variable(
+    'BADGE_UPLOAD_STALL_MS',
+    positiveInt.optional(),
+    'An upload is aborted and retried when no byte moved for this long, ms.',
+    { defaultText: '30000' },
+  ),
+  minUploadBytesPerSecond: variable(
+    'BADGE_MIN_UPLOAD_BYTES_PER_SECOND',
+    positiveInt.optional(),
+    'Slowest upload rate allowed for: an upload’s deadline grows with the file’s size.',
+    { defaultText: '65536' },
+  ),
+  idempotencyKeys: variable(
+    'BADGE_IDEMPOTENCY_KEYS',
+    z.enum(['honoured', 'unknown']).default('unknown'),
+    '`honoured`: an order creation of unknown outcome is resent with the same key; `unknown`: it waits for an operator.',
+  ),
+  uploadUnknownOutcome: variable(
+    'BADGE_UPLOAD_UNKNOWN_OUTCOME',
+    z.enum(['retry', 'hold']).default('retry'),
+    'After an upload that may have stored the file: `retry` (flagged possibleDuplicate) or `hold`.',
+  ),
   responseMap: variable(
     'BADGE_RESPONSE_MAP',
     z
@@ -320,8 +396,22 @@ const PLATFORM = readBy(PLATFORM_READERS, {
       }),
     'JSON pointers to the platform’s response fields, once known (`npm run ops -- probe` suggests them).',
   ),
-  documentOwner: variable('BADGE_DOCUMENT_OWNER', z.string().trim().min(1).max(64).optional(), 'Platform user id sent as every upload’s `document_owner`, unless an order names its own.', { defaultText: 'read from the token' }),
-  userIdClaim: variable('BADGE_USER_ID_CLAIM', z.string().trim().regex(/^[\w.:-]{1,100}$/, 'must be a claim name such as user_id').optional(), 'Token claim holding the platform user id (not with BADGE_DOCUMENT_OWNER).', { defaultText: 'user_id, userId, uid, sub, preferred_username, the first numeric one' }),
+  documentOwner: variable(
+    'BADGE_DOCUMENT_OWNER',
+    z.string().trim().min(1).max(64).optional(),
+    'Platform user id sent as every upload’s `document_owner`, unless an order names its own.',
+    { defaultText: 'read from the token' },
+  ),
+  userIdClaim: variable(
+    'BADGE_USER_ID_CLAIM',
+    z
+      .string()
+      .trim()
+      .regex(/^[\w.:-]{1,100}$/, 'must be a claim name such as user_id')
+      .optional(),
+    'Token claim holding the platform user id (not with BADGE_DOCUMENT_OWNER).',
+    { defaultText: 'user_id, userId, uid, sub, preferred_username, the first numeric one' },
+  ),
 });
 
 /**
@@ -358,26 +448,67 @@ export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
 
 // ---- Tracing --------------------------------------------------------------------------------------------
 
-// prettier-ignore
 const TRACING = readBy(TRACED, {
-  endpoint: variable('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', z.string().url().optional(), 'Where spans are sent, as is; tracing is off without an endpoint.'),
-  protocol: variable('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', z.enum(['http/protobuf', 'http/json']).default('http/protobuf'), 'http/protobuf or http/json (gRPC is not supported).'),
-  headers: variable('OTEL_EXPORTER_OTLP_TRACES_HEADERS', z.record(z.string(), z.string()).default({}), '`key=value,…` sent with every export, e.g. a collector’s API key; never logged.', { secret: true, defaultText: 'none' }),
-  serviceName: variable('OTEL_SERVICE_NAME', z.string().min(1).optional(), 'Service name of the spans.', { defaultText: 'the process’s own (badge-orders-worker, …)' }),
-  exportTimeoutMs: variable('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', positiveInt.default(10_000), 'Deadline of one export, ms.'),
-  scheduleDelayMs: variable('OTEL_BSP_SCHEDULE_DELAY', positiveInt.default(5_000), 'Longest time a finished span waits in the batch, ms.'),
+  endpoint: variable(
+    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    z.string().url().optional(),
+    'Where spans are sent, as is; tracing is off without an endpoint.',
+  ),
+  protocol: variable(
+    'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+    z.enum(['http/protobuf', 'http/json']).default('http/protobuf'),
+    'http/protobuf or http/json (gRPC is not supported).',
+  ),
+  headers: variable(
+    'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
+    z.record(z.string(), z.string()).default({}),
+    '`key=value,…` sent with every export, e.g. a collector’s API key; never logged.',
+    { secret: true, defaultText: 'none' },
+  ),
+  serviceName: variable('OTEL_SERVICE_NAME', z.string().min(1).optional(), 'Service name of the spans.', {
+    defaultText: 'the process’s own (badge-orders-worker, …)',
+  }),
+  exportTimeoutMs: variable(
+    'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+    positiveInt.default(10_000),
+    'Deadline of one export, ms.',
+  ),
+  scheduleDelayMs: variable(
+    'OTEL_BSP_SCHEDULE_DELAY',
+    positiveInt.default(5_000),
+    'Longest time a finished span waits in the batch, ms.',
+  ),
 });
-// prettier-ignore
 const OTLP = readBy(TRACED, {
-  ENDPOINT: variable('OTEL_EXPORTER_OTLP_ENDPOINT', z.string().optional(), 'Collector base URL; spans go to its `/v1/traces`.'),
-  PROTOCOL: variable('OTEL_EXPORTER_OTLP_PROTOCOL', z.string().optional(), 'As OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, for every signal.'),
-  HEADERS: variable('OTEL_EXPORTER_OTLP_HEADERS', z.string().optional(), 'As OTEL_EXPORTER_OTLP_TRACES_HEADERS, for every signal.', { secret: true }),
-  TIMEOUT: variable('OTEL_EXPORTER_OTLP_TIMEOUT', z.string().optional(), 'As OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, for every signal.'),
+  ENDPOINT: variable(
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
+    z.string().optional(),
+    'Collector base URL; spans go to its `/v1/traces`.',
+  ),
+  PROTOCOL: variable(
+    'OTEL_EXPORTER_OTLP_PROTOCOL',
+    z.string().optional(),
+    'As OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, for every signal.',
+  ),
+  HEADERS: variable(
+    'OTEL_EXPORTER_OTLP_HEADERS',
+    z.string().optional(),
+    'As OTEL_EXPORTER_OTLP_TRACES_HEADERS, for every signal.',
+    { secret: true },
+  ),
+  TIMEOUT: variable(
+    'OTEL_EXPORTER_OTLP_TIMEOUT',
+    z.string().optional(),
+    'As OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, for every signal.',
+  ),
 });
-// prettier-ignore
 readBy(TRACED, {
-  disabled: variable('OTEL_SDK_DISABLED', z.string().optional(), '`true`: no tracing.', { defaultText: 'false' }),
-  exporter: variable('OTEL_TRACES_EXPORTER', z.string().optional(), '`otlp`, or `none`: no tracing.', { defaultText: 'otlp' }),
+  disabled: variable('OTEL_SDK_DISABLED', z.string().optional(), '`true`: no tracing.', {
+    defaultText: 'false',
+  }),
+  exporter: variable('OTEL_TRACES_EXPORTER', z.string().optional(), '`otlp`, or `none`: no tracing.', {
+    defaultText: 'otlp',
+  }),
 });
 
 /** Trace export over OTLP (docs/observability.md); `endpoint` undefined means off. */
@@ -444,10 +575,13 @@ const MIN_WEBHOOK_SECRET_LENGTH = 16;
 /** One entry of `WEBHOOK_ALLOWED_HOSTS`: a host name, `*.` and a domain, an IPv4 or an IPv6 address. */
 const CALLBACK_HOST_PATTERN = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$|^[0-9a-f:.]*:[0-9a-f:.]*$/;
 
-// prettier-ignore
 /** Where webhooks may go (`CallbackUrlPolicy`), read the same way by the worker and the HTTP API. */
 const WEBHOOK_POLICY = readBy(WORKER_API, {
-  allowHttpLoopback: variable('WEBHOOK_ALLOW_HTTP_LOOPBACK', booleanFromEnv.default(false), 'Deliver webhooks to this machine, http:// too (tests, local receivers).'),
+  allowHttpLoopback: variable(
+    'WEBHOOK_ALLOW_HTTP_LOOPBACK',
+    booleanFromEnv.default(false),
+    'Deliver webhooks to this machine, http:// too (tests, local receivers).',
+  ),
   allowedHosts: variable(
     'WEBHOOK_ALLOWED_HOSTS',
     z
@@ -483,13 +617,21 @@ const WEBHOOK_POLICY = readBy(WORKER_API, {
 const callbackUrlPolicySchema = z.object(shape(WEBHOOK_POLICY));
 const WEBHOOK_POLICY_NAMES = names('webhooks.', WEBHOOK_POLICY);
 
-// prettier-ignore
 const WEBHOOK_SECRETS = readBy(WORKER, {
-  secrets: variable('WEBHOOK_SECRETS_FILE', z.record(
-    z.string().min(1).max(64),
-    z.string({ error: 'must be a string' }).min(MIN_WEBHOOK_SECRET_LENGTH, `must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`),
-    { error: 'must be a JSON object of client id to secret' },
-  ).default({}), 'JSON file `{ "<clientId>": "<secret>", "default": "<secret>" }` of webhook signing secrets.', { defaultText: 'none: deliveries fail visibly' }),
+  secrets: variable(
+    'WEBHOOK_SECRETS_FILE',
+    z
+      .record(
+        z.string().min(1).max(64),
+        z
+          .string({ error: 'must be a string' })
+          .min(MIN_WEBHOOK_SECRET_LENGTH, `must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`),
+        { error: 'must be a JSON object of client id to secret' },
+      )
+      .default({}),
+    'JSON file `{ "<clientId>": "<secret>", "default": "<secret>" }` of webhook signing secrets.',
+    { defaultText: 'none: deliveries fail visibly' },
+  ),
 }).secrets;
 
 /** Webhook signing (docs/webhooks.md) with the delivery policy; secrets never enter history, logs or errors. */
@@ -511,35 +653,84 @@ function webhookSecretsFromEnv(env: Env): unknown {
 
 // ---- Documents ------------------------------------------------------------------------------------------
 
-// prettier-ignore
 /** Worker and API alike: where document paths are relative to, the largest document. */
 export const DOCUMENTS = readBy(WORKER_API, {
-  documentsRoot: variable('DOCUMENTS_ROOT', z.string().min(1).default('./documents').transform((path) => resolve(path)), 'Folder document paths are relative to (worker), and the local store’s home.'),
-  maxDocumentBytes: variable('MAX_DOCUMENT_BYTES', positiveInt.default(1024 * 1024 * 1024), 'Largest document uploaded (worker) or stored (API), bytes.'),
+  documentsRoot: variable(
+    'DOCUMENTS_ROOT',
+    z
+      .string()
+      .min(1)
+      .default('./documents')
+      .transform((path) => resolve(path)),
+    'Folder document paths are relative to (worker), and the local store’s home.',
+  ),
+  maxDocumentBytes: variable(
+    'MAX_DOCUMENT_BYTES',
+    positiveInt.default(1024 * 1024 * 1024),
+    'Largest document uploaded (worker) or stored (API), bytes.',
+  ),
 });
 
-// prettier-ignore
 const STORE_KIND = readBy(WORKER_API, {
-  kind: variable('DOCUMENT_STORE', z.string().optional(), 'Where documents named by reference are kept: `local` or `s3`.', { defaultText: 'local' }),
+  kind: variable(
+    'DOCUMENT_STORE',
+    z.string().optional(),
+    'Where documents named by reference are kept: `local` or `s3`.',
+    { defaultText: 'local' },
+  ),
 }).kind;
-// prettier-ignore
 const LOCAL_STORE = readBy(WORKER_API, {
-  root: variable('DOCUMENT_STORE_LOCAL_ROOT', z.string().min(1).optional(), 'Folder of the local store.', { defaultText: '.document-store under DOCUMENTS_ROOT' }),
+  root: variable('DOCUMENT_STORE_LOCAL_ROOT', z.string().min(1).optional(), 'Folder of the local store.', {
+    defaultText: '.document-store under DOCUMENTS_ROOT',
+  }),
 });
-// prettier-ignore
 const S3_STORE = readBy(WORKER_API, {
-  bucket: variable('DOCUMENT_STORE_S3_BUCKET', z.string({ error: 'is required with DOCUMENT_STORE=s3' }).min(3, 'must be a bucket name (3 to 63 characters)').max(63, 'must be a bucket name (3 to 63 characters)'), 'The S3 bucket (it must exist).', { defaultText: 'none: required with s3' }),
-  prefix: variable('DOCUMENT_STORE_S3_PREFIX', z.string().max(512).optional(), 'Prefix of every key, e.g. `badge-orders/`.'),
-  endpoint: variable('DOCUMENT_STORE_S3_ENDPOINT', z.string().optional(), 'URL of an S3-compatible server.', { defaultText: 'AWS' }),
-  region: variable('DOCUMENT_STORE_S3_REGION', z.string().min(1).optional(), 'Region.', { defaultText: 'the SDK’s; us-east-1 with an endpoint' }),
-  forcePathStyle: variable('DOCUMENT_STORE_S3_FORCE_PATH_STYLE', booleanFromEnv.optional(), 'Path-style bucket addressing.', { defaultText: 'true with an endpoint' }),
-  allowInsecureHttp: variable('DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP', booleanFromEnv.default(false), 'Allow an http:// endpoint off loopback.'),
+  bucket: variable(
+    'DOCUMENT_STORE_S3_BUCKET',
+    z
+      .string({ error: 'is required with DOCUMENT_STORE=s3' })
+      .min(3, 'must be a bucket name (3 to 63 characters)')
+      .max(63, 'must be a bucket name (3 to 63 characters)'),
+    'The S3 bucket (it must exist).',
+    { defaultText: 'none: required with s3' },
+  ),
+  prefix: variable(
+    'DOCUMENT_STORE_S3_PREFIX',
+    z.string().max(512).optional(),
+    'Prefix of every key, e.g. `badge-orders/`.',
+  ),
+  endpoint: variable('DOCUMENT_STORE_S3_ENDPOINT', z.string().optional(), 'URL of an S3-compatible server.', {
+    defaultText: 'AWS',
+  }),
+  region: variable('DOCUMENT_STORE_S3_REGION', z.string().min(1).optional(), 'Region.', {
+    defaultText: 'the SDK’s; us-east-1 with an endpoint',
+  }),
+  forcePathStyle: variable(
+    'DOCUMENT_STORE_S3_FORCE_PATH_STYLE',
+    booleanFromEnv.optional(),
+    'Path-style bucket addressing.',
+    { defaultText: 'true with an endpoint' },
+  ),
+  allowInsecureHttp: variable(
+    'DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP',
+    booleanFromEnv.default(false),
+    'Allow an http:// endpoint off loopback.',
+  ),
 });
-// prettier-ignore
 const S3_CREDENTIALS = readBy(WORKER_API, {
-  accessKeyId: variable('DOCUMENT_STORE_S3_ACCESS_KEY_ID', z.string().min(1).optional(), 'Access key id.', { secret: true, defaultText: 'the SDK’s chain' }),
-  secretAccessKey: variable('DOCUMENT_STORE_S3_SECRET_ACCESS_KEY', z.string().min(1).optional(), 'Secret access key.', { secret: true, defaultText: 'the SDK’s chain' }),
-  sessionToken: variable('DOCUMENT_STORE_S3_SESSION_TOKEN', z.string().min(1).optional(), 'Session token.', { secret: true }),
+  accessKeyId: variable('DOCUMENT_STORE_S3_ACCESS_KEY_ID', z.string().min(1).optional(), 'Access key id.', {
+    secret: true,
+    defaultText: 'the SDK’s chain',
+  }),
+  secretAccessKey: variable(
+    'DOCUMENT_STORE_S3_SECRET_ACCESS_KEY',
+    z.string().min(1).optional(),
+    'Secret access key.',
+    { secret: true, defaultText: 'the SDK’s chain' },
+  ),
+  sessionToken: variable('DOCUMENT_STORE_S3_SESSION_TOKEN', z.string().min(1).optional(), 'Session token.', {
+    secret: true,
+  }),
 });
 
 const s3DocumentStoreConfigSchema = z
@@ -613,25 +804,65 @@ export function loadDocumentStoreConfig(env: Env): Readonly<DocumentStoreConfig>
 
 // ---- The worker -----------------------------------------------------------------------------------------
 
-// prettier-ignore
-const ENSURE_SEARCH_ATTRIBUTES = variable('ENSURE_SEARCH_ATTRIBUTES', booleanFromEnv.default(true), 'Make sure the search attributes exist at start-up.');
+const ENSURE_SEARCH_ATTRIBUTES = variable(
+  'ENSURE_SEARCH_ATTRIBUTES',
+  booleanFromEnv.default(true),
+  'Make sure the search attributes exist at start-up.',
+);
 
-// prettier-ignore
 const WORKER_SETTINGS = readBy(WORKER, {
-  maxConcurrentActivities: variable('WORKER_MAX_CONCURRENT_ACTIVITIES', positiveInt.default(50), 'Activities run at once by one worker.'),
+  maxConcurrentActivities: variable(
+    'WORKER_MAX_CONCURRENT_ACTIVITIES',
+    positiveInt.default(50),
+    'Activities run at once by one worker.',
+  ),
   logLevel: LOG_LEVEL,
-  metricsPort: variable('METRICS_PORT', port.optional(), 'Port of the Prometheus metrics endpoint; off when unset.', { defaultText: 'off' }),
-  metricsHost: variable('METRICS_HOST', z.string().min(1).default('127.0.0.1'), 'Interface the metrics endpoint listens on (a container sets 0.0.0.0).'),
-  statusMetricsIntervalMs: variable('STATUS_METRICS_INTERVAL_MS', z.coerce.number().int().min(1000).default(60_000), 'How often the order and replay gauges are read from visibility, ms.'),
-  workflowBundlePath: variable('WORKFLOW_BUNDLE_PATH', z.string().min(1).optional(), 'A workflow bundle built ahead of time (images); bundled at start-up when unset.'),
+  metricsPort: variable(
+    'METRICS_PORT',
+    port.optional(),
+    'Port of the Prometheus metrics endpoint; off when unset.',
+    { defaultText: 'off' },
+  ),
+  metricsHost: variable(
+    'METRICS_HOST',
+    z.string().min(1).default('127.0.0.1'),
+    'Interface the metrics endpoint listens on (a container sets 0.0.0.0).',
+  ),
+  statusMetricsIntervalMs: variable(
+    'STATUS_METRICS_INTERVAL_MS',
+    z.coerce.number().int().min(1000).default(60_000),
+    'How often the order and replay gauges are read from visibility, ms.',
+  ),
+  workflowBundlePath: variable(
+    'WORKFLOW_BUNDLE_PATH',
+    z.string().min(1).optional(),
+    'A workflow bundle built ahead of time (images); bundled at start-up when unset.',
+  ),
   ensureSearchAttributes: ENSURE_SEARCH_ATTRIBUTES,
 });
 
-// prettier-ignore
 const VERSIONING = readBy(WORKER, {
-  enabled: variable('WORKER_VERSIONING', booleanFromEnv.default(false), 'Poll as one version of a Worker Deployment; orders stay on the version they started on.'),
-  deploymentName: variable('WORKER_DEPLOYMENT_NAME', z.string().min(1).max(255).default('badge-orders'), 'Name of the Worker Deployment.'),
-  buildId: variable('WORKER_BUILD_ID', z.string().min(1).max(255).regex(/^[\w.+-]+$/, 'may contain only letters, digits, ".", "_", "+" and "-"').optional(), 'Build id of this version.', { defaultText: 'the package version and the bundle’s content hash' }),
+  enabled: variable(
+    'WORKER_VERSIONING',
+    booleanFromEnv.default(false),
+    'Poll as one version of a Worker Deployment; orders stay on the version they started on.',
+  ),
+  deploymentName: variable(
+    'WORKER_DEPLOYMENT_NAME',
+    z.string().min(1).max(255).default('badge-orders'),
+    'Name of the Worker Deployment.',
+  ),
+  buildId: variable(
+    'WORKER_BUILD_ID',
+    z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[\w.+-]+$/, 'may contain only letters, digits, ".", "_", "+" and "-"')
+      .optional(),
+    'Build id of this version.',
+    { defaultText: 'the package version and the bundle’s content hash' },
+  ),
 });
 
 /** Everything the worker needs. */
@@ -696,7 +927,6 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
-// prettier-ignore
 const REPLAY = readBy(['schedule'], {
   time: variable(
     'REPLAY_SCHEDULE_TIME',
@@ -710,8 +940,16 @@ const REPLAY = readBy(['schedule'], {
       }),
     'Time of day the nightly replay of failed uploads starts, HH:MM.',
   ),
-  timezone: variable('REPLAY_SCHEDULE_TIMEZONE', z.string().refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').default('Europe/Berlin'), 'IANA time zone of REPLAY_SCHEDULE_TIME (daylight saving time is followed).'),
-  maxConcurrentSignals: variable('REPLAY_MAX_CONCURRENT_SIGNALS', z.coerce.number().int().min(1).max(100).default(10), 'Signals the replay sends at the same time.'),
+  timezone: variable(
+    'REPLAY_SCHEDULE_TIMEZONE',
+    z.string().refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').default('Europe/Berlin'),
+    'IANA time zone of REPLAY_SCHEDULE_TIME (daylight saving time is followed).',
+  ),
+  maxConcurrentSignals: variable(
+    'REPLAY_MAX_CONCURRENT_SIGNALS',
+    z.coerce.number().int().min(1).max(100).default(10),
+    'Signals the replay sends at the same time.',
+  ),
 });
 
 /** The nightly replay's Schedule (`npm run schedule`, `npm run ops -- replay-now`). */
@@ -727,18 +965,54 @@ export function loadReplayScheduleConfig(env: Env): Readonly<ReplayScheduleConfi
 
 // ---- The codec server -----------------------------------------------------------------------------------
 
-// prettier-ignore
 const CODEC_SERVER = readBy(['codec-server'], {
   payloadKeys: PAYLOAD.payloadKeys,
   port: variable('CODEC_SERVER_PORT', port.default(8888), 'Port of the codec server.'),
-  host: variable('CODEC_SERVER_HOST', z.string().min(1).default('127.0.0.1'), 'Interface the codec server listens on.'),
-  corsOrigin: variable('CODEC_CORS_ORIGIN', z.string().url().default('http://127.0.0.1:8233').transform((origin) => new URL(origin).origin), 'The only browser origin allowed (CORS): the Web UI.'),
-  token: variable('CODEC_SERVER_TOKEN', z.string().min(16, 'must be at least 16 characters').optional(), 'Bearer token operators and the CLI send.', { required: true, secret: true, defaultText: 'none: required unless UI access tokens are on' }),
-  allowUiAccessToken: variable('CODEC_ALLOW_UI_ACCESS_TOKEN', booleanFromEnv.default(false), 'Also accept the Web UI’s access token (a JWT checked against CODEC_UI_JWKS_URL).'),
-  uiJwksUrl: variable('CODEC_UI_JWKS_URL', z.string().url().optional(), 'JWKS of the identity provider of the Web UI’s access tokens.'),
-  uiTokenIssuer: variable('CODEC_UI_TOKEN_ISSUER', z.string().min(1).optional(), 'Expected `iss` of the Web UI’s access tokens.'),
-  uiTokenAudience: variable('CODEC_UI_TOKEN_AUDIENCE', z.string().min(1).optional(), 'Expected `aud` of the Web UI’s access tokens.'),
-  tlsCertFile: variable('CODEC_TLS_CERT_FILE', z.string().min(1).optional(), 'PEM certificate: serve HTTPS (with CODEC_TLS_KEY_FILE).'),
+  host: variable(
+    'CODEC_SERVER_HOST',
+    z.string().min(1).default('127.0.0.1'),
+    'Interface the codec server listens on.',
+  ),
+  corsOrigin: variable(
+    'CODEC_CORS_ORIGIN',
+    z
+      .string()
+      .url()
+      .default('http://127.0.0.1:8233')
+      .transform((origin) => new URL(origin).origin),
+    'The only browser origin allowed (CORS): the Web UI.',
+  ),
+  token: variable(
+    'CODEC_SERVER_TOKEN',
+    z.string().min(16, 'must be at least 16 characters').optional(),
+    'Bearer token operators and the CLI send.',
+    { required: true, secret: true, defaultText: 'none: required unless UI access tokens are on' },
+  ),
+  allowUiAccessToken: variable(
+    'CODEC_ALLOW_UI_ACCESS_TOKEN',
+    booleanFromEnv.default(false),
+    'Also accept the Web UI’s access token (a JWT checked against CODEC_UI_JWKS_URL).',
+  ),
+  uiJwksUrl: variable(
+    'CODEC_UI_JWKS_URL',
+    z.string().url().optional(),
+    'JWKS of the identity provider of the Web UI’s access tokens.',
+  ),
+  uiTokenIssuer: variable(
+    'CODEC_UI_TOKEN_ISSUER',
+    z.string().min(1).optional(),
+    'Expected `iss` of the Web UI’s access tokens.',
+  ),
+  uiTokenAudience: variable(
+    'CODEC_UI_TOKEN_AUDIENCE',
+    z.string().min(1).optional(),
+    'Expected `aud` of the Web UI’s access tokens.',
+  ),
+  tlsCertFile: variable(
+    'CODEC_TLS_CERT_FILE',
+    z.string().min(1).optional(),
+    'PEM certificate: serve HTTPS (with CODEC_TLS_KEY_FILE).',
+  ),
   tlsKeyFile: variable('CODEC_TLS_KEY_FILE', z.string().min(1).optional(), 'PEM key of CODEC_TLS_CERT_FILE.'),
   logLevel: LOG_LEVEL,
 });

@@ -86,23 +86,32 @@ function readKeysFile(path: string | undefined): readonly ApiKeyEntry[] | undefi
 }
 
 const API = ['api'] as const;
-// prettier-ignore
 const SERVER = readBy(API, { ensureSearchAttributes: ENSURE_SEARCH_ATTRIBUTES, logLevel: LOG_LEVEL });
 /** A whole number from the environment (or given as one), at least `min`. */
 const atLeast = (min: number) => z.coerce.number().int().min(min);
 
-// prettier-ignore
 const LISTEN = readBy(API, {
-  host: variable('API_HOST', z.string().min(1).default('127.0.0.1'), 'Interface the API listens on (loopback: put a TLS proxy in front to expose it).'),
-  port: variable('API_PORT', z.coerce.number().int().min(0).max(65535).default(8090), 'Port of the API (the Temporal Web UI’s default is 8080).'),
+  host: variable(
+    'API_HOST',
+    z.string().min(1).default('127.0.0.1'),
+    'Interface the API listens on (loopback: put a TLS proxy in front to expose it).',
+  ),
+  port: variable(
+    'API_PORT',
+    z.coerce.number().int().min(0).max(65535).default(8090),
+    'Port of the API (the Temporal Web UI’s default is 8080).',
+  ),
 });
 
-// prettier-ignore
 const API_KEYS = readBy(API, {
-  apiKeys: variable('API_KEYS_FILE', z.array(apiKeyEntrySchema).default([]), 'JSON file of API keys, `{ "keys": [{ "id", "sha256", "scopes" }] }`.', { defaultText: 'none: then OIDC is required' }),
+  apiKeys: variable(
+    'API_KEYS_FILE',
+    z.array(apiKeyEntrySchema).default([]),
+    'JSON file of API keys, `{ "keys": [{ "id", "sha256", "scopes" }] }`.',
+    { defaultText: 'none: then OIDC is required' },
+  ),
 }).apiKeys;
 
-// prettier-ignore
 const OIDC = readBy(API, {
   jwksUrl: variable(
     'API_OIDC_JWKS_URL',
@@ -113,9 +122,21 @@ const OIDC = readBy(API, {
     'JWKS of the identity provider whose bearer tokens the API accepts: https://, or http:// on loopback.',
     { defaultText: 'none: OIDC off' },
   ),
-  issuer: variable('API_OIDC_ISSUER', z.string().min(1), 'Expected `iss` of the bearer tokens.', { defaultText: 'none' }),
-  audience: variable('API_OIDC_AUDIENCE', z.string().min(1), 'Expected `aud` of the bearer tokens.', { defaultText: 'none' }),
-  algorithms: variable('API_OIDC_ALGORITHMS', z.preprocess((text) => (typeof text === 'string' ? text.split(',').map((entry) => entry.trim()) : text), z.array(z.string().min(1)).min(1).default(['RS256', 'ES256', 'PS256', 'EdDSA'])), 'Comma-separated signature algorithms accepted.', { defaultText: 'RS256,ES256,PS256,EdDSA' }),
+  issuer: variable('API_OIDC_ISSUER', z.string().min(1), 'Expected `iss` of the bearer tokens.', {
+    defaultText: 'none',
+  }),
+  audience: variable('API_OIDC_AUDIENCE', z.string().min(1), 'Expected `aud` of the bearer tokens.', {
+    defaultText: 'none',
+  }),
+  algorithms: variable(
+    'API_OIDC_ALGORITHMS',
+    z.preprocess(
+      (text) => (typeof text === 'string' ? text.split(',').map((entry) => entry.trim()) : text),
+      z.array(z.string().min(1)).min(1).default(['RS256', 'ES256', 'PS256', 'EdDSA']),
+    ),
+    'Comma-separated signature algorithms accepted.',
+    { defaultText: 'RS256,ES256,PS256,EdDSA' },
+  ),
 });
 
 /** OIDC bearer tokens: checked against the JWKS, with this issuer and audience, and an expiry (`exp`). */
@@ -127,35 +148,76 @@ const oidcConfigSchema = z.object({
 /** OIDC settings. */
 export type OidcConfig = z.infer<typeof oidcConfigSchema>;
 
-// prettier-ignore
 /** Bounds on what one caller can make the API do. */
 const LIMITS = readBy(API, {
-  bodyLimitBytes: variable('API_BODY_LIMIT_BYTES', atLeast(1024).default(1024 * 1024), 'Largest JSON request body, bytes.'),
+  bodyLimitBytes: variable(
+    'API_BODY_LIMIT_BYTES',
+    atLeast(1024).default(1024 * 1024),
+    'Largest JSON request body, bytes.',
+  ),
   rateLimitMax: variable('API_RATE_LIMIT_MAX', atLeast(1).default(120), 'Requests per key per window.'),
-  rateLimitWindowMs: variable('API_RATE_LIMIT_WINDOW_MS', atLeast(1000).default(60_000), 'The rate limits’ window, ms.'),
-  authFailureMax: variable('API_AUTH_FAILURE_MAX', atLeast(1).default(20), 'Failed authentications per address per window; beyond it 429 until the window ends.'),
-  requestTimeoutMs: variable('API_REQUEST_TIMEOUT_MS', atLeast(1000).default(30_000), 'Time a caller has to send a whole request, ms.'),
-  operationTimeoutMs: variable('API_OPERATION_TIMEOUT_MS', atLeast(100).default(20_000), 'Time one call to Temporal may take before the API answers 504, ms.'),
-  queryTimeoutMs: variable('API_QUERY_TIMEOUT_MS', atLeast(100).default(5_000), 'Time the status query may take before the view falls back to search attributes, ms.'),
+  rateLimitWindowMs: variable(
+    'API_RATE_LIMIT_WINDOW_MS',
+    atLeast(1000).default(60_000),
+    'The rate limits’ window, ms.',
+  ),
+  authFailureMax: variable(
+    'API_AUTH_FAILURE_MAX',
+    atLeast(1).default(20),
+    'Failed authentications per address per window; beyond it 429 until the window ends.',
+  ),
+  requestTimeoutMs: variable(
+    'API_REQUEST_TIMEOUT_MS',
+    atLeast(1000).default(30_000),
+    'Time a caller has to send a whole request, ms.',
+  ),
+  operationTimeoutMs: variable(
+    'API_OPERATION_TIMEOUT_MS',
+    atLeast(100).default(20_000),
+    'Time one call to Temporal may take before the API answers 504, ms.',
+  ),
+  queryTimeoutMs: variable(
+    'API_QUERY_TIMEOUT_MS',
+    atLeast(100).default(5_000),
+    'Time the status query may take before the view falls back to search attributes, ms.',
+  ),
 });
 export const apiLimitsSchema = z.object(variableShape(LIMITS));
 /** The API's limits. */
 export type ApiLimits = z.infer<typeof apiLimitsSchema>;
 
-// prettier-ignore
 /** What one client may upload through `POST /v1/documents` (429 naming the limit beyond it). */
 const UPLOADS = readBy(API, {
-  maxConcurrent: variable('API_UPLOAD_MAX_CONCURRENT', atLeast(1).default(4), 'Uploads of one client at the same time.'),
-  quotaBytes: variable('API_UPLOAD_QUOTA_BYTES', atLeast(1).default(10 * 1024 ** 3), 'Bytes one client may upload per window, stored or not.'),
-  quotaWindowMs: variable('API_UPLOAD_QUOTA_WINDOW_MS', atLeast(1000).default(3_600_000), 'The upload quota’s window, ms.'),
+  maxConcurrent: variable(
+    'API_UPLOAD_MAX_CONCURRENT',
+    atLeast(1).default(4),
+    'Uploads of one client at the same time.',
+  ),
+  quotaBytes: variable(
+    'API_UPLOAD_QUOTA_BYTES',
+    atLeast(1).default(10 * 1024 ** 3),
+    'Bytes one client may upload per window, stored or not.',
+  ),
+  quotaWindowMs: variable(
+    'API_UPLOAD_QUOTA_WINDOW_MS',
+    atLeast(1000).default(3_600_000),
+    'The upload quota’s window, ms.',
+  ),
 });
 export const uploadLimitsSchema = z.object(variableShape(UPLOADS));
 
-// prettier-ignore
 /** The document collector: a stored document nothing names for `graceMs` is deleted; it looks every `intervalMs`. */
 const COLLECTION = readBy(API, {
-  graceMs: variable('DOCUMENT_COLLECTION_GRACE_MS', atLeast(60_000).default(7 * 24 * 3_600_000), 'A stored document no order named for this long is deleted, ms.'),
-  intervalMs: variable('DOCUMENT_COLLECTION_INTERVAL_MS', atLeast(0).default(3_600_000), 'How often this API collects, ms; 0: never.'),
+  graceMs: variable(
+    'DOCUMENT_COLLECTION_GRACE_MS',
+    atLeast(60_000).default(7 * 24 * 3_600_000),
+    'A stored document no order named for this long is deleted, ms.',
+  ),
+  intervalMs: variable(
+    'DOCUMENT_COLLECTION_INTERVAL_MS',
+    atLeast(0).default(3_600_000),
+    'How often this API collects, ms; 0: never.',
+  ),
 });
 
 const apiConfigSchema = z

@@ -88,7 +88,7 @@ export interface OidcWebUis<Role extends string> {
 
 /** `PAYLOAD_KEYS` text of a key ring (newest key first, as the ring holds them). */
 export function payloadKeysText(keys: PayloadKeyRing): string {
-  return keys.ids.map((id) => `${id}=${keys.key(id)?.toString('base64') ?? ''}`).join(',');
+  return keys.ids.map((id) => `${id}=${keys.key(id)?.export().toString('base64') ?? ''}`).join(',');
 }
 
 /**
