@@ -124,9 +124,7 @@ export async function badgeOrder(
   try {
     const platformRead = platformReads(steps, runPatches);
     // A session the order's start made already is settled without an await (each costs a promise).
-    const session =
-      continued ??
-      settleSession(state, firstSession ?? (await signIn(state, platformRead)));
+    const session = continued ?? settleSession(state, firstSession ?? (await signIn(state, platformRead)));
     const orderId = continued
       ? idText(continued.orderId)
       : await orderOnce(state, { steps, session, options, platformRead, runPatches });
