@@ -55,7 +55,7 @@ export interface DeliverWebhookResult {
 }
 
 /** What every failure of `deliverWebhook` carries as its first detail. */
-export interface DeliveryFailureDetails {
+interface DeliveryFailureDetails {
   /** The attempt that failed (1 for the first). */
   readonly attempt: number;
 }

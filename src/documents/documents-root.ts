@@ -80,7 +80,7 @@ export interface DocumentsRoot {
 }
 
 /** Options of {@link DocumentsRoot.open}. */
-export interface OpenOptions {
+interface OpenOptions {
   /**
    * A folder under the root (relative to it) the document must be in: the path lexically, and the open file
    * itself, wherever links inside the folder lead (an order's `documentsFolder`). @default the whole root
