@@ -50,7 +50,7 @@ export interface DeliverWebhookInput {
 }
 
 /** What a delivery answered. */
-export interface DeliverWebhookResult {
+interface DeliverWebhookResult {
   readonly status: number;
 }
 

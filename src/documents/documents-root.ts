@@ -39,7 +39,7 @@ export interface OpenedDocument extends UploadSource {
 }
 
 /** The result of {@link DocumentsRoot.inspect}. */
-export interface InspectedDocument {
+interface InspectedDocument {
   readonly relativePath: string;
   readonly sizeBytes: number;
 }
@@ -48,7 +48,7 @@ export interface InspectedDocument {
  * The result of the deprecated {@link DocumentsRoot.resolve}.
  * @deprecated an absolute path invites opening the file again; use {@link DocumentsRoot.open}
  */
-export interface ResolvedDocument {
+interface ResolvedDocument {
   readonly absolutePath: string;
   readonly sizeBytes: number;
 }
