@@ -13,7 +13,7 @@ import { DefaultLogger, type LogLevel, type LogMetadata } from '@temporalio/work
  * `password` (or `passwd`, `passphrase`), `authorization`, `cookie`, `api-key` / `apiKey` / `x-api-key`,
  * `credential`, `private-key` or `signature`, in any case.
  */
-export const SECRET_KEY_PATTERN =
+const SECRET_KEY_PATTERN =
   /secret|token|passw(?:or)?d|passphrase|authorization|cookie|api[-_]?key|credential|private[-_]?key|signature/i;
 
 /** What a redacted value is replaced with. */
@@ -86,11 +86,11 @@ function redactValue(value: unknown, depth: number, seen: WeakSet<object>): unkn
  * depth are replaced, secrets in text ({@link redactText}) removed, errors turned into plain objects (with
  * their causes), bytes summarised, cycles cut.
  */
-export function redactSecrets(value: unknown): unknown {
+function redactSecrets(value: unknown): unknown {
   return redactValue(value, 0, new WeakSet());
 }
 
-export interface CreateLoggerOptions {
+interface CreateLoggerOptions {
   readonly level: LevelWithSilent;
   readonly name: string;
   /** Where lines go. @default standard output */

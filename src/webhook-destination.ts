@@ -119,7 +119,7 @@ export interface ResolvedAddress {
 export type HostResolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
 /** The `lookup` option of `net.connect` / `http.request`, as node calls it. */
-export type LookupFunction = (
+type LookupFunction = (
   hostname: string,
   options: { readonly all?: boolean },
   callback: (error: Error | null, address: string | ResolvedAddress[], family?: number) => void,

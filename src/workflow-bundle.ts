@@ -17,7 +17,7 @@ export const WORKFLOWS_PATH = require.resolve('./workflows');
  * the worker's CPU per order). zod keeps no per-workflow state; the contract's schemas are still built per
  * execution (zod completes schema objects lazily, and the SDK freezes what it preloads).
  */
-export const PRELOADED_WORKFLOW_MODULES: readonly string[] = [require.resolve('./workflow-preload')];
+const PRELOADED_WORKFLOW_MODULES: readonly string[] = [require.resolve('./workflow-preload')];
 
 /** Bundler options of the service's workflow bundle. */
 export function serviceBundleOptions(): Pick<

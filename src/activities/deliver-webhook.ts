@@ -51,12 +51,12 @@ export interface DeliverWebhookInput {
 }
 
 /** What a delivery answered. */
-export interface DeliverWebhookResult {
+interface DeliverWebhookResult {
   readonly status: number;
 }
 
 /** What every failure of `deliverWebhook` carries as its first detail. */
-export interface DeliveryFailureDetails {
+interface DeliveryFailureDetails {
   /** The attempt that failed (1 for the first). */
   readonly attempt: number;
 }

@@ -3,7 +3,7 @@ import type { DocumentStore, DocumentsRoot } from '../documents';
 import type { PlatformClient } from '../platform';
 
 /** What the worker knows about the platform that the workflow cannot see. */
-export interface PlatformBehaviour {
+interface PlatformBehaviour {
   /**
    * `honoured`: the platform is known to answer a repeated `Idempotency-Key` with the first result, so a
    * creation whose outcome is unknown may be sent again. `unknown` (the default): such an order is held for

@@ -13,9 +13,9 @@ import { resolveOrderInputActivity } from './resolve-order-input';
 import { uploadDocumentActivity } from './upload-document';
 
 export type * from './types';
-export type { ActivityDependencies, PlatformBehaviour } from './dependencies';
-export type { ResolveInputAndSignInResult } from './resolve-input-and-sign-in';
-export type { DeliverWebhookInput, DeliverWebhookResult, WebhookDependencies } from './deliver-webhook';
+export type { ActivityDependencies } from './dependencies';
+
+export type { DeliverWebhookInput } from './deliver-webhook';
 
 /** Creates the activity functions the worker registers. */
 export function createActivities(deps: ActivityDependencies & WebhookDependencies) {

@@ -12,26 +12,26 @@ import { badgeOrdersQuery, listRunPage, type ListedRun, type RunPage } from '../
 import { runWithConcurrency } from '../concurrency';
 
 /** What the replay activities need; built once per worker process. */
-export interface ReplayActivityDependencies {
+interface ReplayActivityDependencies {
   /** A client of the worker's namespace. */
   readonly client: Client;
 }
 
 /** Input of `listAwaitingRepairOrders`. */
-export interface ListAwaitingRepairInput {
+interface ListAwaitingRepairInput {
   readonly pageSize: number;
   /** The previous page's token (base64), or null for the first page. */
   readonly nextPageToken: string | null;
 }
 
 /** Input of `signalRetryUploads`. */
-export interface SignalRetryUploadsInput {
+interface SignalRetryUploadsInput {
   readonly runs: readonly ListedRun[];
   readonly maxConcurrent: number;
 }
 
 /** What `signalRetryUploads` did with each listed run. */
-export interface SignalRetryUploadsResult {
+interface SignalRetryUploadsResult {
   readonly signalled: number;
   readonly skipped: number;
   readonly errors: readonly ReplayErrorSample[];

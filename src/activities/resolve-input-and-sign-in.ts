@@ -19,7 +19,7 @@ import type { AuthenticateResult } from './types';
 export const FIRST_SIGN_IN_TIMEOUT_MS = 10_000;
 
 /** The resolved input, and the session when the first sign-in succeeded. */
-export interface ResolveInputAndSignInResult {
+interface ResolveInputAndSignInResult {
   readonly input: ResolvedBadgeOrderInput;
   /** `null` when the first sign-in failed: the workflow then runs the `authenticate` step. */
   readonly session: AuthenticateResult | null;

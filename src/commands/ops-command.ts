@@ -37,7 +37,7 @@ export interface OpsTemporal {
 }
 
 /** What the CLI talks to and writes to. */
-export interface OpsDependencies {
+interface OpsDependencies {
   /**
    * Temporal, asked for on first use only: `probe` talks to the platform alone, so it runs without Temporal
    * settings (payload keys among them).
@@ -172,7 +172,7 @@ function renderProbe(report: ProbeReport): string {
 }
 
 /** Builds the commander program; exported for `--help` tests and documentation. */
-export function buildOpsProgram(deps: OpsDependencies): Command {
+function buildOpsProgram(deps: OpsDependencies): Command {
   let connected: { readonly temporal: OpsTemporal; readonly orders: BadgeOrdersClient } | undefined;
   const temporal = (): OpsTemporal => connect().temporal;
   const orders = (): BadgeOrdersClient => connect().orders;

@@ -5,7 +5,7 @@
 import { Command, CommanderError } from 'commander';
 
 /** Where a program writes; injected so tests can run it in-process. */
-export interface CliOutput {
+interface CliOutput {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
 }

@@ -16,7 +16,7 @@ import {
 } from '../temporal/schedule';
 
 /** What the command talks to and writes to. */
-export interface ScheduleCommandDependencies {
+interface ScheduleCommandDependencies {
   readonly client: Client;
   readonly settings: ReplayScheduleSettings;
   readonly out: (text: string) => void;

@@ -11,7 +11,7 @@ import { classifyDocumentError, DocumentUnavailableError } from './errors';
 const CHUNK_BYTES = 64 * 1024;
 
 /** What one stream needs from its opened document. */
-export interface HandleStreamOptions {
+interface HandleStreamOptions {
   readonly handle: FileHandle;
   /** Bytes checked at open; exactly this many leave, or the stream fails. */
   readonly sizeBytes: number;

@@ -39,7 +39,7 @@ export interface OpenedDocument extends UploadSource {
 }
 
 /** The result of {@link DocumentsRoot.inspect}. */
-export interface InspectedDocument {
+interface InspectedDocument {
   readonly relativePath: string;
   readonly sizeBytes: number;
 }
@@ -48,7 +48,7 @@ export interface InspectedDocument {
  * The result of the deprecated {@link DocumentsRoot.resolve}.
  * @deprecated an absolute path invites opening the file again; use {@link DocumentsRoot.open}
  */
-export interface ResolvedDocument {
+interface ResolvedDocument {
   readonly absolutePath: string;
   readonly sizeBytes: number;
 }
@@ -80,7 +80,7 @@ export interface DocumentsRoot {
 }
 
 /** Options of {@link DocumentsRoot.open}. */
-export interface OpenOptions {
+interface OpenOptions {
   /**
    * A folder under the root (relative to it) the document must be in: the path lexically, and the open file
    * itself, wherever links inside the folder lead (an order's `documentsFolder`). @default the whole root

@@ -89,7 +89,7 @@ export function classifyDocumentError(
 }
 
 /** Why {@link DocumentStore.put} refused a body. */
-export type DocumentRefusal = 'too-large' | 'empty';
+type DocumentRefusal = 'too-large' | 'empty';
 
 /**
  * Thrown by a document store's `put` when the body cannot be stored: longer than the limit (the HTTP API answers

@@ -6,10 +6,10 @@ import { createS3DocumentStore } from './s3-store';
 import type { DocumentStore } from './store';
 
 /** Folder of the local store under DOCUMENTS_ROOT when `DOCUMENT_STORE_LOCAL_ROOT` is not set. */
-export const DEFAULT_LOCAL_STORE_FOLDER = '.document-store';
+const DEFAULT_LOCAL_STORE_FOLDER = '.document-store';
 
 /** What {@link documentStoreFromConfig} needs besides the store's own settings. */
-export interface DocumentStoreContext {
+interface DocumentStoreContext {
   /** DOCUMENTS_ROOT, under which the local store lives by default. */
   readonly documentsRoot: string;
   /** Largest document opened for upload (`MAX_DOCUMENT_BYTES`). */

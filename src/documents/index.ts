@@ -9,23 +9,12 @@ export {
   type DocumentsRoot,
   type DocumentsRootOptions,
   type HandleLocation,
-  type InspectedDocument,
   type OpenedDocument,
-  type ResolvedDocument,
 } from './documents-root';
-export {
-  DocumentRefusedError,
-  DocumentUnavailableError,
-  InvalidDocumentError,
-  type DocumentRefusal,
-} from './errors';
-export {
-  DEFAULT_LOCAL_STORE_FOLDER,
-  documentStoreFromConfig,
-  type DocumentStoreContext,
-} from './from-config';
-export { createLocalDocumentStore, type LocalDocumentStoreOptions } from './local-store';
-export { createS3DocumentStore, type S3Credentials, type S3DocumentStoreOptions } from './s3-store';
+export { DocumentRefusedError, DocumentUnavailableError, InvalidDocumentError } from './errors';
+export { documentStoreFromConfig } from './from-config';
+export { createLocalDocumentStore } from './local-store';
+export { createS3DocumentStore } from './s3-store';
 export {
   defaultReferenceFilename,
   type DocumentReference,

@@ -37,7 +37,7 @@ import { createVerifiedStream } from './verified-stream';
 const UNKNOWN_CONTENT_TYPE = 'application/octet-stream';
 
 /** Options of {@link createLocalDocumentStore}. */
-export interface LocalDocumentStoreOptions {
+interface LocalDocumentStoreOptions {
   /** The store's folder (created by `check()`). */
   readonly root: string;
   /** Largest document `open` accepts (the worker's `MAX_DOCUMENT_BYTES`). */

@@ -44,14 +44,14 @@ import {
 import { createVerifiedStream, mismatchError } from './verified-stream';
 
 /** Static credentials; without them the SDK's standard chain is used (environment, shared files, roles). */
-export interface S3Credentials {
+interface S3Credentials {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
   readonly sessionToken?: string;
 }
 
 /** Options of {@link createS3DocumentStore}. */
-export interface S3DocumentStoreOptions {
+interface S3DocumentStoreOptions {
   readonly bucket: string;
   /** Prefix of every key, e.g. `badge-orders/` (a missing trailing `/` is added). @default none */
   readonly prefix?: string;

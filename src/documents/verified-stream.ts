@@ -12,7 +12,7 @@ import { InvalidDocumentError } from './errors';
 import { referenceHex } from './store';
 
 /** What a stream is checked against. */
-export interface VerifiedStreamOptions {
+interface VerifiedStreamOptions {
   /** `sha256:<hex>`. */
   readonly ref: string;
   /** Exactly this many bytes must pass. */

@@ -13,7 +13,7 @@ import type { CachedTokenResult, IssuedToken } from './token-cache';
 import type { AuthSession } from './types';
 
 /** What {@link PlatformAuth} needs from the client. */
-export interface AuthSettings {
+interface AuthSettings {
   /** The client's HTTP layer. */
   readonly http: PlatformHttp;
   /** Where tokens are cached. */
@@ -49,7 +49,7 @@ export interface ApiContext {
  * @param promise what to wait for (it keeps running; its rejection is then ignored)
  * @param signal the caller's signal
  */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
     promise.catch(() => undefined);
     return Promise.reject(signal.reason as Error);

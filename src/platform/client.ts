@@ -16,7 +16,7 @@ import { defaultTokenCache } from './token-cache';
 import type { PlatformClient, PlatformClientOptions } from './types';
 
 /** Default of {@link PlatformClientOptions.tokenRefreshMarginMs}: stop reusing a token a minute before expiry. */
-export const DEFAULT_TOKEN_REFRESH_MARGIN_MS = 60_000;
+const DEFAULT_TOKEN_REFRESH_MARGIN_MS = 60_000;
 
 function positive(value: number | undefined, name: string, fallback: number): number;
 function positive(value: number | undefined, name: string, fallback?: number): number | undefined;

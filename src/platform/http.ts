@@ -45,7 +45,7 @@ export const DEFAULT_TIMEOUTS = Object.freeze({
 });
 
 /** Largest response body the client accepts; platform responses are small JSON documents. */
-export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 /** Error code the connect-timeout agents destroy a socket with. */
 const CONNECT_TIMEOUT_CODE = 'ECONNECTTIMEOUT';
@@ -60,7 +60,7 @@ export const silentLogger: PlatformLogger = Object.freeze({
 });
 
 /** Settings of the HTTP layer, resolved from the client options. */
-export interface HttpSettings {
+interface HttpSettings {
   /** The axios instance to send with. */
   readonly http: AxiosInstance;
   /** Base URL without trailing slash. */

@@ -2,10 +2,9 @@
  * The Badge Ordering Platform client: typed, streaming and self-healing (token caching, one re-authentication
  * on 401, tolerant response parsing, one error type). See `docs/platform-client.md`.
  */
-export { createPlatformClient, DEFAULT_TOKEN_REFRESH_MARGIN_MS } from './client';
+export { createPlatformClient } from './client';
 export type {
   AuthSession,
-  CallOptions,
   CreatedOrder,
   CreateOrderInput,
   PlatformClient,
@@ -21,9 +20,9 @@ export type {
 } from './types';
 export { PlatformError } from './errors';
 export { AccessToken, decodeTokenClaims, defaultTokenCache, TokenCache } from './token-cache';
-export type { CachedTokenResult, IssuedToken, TokenCacheOptions, TokenClaims } from './token-cache';
+export type { CachedTokenResult, IssuedToken, TokenClaims } from './token-cache';
 export { checkStock, MAX_STOCK_PAGES } from './stocks';
-export { DEFAULT_USER_ID_CLAIMS, decodeTokenPayload, describeClaims, documentOwnerFrom } from './owner';
+export { decodeTokenPayload, describeClaims, documentOwnerFrom } from './owner';
 export type { ClaimsReport, DocumentOwner, DocumentOwnerSetting } from './owner';
 export {
   normaliseStockId,
@@ -46,5 +45,5 @@ export {
   responseMapSchema,
 } from './extract';
 export type { ExtractedDocument, ExtractedToken, LinkRole, ResponseMap } from './extract';
-export { pointerTo, probePlatform } from './probe';
-export type { ProbeCall, ProbeFailure, ProbeInput, ProbeReport } from './probe';
+export { probePlatform } from './probe';
+export type { ProbeReport } from './probe';

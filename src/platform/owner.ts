@@ -17,7 +17,7 @@ export type DocumentOwnerSetting =
   { readonly kind: 'fixed'; readonly id: string } | { readonly kind: 'claim'; readonly claim: string };
 
 /** Claims the default chain looks at, in order: named user ids first, then `sub`, then a numeric user name. */
-export const DEFAULT_USER_ID_CLAIMS = ['user_id', 'userId', 'uid', 'sub', 'preferred_username'] as const;
+const DEFAULT_USER_ID_CLAIMS = ['user_id', 'userId', 'uid', 'sub', 'preferred_username'] as const;
 
 /** Claims about the token itself, never a user id even when numeric. */
 const TOKEN_CLAIMS = new Set(['exp', 'iat', 'nbf', 'auth_time', 'updated_at', 'iss', 'aud', 'jti']);

@@ -15,7 +15,7 @@ import type { ClaimsReport } from './owner';
 import type { CreateOrderInput, PlatformClient, UploadSource } from './types';
 
 /** Input of {@link probePlatform}. */
-export interface ProbeInput {
+interface ProbeInput {
   /** A client built from the same configuration as the worker's. */
   readonly client: PlatformClient;
   /**
@@ -31,7 +31,7 @@ export interface ProbeInput {
 }
 
 /** A failed step, without secrets. */
-export interface ProbeFailure {
+interface ProbeFailure {
   /** The platform error code, or `UNEXPECTED_ERROR`. */
   readonly code: string;
   /** HTTP status, when the platform answered. */
@@ -43,7 +43,7 @@ export interface ProbeFailure {
 }
 
 /** One call of the probe. */
-export interface ProbeCall {
+interface ProbeCall {
   /** HTTP status of the answer, or `null` when there was none. */
   readonly status: number | null;
   /** Key structure of the answer (`path:type`), never values. */
@@ -133,7 +133,7 @@ function escapeToken(key: string): string {
 }
 
 /** The JSON pointer of the first value (parents first) that `matches`, or `undefined`. */
-export function pointerTo(body: unknown, matches: (value: unknown) => boolean): string | undefined {
+function pointerTo(body: unknown, matches: (value: unknown) => boolean): string | undefined {
   const queue: { value: unknown; pointer: string }[] = [{ value: body, pointer: '' }];
   for (let index = 0; index < queue.length && index < 5_000; index += 1) {
     const { value, pointer } = queue[index] as { value: unknown; pointer: string };

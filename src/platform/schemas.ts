@@ -71,17 +71,8 @@ function firstPresent(
 // ---------------------------------------------------------------------------------------------------------
 // Token
 
-/** Response of the token call: `access_token` is required, everything else optional and tolerated. */
-export const tokenResponseSchema = z
-  .object({
-    access_token: nonEmptyString,
-    token_type: z.string().optional().catch(undefined),
-    expires_in: z.coerce.number().positive().optional().catch(undefined),
-  })
-  .loose();
-
 /** The parsed token response. The token itself never leaves the client's token cache. */
-export interface ParsedTokenResponse {
+interface ParsedTokenResponse {
   /** The JWT to send as bearer token. */
   readonly accessToken: string;
   /** `token_type`, when sent (normally `Bearer`). */
@@ -110,12 +101,12 @@ export function parseTokenResponse(body: unknown): ParsedTokenResponse {
 // Stocks
 
 /** Envelope keys under which a list may be found. */
-export const LIST_ENVELOPE_KEYS = ['data', 'items', 'stocks', 'results', 'content'] as const;
+const LIST_ENVELOPE_KEYS = ['data', 'items', 'stocks', 'results', 'content'] as const;
 /** Field names a stock's id may have, in order of preference. */
-export const STOCK_ID_KEYS = ['stock_id', 'stockId', 'id'] as const;
+const STOCK_ID_KEYS = ['stock_id', 'stockId', 'id'] as const;
 
 /** One parsed stock: its id normalised to a string, plus the record as sent. */
-export interface ParsedStock {
+interface ParsedStock {
   /** The stock id as a string, so `"1001"` and `1001` compare equal. */
   readonly stockId: string;
   /** The stock record as sent. */
@@ -203,9 +194,9 @@ export function readStockIds(body: unknown): { ids: string[]; partial: boolean }
 // Orders
 
 /** Field names the order id may have. */
-export const ORDER_ID_KEYS = ['id', 'order_id', 'orderId'] as const;
+const ORDER_ID_KEYS = ['id', 'order_id', 'orderId'] as const;
 /** Keys under which the order may be nested. */
-export const ORDER_ENVELOPE_KEYS = ['data', 'order', 'result'] as const;
+const ORDER_ENVELOPE_KEYS = ['data', 'order', 'result'] as const;
 
 /**
  * Parse the order-creation response and return the order id as its digits: `order_id`, `orderId` or `id` at the
@@ -228,26 +219,11 @@ export function parseOrderResponse(body: unknown, map?: ResponseMap): { orderId:
 // ---------------------------------------------------------------------------------------------------------
 // Documents
 
-/** Typical field names of each document link (documentation only: the extraction recognises many more). */
-export const DOCUMENT_LINK_KEYS = {
-  original: ['original', 'original_url', 'originalUrl', 'url'],
-  thumbnail: ['thumbnail', 'thumbnail_url', 'thumbnailUrl', 'thumb', 'thumb_url', 'thumbUrl'],
-  download: [
-    'download',
-    'download_url',
-    'downloadUrl',
-    'signed_url',
-    'signedUrl',
-    'signed_download_url',
-    'signedDownloadUrl',
-  ],
-} as const;
-
 /** Typical field names of the document id (documentation only). */
 export const DOCUMENT_ID_KEYS = ['id', 'document_id', 'documentId'] as const;
 
 /** The parsed document-upload response. */
-export interface ParsedDocument {
+interface ParsedDocument {
   /** Links to the original, a thumbnail and a signed download; `null` where the platform sent none. */
   readonly links: {
     readonly original: string | null;
@@ -270,7 +246,7 @@ export function parseDocumentResponse(body: unknown, map?: ResponseMap): ParsedD
 // Error bodies
 
 /** What the client takes from an error body, whatever its shape. */
-export interface ParsedErrorBody {
+interface ParsedErrorBody {
   /** The platform's message (`error.message`, `message`, `detail`, `title`, `error_description`, …). */
   readonly message?: string;
   /** The platform's code (`error.code`, `code`, or `error` when it is a string). */

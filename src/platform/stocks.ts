@@ -10,6 +10,23 @@ import { resolvePointer } from './extract';
 import { normaliseStockId, parseStocksResponse, readStockIds } from './schemas';
 import type { StockList } from './types';
 
+/** The stock-list request (`GET` stocks), with the page's query when it has one. */
+function stocksRequest(
+  bearer: string,
+  query: Readonly<Record<string, string>>,
+  signal: AbortSignal | undefined,
+): PlatformRequest {
+  return {
+    route: 'stocks',
+    method: 'GET',
+    path: PLATFORM_PATHS.stocks,
+    headers: { Authorization: `Bearer ${bearer}` },
+    bearer,
+    ...(Object.keys(query).length > 0 && { query }),
+    ...(signal && { signal }),
+  };
+}
+
 /**
  * List the stocks available to the authenticated user.
  * @throws a `PlatformError`: `FORBIDDEN` without the badge scope, `UNEXPECTED_RESPONSE` when no stock list is
@@ -17,14 +34,7 @@ import type { StockList } from './types';
  */
 export async function listStocks(context: ApiContext, signal?: AbortSignal): Promise<StockList> {
   const { request, response } = await context.auth.withToken(async (bearer) => {
-    const request: PlatformRequest = {
-      route: 'stocks',
-      method: 'GET',
-      path: PLATFORM_PATHS.stocks,
-      headers: { Authorization: `Bearer ${bearer}` },
-      bearer,
-      ...(signal && { signal }),
-    };
+    const request = stocksRequest(bearer, {}, signal);
     return { request, response: await context.http.send(request) };
   }, signal);
   if (response.status < 200 || response.status >= 300) throw context.http.errorFor(request, response);
@@ -189,15 +199,7 @@ export async function checkStock(
       seen.add(key);
       const pageQuery = query;
       const { response } = await context.auth.withToken(async (bearer) => {
-        const request: PlatformRequest = {
-          route: 'stocks',
-          method: 'GET',
-          path: PLATFORM_PATHS.stocks,
-          headers: { Authorization: `Bearer ${bearer}` },
-          bearer,
-          ...(Object.keys(pageQuery).length > 0 && { query: pageQuery }),
-          ...(signal && { signal }),
-        };
+        const request = stocksRequest(bearer, pageQuery, signal);
         return { request, response: await context.http.send(request) };
       }, signal);
       if (response.status < 200 || response.status >= 300) return UNKNOWN;

@@ -129,7 +129,7 @@ export class AccessToken {
 }
 
 /** Options of a {@link TokenCache}. */
-export interface TokenCacheOptions {
+interface TokenCacheOptions {
   /**
    * The clock, in epoch milliseconds; tests advance it instead of sleeping.
    * @default Date.now

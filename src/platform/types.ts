@@ -159,7 +159,7 @@ export interface CreateOrderInput {
 }
 
 /** Options of a call that takes no other input. */
-export interface CallOptions {
+interface CallOptions {
   /** Aborts the call (e.g. the activity's cancellation signal); the promise then rejects with its reason. */
   readonly signal?: AbortSignal;
 }

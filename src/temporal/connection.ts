@@ -9,7 +9,7 @@ import { createDataConverter } from '../codec/data-converter';
 import type { TemporalConfig } from '../config';
 
 /** The options both connection kinds share. */
-export type SharedConnectionOptions = Pick<ConnectionOptions, 'address' | 'tls' | 'apiKey' | 'metadata'>;
+type SharedConnectionOptions = Pick<ConnectionOptions, 'address' | 'tls' | 'apiKey' | 'metadata'>;
 
 /** Connection options from configuration (certificate files are read here, so errors name the file). */
 export function connectionOptions(config: TemporalConfig): SharedConnectionOptions {

@@ -62,7 +62,7 @@ const POLICIES = {
 } as const;
 
 /** What {@link applyReplaySchedule} did. */
-export type ApplyResult = 'created' | 'updated';
+type ApplyResult = 'created' | 'updated';
 
 /**
  * Creates the Schedule, or updates its spec, action and policies when it exists. Whether it is paused (and
@@ -119,7 +119,7 @@ export async function triggerReplay(client: Client, scheduleId = REPLAY_SCHEDULE
 }
 
 /** A plain summary of the Schedule for people and scripts. */
-export interface ReplayScheduleSummary {
+interface ReplayScheduleSummary {
   readonly scheduleId: string;
   readonly paused: boolean;
   readonly note: string | null;

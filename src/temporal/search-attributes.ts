@@ -9,7 +9,7 @@ const INDEXED_VALUE_TYPE: Partial<Record<string, temporal.api.enums.v1.IndexedVa
 };
 
 /** Result of {@link ensureSearchAttributes}: names that were added and names that already existed. */
-export interface EnsureSearchAttributesResult {
+interface EnsureSearchAttributesResult {
   readonly added: readonly string[];
   readonly existing: readonly string[];
 }

@@ -20,7 +20,7 @@ import type { PlatformRequestEvent } from '../platform/types';
 import type { Tracing } from './types';
 
 /** Name of the tracer of the service's own spans (start calls, platform calls). */
-export const TRACER_NAME = 'badge-orders';
+const TRACER_NAME = 'badge-orders';
 
 /** Span attributes of a platform call: OpenTelemetry's HTTP names, plus the activity's attempt. */
 export function platformCallAttributes(event: PlatformRequestEvent, activityAttempt?: number): Attributes {

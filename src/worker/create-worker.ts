@@ -22,7 +22,7 @@ import { packageVersion } from '../version';
 import { platformClientFromConfig } from './platform-client';
 
 /** A worker ready to run, with the connections it owns (close both after `run()`). */
-export interface BadgeOrderWorker {
+interface BadgeOrderWorker {
   readonly worker: Worker;
   readonly connection: NativeConnection;
   /** The client the nightly replay's activities list and signal orders with. */
