@@ -32,6 +32,42 @@ export {
   PayloadKeysError,
 } from '../codec/key-ring';
 export { callbackUrlProblem, type CallbackUrlPolicy } from '../webhook-destination';
-export * from '../contract';
-export * from '../workflow-contract';
-export * from '../workflow-messages';
+// The contract a backend writes against: orders, their status and results, webhook events, the operators'
+// messages. What the workflow and the API use beyond it stays inside.
+export {
+  DEFAULT_TASK_QUEUE,
+  InvalidOrderInputError,
+  badgeOrderInputSchema,
+  badgeOrderWorkflowId,
+  parseBadgeOrderInput,
+  webhookEventSchema,
+  type BadgeOrderInput,
+  type BadgeOrderOptions,
+  type BadgeOrderPhase,
+  type BadgeOrderResult,
+  type BadgeOrderStatusView,
+  type DocumentInput,
+  type DocumentState,
+  type DocumentStatus,
+  type ListedOrder,
+  type ReconcileOrderAnswer,
+  type ReconcileOrderInput,
+  type ReplaceDocumentInput,
+  type RunStatusName,
+  type SetDocumentOwnerInput,
+  type StockAdvice,
+  type WebhookEvent,
+} from '../contract';
+export {
+  BADGE_ORDER_STATUSES,
+  WEBHOOK_EVENT_TYPES,
+  WORKFLOW_TYPES,
+  type BadgeOrderStatusValue,
+} from '../workflow-contract';
+export {
+  reconcileOrderUpdate,
+  replaceDocumentUpdate,
+  retryUploadsSignal,
+  setDocumentOwnerUpdate,
+  statusQuery,
+} from '../workflow-messages';
