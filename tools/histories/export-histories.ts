@@ -226,7 +226,7 @@ const SCENARIOS: Record<string, Scenario> = {
     await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-reconciliation');
     const platform = await stack.sandbox.control.state();
     const created = platform.orders.at(-1)?.id;
-    if (typeof created !== 'number') throw new Error('reconciled-by-operator: the platform holds no order');
+    if (created === undefined) throw new Error('reconciled-by-operator: the platform holds no order');
     await stack.orders().reconcileOrder(input.orderRef, { orderId: created });
     await started.handle.result();
     await stack.sandbox.control.setFaults({});
