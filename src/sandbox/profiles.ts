@@ -205,155 +205,110 @@ export const SANDBOX_PROFILE_NAMES = [
 /** One of {@link SANDBOX_PROFILE_NAMES}. */
 export type SandboxProfileName = (typeof SANDBOX_PROFILE_NAMES)[number];
 
+/** What a named profile changes in `reference`: whole top-level choices, or single fields of a section. */
+type ProfileChanges = Pick<SandboxProfile, 'name' | 'description'> & {
+  readonly [K in Exclude<keyof SandboxProfile, 'name' | 'description'>]?: SandboxProfile[K] extends object
+    ? Partial<SandboxProfile[K]>
+    : SandboxProfile[K];
+};
+
+/** `reference` with `changes` applied. */
+function variant(changes: ProfileChanges): SandboxProfile {
+  return {
+    ...REFERENCE,
+    ...changes,
+    token: { ...REFERENCE.token, ...changes.token },
+    stocks: { ...REFERENCE.stocks, ...changes.stocks },
+    orders: { ...REFERENCE.orders, ...changes.orders },
+    documents: { ...REFERENCE.documents, ...changes.documents },
+  };
+}
+
 /** The named profiles, by name. Each differs from `reference` in many choices at once. */
 const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
   reference: REFERENCE,
-  urls: {
+  urls: variant({
     name: 'urls',
     description:
       'the independent implementation of issue 15: urls.{original,thumbnail,signed} and document.id',
-    token: {
-      tokenType: null,
-      expiresIn: false,
-      expiresAt: 'epoch-seconds',
-      refreshToken: false,
-      userIdClaim: null,
-    },
-    stocks: { envelope: 'bare', pageSize: 1, stockIdType: 'number', link: 'next', totalHeader: 'none' },
-    orders: { status: 201, idType: 'number', envelope: 'data', fields: 'extra', firstOrderId: '70001' },
-    documents: { status: 201, links: 'urls', idStyle: 'number', filePart: 'file', ownerChecked: false },
+    token: { tokenType: null, expiresIn: false, expiresAt: 'epoch-seconds' },
+    stocks: { envelope: 'bare', pageSize: 1 },
+    orders: { envelope: 'data', fields: 'extra', firstOrderId: '70001' },
+    documents: { links: 'urls', idStyle: 'number' },
     errors: 'message',
-    idempotency: 'honoured',
-  },
-  hal: {
+  }),
+  hal: variant({
     name: 'hal',
     description: 'a Spring HATEOAS style platform: _links with href, content pages, problem+json errors',
-    token: { tokenType: 'bearer', expiresIn: true, expiresAt: 'none', refreshToken: true, userIdClaim: null },
-    stocks: {
-      envelope: 'content-links',
-      pageSize: 2,
-      stockIdType: 'string',
-      link: 'next',
-      totalHeader: 'none',
-    },
-    orders: { status: 200, idType: 'string', envelope: 'bare', fields: 'extra', firstOrderId: '900001' },
-    documents: { status: 200, links: 'hal', idStyle: 'uuid', filePart: 'any', ownerChecked: false },
+    token: { tokenType: 'bearer', refreshToken: true },
+    stocks: { envelope: 'content-links', pageSize: 2, stockIdType: 'string' },
+    orders: { status: 200, idType: 'string', fields: 'extra', firstOrderId: '900001' },
+    documents: { status: 200, links: 'hal', idStyle: 'uuid', filePart: 'any' },
     errors: 'problem',
-    idempotency: 'honoured',
-  },
-  legacy: {
+  }),
+  legacy: variant({
     name: 'legacy',
     description:
       'an older platform that ignores Idempotency-Key: page numbers, flat link fields, text errors',
-    token: { tokenType: null, expiresIn: true, expiresAt: 'iso-8601', refreshToken: true, userIdClaim: null },
-    stocks: { envelope: 'items-page', pageSize: 1, stockIdType: 'string', link: 'next', totalHeader: 'none' },
-    orders: { status: 200, idType: 'string', envelope: 'order', fields: 'full', firstOrderId: '31337' },
-    documents: { status: 200, links: 'flat', idStyle: 'number', filePart: 'any', ownerChecked: false },
+    token: { tokenType: null, expiresAt: 'iso-8601', refreshToken: true },
+    stocks: { envelope: 'items-page', pageSize: 1, stockIdType: 'string' },
+    orders: { status: 200, idType: 'string', envelope: 'order', firstOrderId: '31337' },
+    documents: { status: 200, links: 'flat', idStyle: 'number', filePart: 'any' },
     errors: 'text',
     idempotency: 'ignored',
-  },
-  'json-api': {
+  }),
+  'json-api': variant({
     name: 'json-api',
     description: 'a JSON:API style platform that ignores Idempotency-Key and answers errors without a body',
-    token: {
-      tokenType: 'Bearer',
-      expiresIn: true,
-      expiresAt: 'epoch-seconds',
-      refreshToken: false,
-      userIdClaim: null,
-    },
-    stocks: { envelope: 'data', pageSize: 2, stockIdType: 'number', link: 'next', totalHeader: 'none' },
-    orders: { status: 201, idType: 'string', envelope: 'data', fields: 'extra', firstOrderId: '12001' },
-    documents: {
-      status: 201,
-      links: 'json-api',
-      idStyle: 'doc-prefixed',
-      filePart: 'file',
-      ownerChecked: false,
-    },
+    token: { expiresAt: 'epoch-seconds' },
+    stocks: { pageSize: 2 },
+    orders: { idType: 'string', envelope: 'data', fields: 'extra', firstOrderId: '12001' },
+    documents: { links: 'json-api' },
     errors: 'empty',
     idempotency: 'ignored',
-  },
-  minimal: {
+  }),
+  minimal: variant({
     name: 'minimal',
     description: 'as little as the specification allows: access_token only, { id } only, results pages',
-    token: { tokenType: null, expiresIn: false, expiresAt: 'none', refreshToken: false, userIdClaim: null },
-    stocks: {
-      envelope: 'results-next',
-      pageSize: 2,
-      stockIdType: 'number',
-      link: 'next',
-      totalHeader: 'none',
-    },
-    orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'id-only', firstOrderId: '1' },
-    documents: { status: 201, links: 'urls', idStyle: 'uuid', filePart: 'any', ownerChecked: false },
+    token: { tokenType: null, expiresIn: false },
+    stocks: { envelope: 'results-next', pageSize: 2 },
+    orders: { fields: 'id-only', firstOrderId: '1' },
+    documents: { links: 'urls', idStyle: 'uuid', filePart: 'any' },
     errors: 'message',
-    idempotency: 'honoured',
-  },
-  keycloak: {
+  }),
+  keycloak: variant({
     name: 'keycloak',
     description:
       'the independent implementation of issue 27: a UUID sub with the user id in user_id, stock pages only in Link and X-Total-Count headers, the owner checked',
-    token: {
-      tokenType: 'Bearer',
-      expiresIn: true,
-      expiresAt: 'none',
-      refreshToken: true,
-      userIdClaim: { name: 'user_id', type: 'number' },
-    },
-    stocks: {
-      envelope: 'bare',
-      pageSize: 1,
-      stockIdType: 'number',
-      link: 'next',
-      totalHeader: 'x-total-count',
-    },
-    orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'full', firstOrderId: '880001' },
-    documents: { status: 201, links: 'flat', idStyle: 'uuid', filePart: 'file', ownerChecked: true },
+    token: { refreshToken: true, userIdClaim: { name: 'user_id', type: 'number' } },
+    stocks: { envelope: 'bare', pageSize: 1, totalHeader: 'x-total-count' },
+    orders: { firstOrderId: '880001' },
+    documents: { links: 'flat', idStyle: 'uuid', ownerChecked: true },
     errors: 'problem',
-    idempotency: 'honoured',
-  },
-  'link-pages': {
+  }),
+  'link-pages': variant({
     name: 'link-pages',
     description:
       'a GitLab style API that ignores Idempotency-Key: relative Link rels and X-Total headers, a UUID sub with the user id in uid, the owner checked',
-    token: {
-      tokenType: null,
-      expiresIn: true,
-      expiresAt: 'epoch-seconds',
-      refreshToken: false,
-      userIdClaim: { name: 'uid', type: 'string' },
-    },
+    token: { tokenType: null, expiresAt: 'epoch-seconds', userIdClaim: { name: 'uid', type: 'string' } },
     stocks: { envelope: 'bare', pageSize: 1, stockIdType: 'string', link: 'rels', totalHeader: 'x-total' },
     orders: { status: 200, idType: 'string', envelope: 'data', fields: 'extra', firstOrderId: '640001' },
     documents: { status: 200, links: 'urls', idStyle: 'number', filePart: 'any', ownerChecked: true },
     errors: 'message',
     idempotency: 'ignored',
-  },
-  int64: {
+  }),
+  int64: variant({
     name: 'int64',
     description:
       'a platform numbering orders and documents with 64-bit integers beyond 2^53, sent as bare JSON numbers',
-    token: {
-      tokenType: 'bearer',
-      expiresIn: true,
-      expiresAt: 'epoch-seconds',
-      refreshToken: false,
-      userIdClaim: null,
-    },
-    stocks: { envelope: 'data', pageSize: 2, stockIdType: 'number', link: 'next', totalHeader: 'none' },
+    token: { tokenType: 'bearer', expiresAt: 'epoch-seconds' },
+    stocks: { pageSize: 2 },
     // Near 2^63, doubles lie 1,024 apart: read through JSON.parse, consecutive orders would share one id.
-    orders: {
-      status: 201,
-      idType: 'number',
-      envelope: 'data',
-      fields: 'extra',
-      firstOrderId: '9223372036854770001',
-    },
-    documents: { status: 200, links: 'hal', idStyle: 'int64', filePart: 'file', ownerChecked: false },
+    orders: { envelope: 'data', fields: 'extra', firstOrderId: '9223372036854770001' },
+    documents: { status: 200, links: 'hal', idStyle: 'int64' },
     errors: 'problem',
     idempotency: 'ignored',
-  },
+  }),
 };
 
 /** The profile a sandbox runs when none is chosen. */
