@@ -34,38 +34,35 @@ export interface StoredDocument extends DocumentResponse {
   sequence: number;
 }
 
+/** The fields of a stored order that `GET /_sandbox/orders` lists, in this order. */
+const ORDER_RECORD_KEYS = ['sequence', 'id', 'user_id', 'stock_id', 'idempotency_key', 'created_at'] as const;
+
 /** Ground truth of one created order, as listed by `GET /_sandbox/orders`. */
-export interface OrderRecord {
-  /** Position in the creation order of all orders and documents, from 1. */
-  sequence: number;
-  /** The order id as its digits (always a string here, whatever the profile sends; it may pass 2^53). */
-  id: string;
-  user_id: string;
-  stock_id: number | null;
-  /** The `Idempotency-Key` header the creating request carried, or null. */
-  idempotency_key: string | null;
-  created_at: string;
-}
+export type OrderRecord = Pick<StoredOrder, (typeof ORDER_RECORD_KEYS)[number]>;
+
+/**
+ * The fields of a stored document that `GET /_sandbox/documents` lists, in this order; `order_id` is the order it
+ * is linked to (`document_type_id`), as its digits.
+ */
+const DOCUMENT_RECORD_KEYS = [
+  'sequence',
+  'id',
+  'order_id',
+  'user_id',
+  'idempotency_key',
+  'size',
+  'sha256',
+  'filename',
+  'content_type',
+  'file_part',
+  'created_at',
+] as const;
 
 /** Ground truth of one stored document, as listed by `GET /_sandbox/documents`. */
-export interface DocumentRecord {
-  /** Position in the creation order of all orders and documents, from 1. */
-  sequence: number;
-  /** The document id as a string. */
-  id: string;
-  /** The order it is linked to (`document_type_id`), as its digits. */
-  order_id: string;
-  user_id: string;
-  /** The `Idempotency-Key` header the storing request carried, or null. */
-  idempotency_key: string | null;
-  size: number;
-  sha256: string;
-  filename: string;
-  content_type: string;
-  /** Name of the multipart part the file came in. */
-  file_part: string;
-  created_at: string;
-}
+export type DocumentRecord = Pick<
+  StoredDocument & { order_id: string },
+  (typeof DOCUMENT_RECORD_KEYS)[number]
+>;
 
 /** Filter of {@link SandboxStore.listOrders} and {@link SandboxStore.listDocuments}; all fields optional. */
 export interface RecordFilter {
@@ -101,21 +98,11 @@ export interface SandboxState {
 export type IdempotencyBegin =
   { kind: 'new' } | { kind: 'replay'; status: number; body: string } | { kind: 'in-flight' };
 
-/** Input of {@link SandboxStore.createOrder}. */
-export interface NewOrder {
-  userId: string;
-  stockId: number | null;
-  vehicle: Record<string, unknown>;
-  badge: Record<string, unknown>;
-  createdAt: string;
-  idempotencyKey: string | null;
-}
+/** An order to store: the canonical body and bookkeeping, without what the store assigns. */
+export type NewOrder = Omit<StoredOrder, 'id' | 'status' | 'sequence'>;
 
 /** A document to store: the canonical body and bookkeeping, without the sequence the store assigns. */
 export type NewDocument = Omit<StoredDocument, 'sequence'>;
-
-/** First order id of the `reference` profile; ids increase by one from here. */
-export const FIRST_ORDER_ID = '5001';
 
 /** The sandbox's in-memory store. */
 export class SandboxStore {
@@ -129,9 +116,9 @@ export class SandboxStore {
 
   /**
    * @param firstOrderId id of the first order as digits, and again after a reset (the profile's
-   * `orders.firstOrderId`)
+   * `orders.firstOrderId`); ids increase by one from here
    */
-  constructor(private readonly firstOrderId: string = FIRST_ORDER_ID) {
+  constructor(private readonly firstOrderId: string) {
     this.nextOrderId = BigInt(firstOrderId);
   }
 
@@ -139,17 +126,7 @@ export class SandboxStore {
   createOrder(order: NewOrder): StoredOrder {
     const id = String(this.nextOrderId);
     this.nextOrderId += 1n;
-    const stored: StoredOrder = {
-      id,
-      stock_id: order.stockId,
-      vehicle: order.vehicle,
-      badge: order.badge,
-      status: 'created',
-      created_at: order.createdAt,
-      user_id: order.userId,
-      idempotency_key: order.idempotencyKey,
-      sequence: this.nextSequence++,
-    };
+    const stored: StoredOrder = { id, ...order, status: 'created', sequence: this.nextSequence++ };
     this.orders.set(stored.id, stored);
     return stored;
   }
@@ -173,45 +150,15 @@ export class SandboxStore {
   }
 
   /** Ground truth of the created orders, in creation order. */
-  listOrders(filter: RecordFilter = {}): OrderRecord[] {
-    return [...this.orders.values()]
-      .filter(
-        (order) =>
-          (filter.idempotencyKey === undefined || order.idempotency_key === filter.idempotencyKey) &&
-          (filter.userId === undefined || order.user_id === filter.userId),
-      )
-      .map((order) => ({
-        sequence: order.sequence,
-        id: order.id,
-        user_id: order.user_id,
-        stock_id: order.stock_id,
-        idempotency_key: order.idempotency_key,
-        created_at: order.created_at,
-      }));
+  listOrders(filter: Omit<RecordFilter, 'orderId'> = {}): OrderRecord[] {
+    return matching(this.orders, filter).map((order) => pick(order, ORDER_RECORD_KEYS));
   }
 
   /** Ground truth of the stored documents, in creation order. */
   listDocuments(filter: RecordFilter = {}): DocumentRecord[] {
-    return [...this.documents.values()]
-      .filter(
-        (document) =>
-          (filter.idempotencyKey === undefined || document.idempotency_key === filter.idempotencyKey) &&
-          (filter.userId === undefined || document.user_id === filter.userId) &&
-          (filter.orderId === undefined || document.document_type_id === filter.orderId),
-      )
-      .map((document) => ({
-        sequence: document.sequence,
-        id: document.id,
-        order_id: document.document_type_id,
-        user_id: document.user_id,
-        idempotency_key: document.idempotency_key,
-        size: document.size,
-        sha256: document.sha256,
-        filename: document.filename,
-        content_type: document.content_type,
-        file_part: document.file_part,
-        created_at: document.created_at,
-      }));
+    return matching(this.documents, filter)
+      .filter((document) => filter.orderId === undefined || document.document_type_id === filter.orderId)
+      .map((document) => pick({ ...document, order_id: document.document_type_id }, DOCUMENT_RECORD_KEYS));
   }
 
   /** A stored document by id. */
@@ -271,4 +218,20 @@ export class SandboxStore {
 
 function idempotencyId(userId: string, route: SandboxRoute, key: string): string {
   return JSON.stringify([userId, route, key]);
+}
+
+/** The records created by a request with the filter's key and of its user, in creation order. */
+function matching<T extends StoredOrder | StoredDocument>(
+  records: Map<string, T>,
+  filter: RecordFilter,
+): T[] {
+  return [...records.values()].filter(
+    (record) =>
+      (filter.idempotencyKey === undefined || record.idempotency_key === filter.idempotencyKey) &&
+      (filter.userId === undefined || record.user_id === filter.userId),
+  );
+}
+
+function pick<T, K extends keyof T>(record: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, record[key]])) as Pick<T, K>;
 }

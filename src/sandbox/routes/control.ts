@@ -50,12 +50,7 @@ function recordFilter(query: unknown, allowOrderId: boolean): RecordFilter {
       field: 'orderId',
     });
   }
-  const { idempotencyKey, userId, orderId } = result.data;
-  return {
-    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
-    ...(userId !== undefined ? { userId } : {}),
-    ...(orderId !== undefined ? { orderId } : {}),
-  };
+  return result.data;
 }
 
 /** Registers the control API. */

@@ -8,6 +8,7 @@ import type { SandboxContext } from '../context';
 import { SandboxHttpError, validationError } from '../http-error';
 import { runIdempotent, sentIdempotencyKey } from '../idempotency';
 import { PLATFORM_PATHS } from '../shapes';
+import type { NewOrder } from '../store';
 import { orderBody } from '../wire';
 import { sendEffectResult } from './respond';
 
@@ -16,11 +17,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** A validated order payload. */
-interface OrderPayload {
-  stockId: number | null;
-  vehicle: Record<string, unknown>;
-  badge: Record<string, unknown>;
-}
+type OrderPayload = Pick<NewOrder, 'stock_id' | 'vehicle' | 'badge'>;
 
 /** Checks the create payload; answers 422 naming the first field at fault. */
 function parseOrderPayload(body: unknown): OrderPayload {
@@ -33,7 +30,7 @@ function parseOrderPayload(body: unknown): OrderPayload {
   else if (typeof raw === 'string' && /^[1-9]\d{0,15}$/.test(raw)) stockId = Number(raw);
   else if (raw !== undefined && raw !== null)
     throw validationError('stock_id', 'stock_id must be a positive integer');
-  return { stockId, vehicle: body.vehicle, badge: body.badge };
+  return { stock_id: stockId, vehicle: body.vehicle, badge: body.badge };
 }
 
 /** Registers the order route. */
@@ -42,17 +39,17 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext): 
     const { userId } = claimsOf(request);
     const result = await runIdempotent(ctx, request, { userId, route: 'orders' }, () => {
       const payload = parseOrderPayload(request.body);
-      if (payload.stockId !== null) {
+      if (payload.stock_id !== null) {
         const user = ctx.users.find((candidate) => candidate.id === userId);
         const listed =
-          (user?.stocks.some((stock) => stock.stock_id === payload.stockId) ?? false) ||
-          (user?.sharedStockIds?.includes(payload.stockId) ?? false);
-        const retired = user?.retiredStockIds?.includes(payload.stockId) ?? false;
+          (user?.stocks.some((stock) => stock.stock_id === payload.stock_id) ?? false) ||
+          (user?.sharedStockIds?.includes(payload.stock_id) ?? false);
+        const retired = user?.retiredStockIds?.includes(payload.stock_id) ?? false;
         if (!listed || retired) {
           throw new SandboxHttpError(
             404,
             'stock_not_found',
-            `stock ${payload.stockId} not found for this user`,
+            `stock ${payload.stock_id} not found for this user`,
             {
               field: 'stock_id',
             },
@@ -60,10 +57,10 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext): 
         }
       }
       const order = ctx.store.createOrder({
-        userId,
         ...payload,
-        createdAt: new Date(ctx.now()).toISOString(),
-        idempotencyKey: sentIdempotencyKey(request),
+        created_at: new Date(ctx.now()).toISOString(),
+        user_id: userId,
+        idempotency_key: sentIdempotencyKey(request),
       });
       return { status: ctx.profile.orders.status, body: orderBody(ctx.profile, order) };
     });
