@@ -2,7 +2,7 @@
  * Fault decisions: which request gets which injected fault. Pure bookkeeping — the HTTP side (sleeping,
  * answering, destroying sockets) lives in `hooks.ts` and the routes.
  */
-import type { FailNextRule, FaultConfig, FaultKind, ParsedFaultConfig } from './config';
+import type { FaultConfig, FaultKind, ParsedFaultConfig } from './config';
 import { pick } from './random';
 import type { RandomSource } from './random';
 import { SANDBOX_ROUTES } from './shapes';
@@ -17,17 +17,6 @@ export type CommitFaultKind = Extract<FaultKind, `commit-then-${string}`>;
 /** Kinds that act before anything happens. */
 export type PreFaultKind = Exclude<FaultKind, CommitFaultKind>;
 
-const ERROR_KIND: Record<500 | 502 | 503, PreFaultKind> = {
-  500: 'error-500',
-  502: 'error-502',
-  503: 'error-503',
-};
-const COMMIT_KIND: Record<'500' | '503' | 'drop', CommitFaultKind> = {
-  '500': 'commit-then-500',
-  '503': 'commit-then-503',
-  drop: 'commit-then-drop',
-};
-
 const PRE_EQUIVALENT: Record<CommitFaultKind, PreFaultKind> = {
   'commit-then-500': 'error-500',
   'commit-then-503': 'error-503',
@@ -39,11 +28,7 @@ export function isCommitFault(kind: FaultKind): kind is CommitFaultKind {
   return kind.startsWith('commit-then-');
 }
 
-interface PendingRule {
-  route: SandboxRoute | undefined;
-  count: number;
-  kind: FaultKind;
-}
+type PendingRule = NonNullable<ParsedFaultConfig['failNext']>[number];
 
 /** Decides faults from the current configuration; its configuration can be replaced at run time. */
 export class FaultInjector {
@@ -59,20 +44,14 @@ export class FaultInjector {
 
   /** Replaces the whole configuration, including pending `failNext` rules. */
   replace(config: ParsedFaultConfig): void {
-    const { failNext, ...rest } = config;
+    const { failNext = [], ...rest } = config;
     this.config = rest;
-    this.pending = (failNext ?? []).map((rule) => ({
-      route: rule.route,
-      count: rule.count,
-      kind: rule.kind,
-    }));
+    this.pending = failNext.map((rule) => ({ ...rule }));
   }
 
   /** The configuration in force, with the `failNext` rules not yet used up. */
   current(): FaultConfig {
-    const failNext: FailNextRule[] = this.pending
-      .filter((rule) => rule.count > 0)
-      .map((rule) => ({ ...(rule.route ? { route: rule.route } : {}), count: rule.count, kind: rule.kind }));
+    const failNext = this.pending.filter((rule) => rule.count > 0);
     return structuredClone({ ...this.config, ...(failNext.length > 0 ? { failNext } : {}) });
   }
 
@@ -122,14 +101,13 @@ export class FaultInjector {
     if (errorRate + rateLimitRate + dropRate + commitRate === 0) return undefined;
     let threshold = this.random();
     if ((threshold -= errorRate) < 0) {
-      return ERROR_KIND[pick<500 | 502 | 503>(this.random, this.config.errorStatuses ?? [500, 502, 503])];
+      return `error-${pick(this.random, this.config.errorStatuses ?? ([500, 502, 503] as const))}` as const;
     }
     if ((threshold -= rateLimitRate) < 0) return 'rate-limit';
     if ((threshold -= dropRate) < 0) return 'drop';
     if ((threshold -= commitRate) < 0) {
-      return COMMIT_KIND[
-        pick<'500' | '503' | 'drop'>(this.random, this.config.commitThenFailModes ?? ['500', '503', 'drop'])
-      ];
+      const mode = pick(this.random, this.config.commitThenFailModes ?? (['500', '503', 'drop'] as const));
+      return `commit-then-${mode}` as const;
     }
     return undefined;
   }
