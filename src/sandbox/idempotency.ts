@@ -21,12 +21,10 @@ export interface IdempotentResult extends RouteResult {
   replayed: boolean;
 }
 
-/** The request's idempotency key, or undefined when the header is absent. */
-export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
-  const header = request.headers[IDEMPOTENCY_KEY_HEADER];
-  const key = Array.isArray(header) ? header[0] : header;
-  if (key === undefined) return undefined;
-  if (key.length === 0 || key.length > 255) {
+/** The request's idempotency key, checked; null when the header is absent. */
+function idempotencyKeyOf(request: FastifyRequest): string | null {
+  const key = sentIdempotencyKey(request);
+  if (key !== null && (key.length === 0 || key.length > 255)) {
     throw validationError('Idempotency-Key', 'the Idempotency-Key header must have 1 to 255 characters');
   }
   return key;
@@ -42,9 +40,10 @@ export function sentIdempotencyKey(request: FastifyRequest): string | null {
 }
 
 /**
- * Runs `effect` under the request's idempotency key. When the profile ignores keys it simply runs. Without a key it simply runs. With a key: a remembered
- * successful response is replayed; a key still in flight answers 409 `idempotency_conflict` with
- * `Retry-After: 1`; otherwise the effect runs and its response is remembered if it is a 2xx.
+ * Runs `effect` under the request's idempotency key. When the profile ignores keys, or without a key, it simply
+ * runs. With a key: a remembered successful response is replayed; a key still in flight answers 409
+ * `idempotency_conflict` with `Retry-After: 1`; otherwise the effect runs and its response is remembered if it
+ * is a 2xx.
  */
 export async function runIdempotent(
   ctx: SandboxContext,
@@ -54,7 +53,7 @@ export async function runIdempotent(
 ): Promise<IdempotentResult> {
   if (ctx.profile.idempotency === 'ignored') return { ...(await effect()), replayed: false };
   const key = idempotencyKeyOf(request);
-  if (key === undefined) return { ...(await effect()), replayed: false };
+  if (key === null) return { ...(await effect()), replayed: false };
 
   const { userId, route } = scope;
   const begin = ctx.store.beginIdempotent(userId, route, key, new Date(ctx.now()).toISOString());
