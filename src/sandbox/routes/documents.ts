@@ -35,6 +35,12 @@ const DOWNLOAD_LINK_TTL_SECONDS = 3600;
 
 type DocumentField = (typeof DOCUMENT_FIELDS)[number];
 
+/** The fields and the file of an upload, as received. */
+interface Upload {
+  fields: Partial<Record<DocumentField, string>>;
+  file: ReceivedFile | undefined;
+}
+
 /** A file received in full. */
 interface ReceivedFile {
   filename: string;
@@ -131,23 +137,16 @@ function whenClientAborts(request: FastifyRequest): Promise<never> {
   return aborted;
 }
 
-/** Reads every part, in whatever order the client sent fields and file. */
-async function readUpload(
-  request: FastifyRequest,
-  rules: SandboxRules,
-  storageDir: string | undefined,
-  anyFilePart: boolean,
-): Promise<{ fields: Partial<Record<DocumentField, string>>; file: ReceivedFile | undefined }> {
-  return Promise.race([readParts(request, rules, storageDir, anyFilePart), whenClientAborts(request)]);
-}
-
-/** Reads the parts; with `anyFilePart` the one file part may have any name, otherwise it must be `file`. */
+/**
+ * Reads every part, in whatever order the client sent fields and file; with `anyFilePart` the one file part may
+ * have any name, otherwise it must be `file`.
+ */
 async function readParts(
   request: FastifyRequest,
   rules: SandboxRules,
   storageDir: string | undefined,
   anyFilePart: boolean,
-): Promise<{ fields: Partial<Record<DocumentField, string>>; file: ReceivedFile | undefined }> {
+): Promise<Upload> {
   if (!request.isMultipart()) {
     throw validationError('body', 'the body must be multipart/form-data');
   }
@@ -195,8 +194,7 @@ async function readParts(
 function validateUpload(
   ctx: SandboxContext,
   userId: string,
-  fields: Partial<Record<DocumentField, string>>,
-  file: ReceivedFile | undefined,
+  { fields, file }: Upload,
 ): { orderId: string; owner: string; file: ReceivedFile } {
   const documentType = fields.document_type?.trim();
   if (!documentType) throw validationError('document_type', 'document_type is required');
@@ -231,17 +229,15 @@ async function storeDocument(
 ): Promise<RouteResult> {
   // Rules are read once, so a change while the upload streams does not affect it.
   const rules = structuredClone(ctx.rules);
-  const { fields, file: received } = await readUpload(
-    request,
-    rules,
-    ctx.storageDir,
-    ctx.profile.documents.filePart === 'any',
-  );
+  const upload = await Promise.race([
+    readParts(request, rules, ctx.storageDir, ctx.profile.documents.filePart === 'any'),
+    whenClientAborts(request),
+  ]);
   let valid: ReturnType<typeof validateUpload>;
   try {
-    valid = validateUpload(ctx, userId, fields, received);
+    valid = validateUpload(ctx, userId, upload);
   } catch (error) {
-    if (received?.tempPath !== undefined) await rm(received.tempPath, { force: true });
+    if (upload.file?.tempPath !== undefined) await rm(upload.file.tempPath, { force: true });
     throw error;
   }
   const { orderId, owner, file } = valid;
