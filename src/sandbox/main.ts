@@ -171,18 +171,13 @@ async function main(argv: readonly string[]): Promise<void> {
     port: options.port,
     host: options.host,
     faults: faultsFrom(options),
-    rules: {
-      ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
-      ...(options.acceptedContentTypes !== undefined
-        ? { acceptedContentTypes: options.acceptedContentTypes }
-        : {}),
-    },
-    ...(options.tokenTtl !== undefined ? { tokenTtlSeconds: options.tokenTtl } : {}),
-    ...(controlToken !== undefined ? { controlToken } : {}),
-    ...(options.seed !== undefined ? { seed: options.seed } : {}),
-    ...(options.storageDir !== undefined ? { storageDir: options.storageDir } : {}),
-    ...(options.profile !== undefined ? { profile: options.profile } : {}),
-    ...(options.idempotency !== undefined ? { idempotency: options.idempotency } : {}),
+    rules: { maxUploadBytes: options.maxUploadBytes, acceptedContentTypes: options.acceptedContentTypes },
+    tokenTtlSeconds: options.tokenTtl,
+    controlToken,
+    seed: options.seed,
+    storageDir: options.storageDir,
+    profile: options.profile,
+    idempotency: options.idempotency,
     logger,
   });
 
