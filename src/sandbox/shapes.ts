@@ -3,9 +3,8 @@
  * platform specification says "not shown".
  *
  * Other profiles (`profiles.ts`) answer differently; `wire.ts` renders those answers from the canonical records,
- * which keep these shapes (the control API shows them under every profile). Paths and the shapes the
- * specification does define (credentials, the multipart part names it names) are here as well so the routes
- * have one source.
+ * which keep these shapes (the control API shows them under every profile). Paths and the multipart part names
+ * the specification does define are here as well so the routes have one source.
  */
 
 /** Paths of the platform endpoints the sandbox serves, relative to the base URL. */
@@ -31,12 +30,6 @@ export type Scope = (typeof SCOPES)[number];
 /** Issuer (`iss`) of every sandbox token. */
 export const TOKEN_ISSUER = 'badge-sandbox';
 
-/** Request body of `POST /iam/api/v1/auth/jwt` (defined by the specification). */
-export interface CredentialsBody {
-  username: string;
-  password: string;
-}
-
 /** Response body of a successful token call (200) under the `reference` profile. */
 export interface TokenResponse {
   /** A HS256-signed JWT with `sub` (numeric user id as string), `scope`, `iat`, `exp` and `iss`. */
@@ -54,11 +47,6 @@ export interface StockRecord {
   badge_type: string;
   /** Number of badges left in the stock. */
   available: number;
-}
-
-/** Response body of `GET /badge/v2/api/v1/stocks` (200) under the `reference` profile. */
-export interface StocksResponse {
-  data: StockRecord[];
 }
 
 /** Status of an order; the sandbox only ever reports `created` (the specification lists no states). */

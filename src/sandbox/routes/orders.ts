@@ -50,9 +50,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext): 
             404,
             'stock_not_found',
             `stock ${payload.stock_id} not found for this user`,
-            {
-              field: 'stock_id',
-            },
+            { field: 'stock_id' },
           );
         }
       }
