@@ -71,8 +71,6 @@ const orderAcceptedSchema = z.object({
   /** Where to read the order's status. */
   statusUrl: z.string(),
 });
-/** Answer of `PUT /v1/orders/{orderRef}`. */
-export type OrderAccepted = z.infer<typeof orderAcceptedSchema>;
 
 /** Answer of `GET /v1/orders/{orderRef}`: where the order stands, also after its run closed. */
 const orderViewSchema = listedOrderSchema.extend({
@@ -83,8 +81,6 @@ const orderViewSchema = listedOrderSchema.extend({
   /** Why a closed order did not complete. */
   failure: z.string().nullable(),
 });
-/** Answer of `GET /v1/orders/{orderRef}`. */
-export type OrderView = z.infer<typeof orderViewSchema>;
 
 /** Query of `GET /v1/orders`. */
 const listOrdersQuerySchema = z.strictObject({

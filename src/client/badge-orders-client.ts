@@ -12,7 +12,12 @@ import {
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/common';
+import {
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  type UpdateDefinition,
+} from '@temporalio/common';
 import {
   BadgeOrderClient,
   BadgeOrderId,
@@ -168,13 +173,8 @@ export class BadgeOrdersClient {
 
   /** The client of the order's latest run, from its search attribute or else its input; null for none. */
   private async ownerOf(handle: BadgeOrderHandle): Promise<string | null | undefined> {
-    let description: WorkflowExecutionDescription;
-    try {
-      description = await handle.describe();
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return undefined;
-      throw error;
-    }
+    const description = await describeIfFound(handle);
+    if (description === undefined) return undefined;
     const recorded = description.typedSearchAttributes.get(BadgeOrderClient);
     if (recorded !== undefined) return recorded;
     // Runs started before the search attribute: the client is in the input (decoded by the payload codec).
@@ -198,14 +198,8 @@ export class BadgeOrdersClient {
    * tell "not found" before acting, as the HTTP API does.
    */
   async findOrder(order: string | OrderKey): Promise<BadgeOrderHandle | undefined> {
-    const handle = this.client.workflow.getHandle<BadgeOrderWorkflow>(await this.workflowIdOf(keyOf(order)));
-    try {
-      await handle.describe();
-      return handle;
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return undefined;
-      throw error;
-    }
+    const handle = await this.handleOf(order);
+    return (await describeIfFound(handle)) === undefined ? undefined : handle;
   }
 
   /** Starts a run of the order; undefined when the id's policies refuse it (a run exists or existed). */
@@ -247,13 +241,8 @@ export class BadgeOrdersClient {
     orderRef: string,
     handle: BadgeOrderHandle,
   ): Promise<{ runId: string } | undefined> {
-    let description;
-    try {
-      description = await handle.describe();
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return undefined;
-      throw error;
-    }
+    const description = await describeIfFound(handle);
+    if (description === undefined) return undefined;
     if (description.status.name === 'RUNNING' || description.status.name === 'COMPLETED') return description;
     const orderId = description.typedSearchAttributes.get(BadgeOrderId);
     if (orderId !== undefined && orderId !== '') {
@@ -342,23 +331,7 @@ export class BadgeOrdersClient {
    * {@link ReconcileOrderRejectedError} with the workflow's reason when the answer is refused.
    */
   async reconcileOrder(order: string | OrderKey, answer: ReconcileOrderInput): Promise<BadgeOrderStatusView> {
-    const { orderRef } = keyOf(order);
-    const handle = await this.handleOf(order);
-    try {
-      return await handle.executeUpdate(reconcileOrderUpdate, { args: [answer] });
-    } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) {
-        throw new ReconcileOrderRejectedError(error.cause?.message ?? error.message, { cause: error });
-      }
-      const closed = await closedStatus(handle, error);
-      if (closed !== undefined) {
-        throw new ReconcileOrderRejectedError(
-          `reconcileOrder refused: order ${orderRef} is no longer running (${closed})`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+    return this.update(order, reconcileOrderUpdate, answer, ReconcileOrderRejectedError);
   }
 
   /**
@@ -370,23 +343,7 @@ export class BadgeOrdersClient {
     order: string | OrderKey,
     correction: SetDocumentOwnerInput,
   ): Promise<BadgeOrderStatusView> {
-    const { orderRef } = keyOf(order);
-    const handle = await this.handleOf(order);
-    try {
-      return await handle.executeUpdate(setDocumentOwnerUpdate, { args: [correction] });
-    } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) {
-        throw new SetDocumentOwnerRejectedError(error.cause?.message ?? error.message, { cause: error });
-      }
-      const closed = await closedStatus(handle, error);
-      if (closed !== undefined) {
-        throw new SetDocumentOwnerRejectedError(
-          `setDocumentOwner refused: order ${orderRef} is no longer running (${closed})`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+    return this.update(order, setDocumentOwnerUpdate, correction, SetDocumentOwnerRejectedError);
   }
 
   /**
@@ -394,23 +351,42 @@ export class BadgeOrdersClient {
    * {@link ReplaceDocumentRejectedError} with the workflow's reason when the replacement is refused.
    */
   async replaceDocument(order: string | OrderKey, replacement: ReplaceDocumentInput): Promise<DocumentState> {
-    const { orderRef } = keyOf(order);
+    return this.update(order, replaceDocumentUpdate, replacement, ReplaceDocumentRejectedError);
+  }
+
+  /** Runs an update; `Rejected` carries the workflow's reason when it refuses, or says the order has closed. */
+  private async update<Ret, Arg>(
+    order: string | OrderKey,
+    definition: UpdateDefinition<Ret, [Arg]>,
+    arg: Arg,
+    Rejected: new (message: string, options: ErrorOptions) => Error,
+  ): Promise<Ret> {
     const handle = await this.handleOf(order);
     try {
-      return await handle.executeUpdate(replaceDocumentUpdate, { args: [replacement] });
+      return await handle.executeUpdate(definition, { args: [arg] });
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError) {
-        throw new ReplaceDocumentRejectedError(error.cause?.message ?? error.message, { cause: error });
+        throw new Rejected(error.cause?.message ?? error.message, { cause: error });
       }
       const closed = await closedStatus(handle, error);
       if (closed !== undefined) {
-        throw new ReplaceDocumentRejectedError(
-          `replaceDocument refused: order ${orderRef} is no longer running (${closed})`,
+        throw new Rejected(
+          `${definition.name} refused: order ${keyOf(order).orderRef} is no longer running (${closed})`,
           { cause: error },
         );
       }
       throw error;
     }
+  }
+}
+
+/** The description of the order's run, or undefined when there is none. */
+async function describeIfFound(handle: BadgeOrderHandle): Promise<WorkflowExecutionDescription | undefined> {
+  try {
+    return await handle.describe();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
   }
 }
 

@@ -8,8 +8,9 @@
 import { pipeline, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyContextConfig, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { DOCUMENTS_ROUTE, type DocumentUploadResponse, type Problem } from '../../http-contract';
+import { DOCUMENTS_ROUTE, type DocumentUploadResponse } from '../../http-contract';
 import { DocumentRefusedError, DocumentUnavailableError, type DocumentStore } from '../../documents';
+import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody } from '../problem';
 import { WindowCounter } from '../window-counter';
 
 /** What one client may upload (`API_UPLOAD_*`). */
@@ -44,17 +45,14 @@ const MIME_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
 /** The statuses `POST /v1/documents` answers with a problem, for the OpenAPI document. */
 export const DOCUMENT_UPLOAD_PROBLEM_STATUSES = [400, 413, 415, 429, 500, 503] as const;
 
-function sendProblem(
-  reply: FastifyReply,
-  problem: Problem,
-  closeConnection = false,
-  retryAfterMs?: number,
-): FastifyReply {
-  // A refusal while the client may still be sending: close the connection rather than read the rest.
+/** Sends a problem; `closeConnection` for a refusal while the client may still be sending (the rest is not read). */
+function refuse(reply: FastifyReply, problem: ApiProblem, closeConnection = false): FastifyReply {
   if (closeConnection) reply.header('connection', 'close');
-  if (retryAfterMs !== undefined)
-    reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
-  return reply.code(problem.status).type('application/problem+json').send(problem);
+  return reply
+    .code(problem.status)
+    .headers(problem.headers)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(problemBody(problem));
 }
 
 /** Thrown into an upload's stream when it passes its client's byte quota. */
@@ -63,60 +61,51 @@ class QuotaExceededError extends Error {
 }
 
 const problems = {
-  notMultipart: (): Problem => ({
-    type: 'urn:badge-orders:problem:unsupported-media-type',
-    code: 'unsupported-media-type',
-    title: 'Unsupported Media Type',
-    status: 415,
-    detail: `send the document as multipart/form-data with a file part named "${DOCUMENT_FILE_FIELD}"`,
-  }),
-  noFile: (detail: string): Problem => ({
-    type: 'urn:badge-orders:problem:invalid-document',
-    code: 'invalid-document',
-    title: 'Bad Request',
-    status: 400,
-    detail,
-    errors: [{ field: DOCUMENT_FILE_FIELD, message: detail }],
-  }),
-  tooLarge: (maxBytes: number): Problem => ({
-    type: 'urn:badge-orders:problem:document-too-large',
-    code: 'document-too-large',
-    title: 'Content Too Large',
-    status: 413,
-    detail: `the document is larger than the limit of ${maxBytes} bytes; nothing was stored`,
-    errors: [{ field: DOCUMENT_FILE_FIELD, message: `is larger than the limit of ${maxBytes} bytes` }],
-  }),
-  unavailable: (): Problem => ({
-    type: 'urn:badge-orders:problem:document-store-unavailable',
-    code: 'document-store-unavailable',
-    title: 'Service Unavailable',
-    status: 503,
-    detail: 'the document store cannot be written now; try again later',
-  }),
-  tooManyUploads: (max: number): Problem => ({
-    type: 'urn:badge-orders:problem:too-many-uploads',
-    code: 'too-many-uploads',
-    title: 'Too Many Requests',
-    status: 429,
-    detail: `at most ${max} uploads at once per client (API_UPLOAD_MAX_CONCURRENT); send this one when another has finished`,
-  }),
-  quotaExceeded: (limits: UploadLimits, retryAfterMs: number): Problem => ({
-    type: 'urn:badge-orders:problem:upload-quota-exceeded',
-    code: 'upload-quota-exceeded',
-    title: 'Too Many Requests',
-    status: 429,
-    detail:
-      `at most ${limits.quotaBytes} bytes per ${limits.quotaWindowMs / 1000} s per client ` +
-      `(API_UPLOAD_QUOTA_BYTES per API_UPLOAD_QUOTA_WINDOW_MS); this window ends in ` +
-      `${Math.ceil(retryAfterMs / 1000)} s; nothing was stored`,
-  }),
-  internal: (): Problem => ({
-    type: 'urn:badge-orders:problem:internal-error',
-    code: 'internal-error',
-    title: 'Internal Server Error',
-    status: 500,
-    detail: 'the document could not be stored',
-  }),
+  notMultipart: (): ApiProblem =>
+    new ApiProblem({
+      status: 415,
+      code: 'unsupported-media-type',
+      detail: `send the document as multipart/form-data with a file part named "${DOCUMENT_FILE_FIELD}"`,
+    }),
+  noFile: (detail: string): ApiProblem =>
+    new ApiProblem({
+      status: 400,
+      code: 'invalid-document',
+      detail,
+      errors: [{ field: DOCUMENT_FILE_FIELD, message: detail }],
+    }),
+  tooLarge: (maxBytes: number): ApiProblem =>
+    new ApiProblem({
+      status: 413,
+      code: 'document-too-large',
+      title: 'Content Too Large',
+      detail: `the document is larger than the limit of ${maxBytes} bytes; nothing was stored`,
+      errors: [{ field: DOCUMENT_FILE_FIELD, message: `is larger than the limit of ${maxBytes} bytes` }],
+    }),
+  unavailable: (): ApiProblem =>
+    new ApiProblem({
+      status: 503,
+      code: 'document-store-unavailable',
+      detail: 'the document store cannot be written now; try again later',
+    }),
+  tooManyUploads: (max: number): ApiProblem =>
+    new ApiProblem({
+      status: 429,
+      code: 'too-many-uploads',
+      detail: `at most ${max} uploads at once per client (API_UPLOAD_MAX_CONCURRENT); send this one when another has finished`,
+    }),
+  quotaExceeded: (limits: UploadLimits, retryAfterMs: number): ApiProblem =>
+    new ApiProblem({
+      status: 429,
+      code: 'upload-quota-exceeded',
+      detail:
+        `at most ${limits.quotaBytes} bytes per ${limits.quotaWindowMs / 1000} s per client ` +
+        `(API_UPLOAD_QUOTA_BYTES per API_UPLOAD_QUOTA_WINDOW_MS); this window ends in ` +
+        `${Math.ceil(retryAfterMs / 1000)} s; nothing was stored`,
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+    }),
+  internal: (): ApiProblem =>
+    new ApiProblem({ status: 500, code: 'internal-error', detail: 'the document could not be stored' }),
 };
 
 function codeOf(error: unknown): unknown {
@@ -136,15 +125,14 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
   const sent = new WindowCounter(options.limits.quotaWindowMs);
 
   app.post(DOCUMENTS_ROUTE, { config: options.routeConfig ?? {} }, async (request, reply) => {
-    if (!request.isMultipart()) return sendProblem(reply, problems.notMultipart());
+    if (!request.isMultipart()) return refuse(reply, problems.notMultipart());
     const owner = ownerOf(request);
     if (sent.used(owner) >= options.limits.quotaBytes) {
-      const retryAfterMs = sent.remainingMs(owner);
-      return sendProblem(reply, problems.quotaExceeded(options.limits, retryAfterMs), true, retryAfterMs);
+      return refuse(reply, problems.quotaExceeded(options.limits, sent.remainingMs(owner)), true);
     }
     const running = uploading.get(owner) ?? 0;
     if (running >= options.limits.maxConcurrent) {
-      return sendProblem(reply, problems.tooManyUploads(options.limits.maxConcurrent), true);
+      return refuse(reply, problems.tooManyUploads(options.limits.maxConcurrent), true);
     }
     uploading.set(owner, running + 1);
     try {
@@ -166,18 +154,14 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
       part = await request.file({ limits, throwFileSizeLimit: true });
     } catch (error) {
       request.log.info({ err: error }, 'multipart body refused');
-      return sendProblem(reply, problems.noFile('the multipart body cannot be read'), true);
+      return refuse(reply, problems.noFile('the multipart body cannot be read'), true);
     }
     if (part === undefined) {
-      return sendProblem(reply, problems.noFile(`no file part named "${DOCUMENT_FILE_FIELD}"`));
+      return refuse(reply, problems.noFile(`no file part named "${DOCUMENT_FILE_FIELD}"`));
     }
     if (part.fieldname !== DOCUMENT_FILE_FIELD) {
       part.file.resume();
-      return sendProblem(
-        reply,
-        problems.noFile(`the file part must be named "${DOCUMENT_FILE_FIELD}"`),
-        true,
-      );
+      return refuse(reply, problems.noFile(`the file part must be named "${DOCUMENT_FILE_FIELD}"`), true);
     }
     const contentType = MIME_TYPE.test(part.mimetype) ? part.mimetype.toLowerCase() : FALLBACK_CONTENT_TYPE;
     // Every byte received counts against the client's quota, whether it ends up stored or not.
@@ -190,7 +174,7 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
     pipeline(part.file, counted, () => undefined);
     try {
       const stored = await store.put({ body: counted, contentType, maxBytes, owner });
-      if (part.file.truncated) return sendProblem(reply, problems.tooLarge(maxBytes), true);
+      if (part.file.truncated) return refuse(reply, problems.tooLarge(maxBytes), true);
       const answer: DocumentUploadResponse = stored;
       return reply.code(201).send(answer);
     } catch (error) {
@@ -198,21 +182,20 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
         (error instanceof DocumentRefusedError && error.reason === 'too-large') ||
         codeOf(error) === 'FST_REQ_FILE_TOO_LARGE'
       ) {
-        return sendProblem(reply, problems.tooLarge(maxBytes), true);
+        return refuse(reply, problems.tooLarge(maxBytes), true);
       }
       if (error instanceof QuotaExceededError) {
-        const retryAfterMs = sent.remainingMs(owner);
-        return sendProblem(reply, problems.quotaExceeded(options.limits, retryAfterMs), true, retryAfterMs);
+        return refuse(reply, problems.quotaExceeded(options.limits, sent.remainingMs(owner)), true);
       }
       if (error instanceof DocumentRefusedError) {
-        return sendProblem(reply, problems.noFile('the document is empty'));
+        return refuse(reply, problems.noFile('the document is empty'));
       }
       if (error instanceof DocumentUnavailableError) {
         request.log.warn({ err: error }, 'document store unavailable');
-        return sendProblem(reply, problems.unavailable(), true);
+        return refuse(reply, problems.unavailable(), true);
       }
       request.log.error({ err: error }, 'document upload failed');
-      return sendProblem(reply, problems.internal(), true);
+      return refuse(reply, problems.internal(), true);
     }
   }
 };

@@ -36,8 +36,6 @@ import {
   ORDER_OPERATIONS,
   SET_BY_THE_API,
   type Operation,
-  type OrderAccepted,
-  type OrderView,
 } from '../../http-contract';
 import {
   BADGE_ORDER_STATUSES,
@@ -128,6 +126,19 @@ function orderKeyOf(request: FastifyRequest, orderRef: string, named: string | u
   return named === NO_CLIENT ? { orderRef } : { orderRef, clientId: named };
 }
 
+/** An answer of an operation: one of its statuses, with the body its schema states for it. */
+type Answer<Op extends Operation> = {
+  [Status in Extract<keyof Op['responses'], number>]: {
+    readonly status: Status;
+    readonly body: Op['responses'][Status] extends {
+      schema: readonly [string, infer Schema extends z.ZodType];
+    }
+      ? z.output<Schema>
+      : never;
+    readonly location?: string;
+  };
+}[Extract<keyof Op['responses'], number>];
+
 /** The orders routes; see the module comment. */
 // eslint-disable-next-line @typescript-eslint/require-await -- fastify's plugin type is async
 export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app, options) => {
@@ -174,9 +185,30 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     if (refused.length > 0) throw invalidInput(refused, 'body');
   };
 
-  const route = (
-    operation: Operation & { readonly scope: ApiScope },
-    handler: (request: FastifyRequest) => Promise<{ status: number; body: unknown; location?: string }>,
+  /**
+   * Runs an operator's update of an order: 200 with its answer, 409 with `code` when the order refused it (its
+   * reason as the detail), 404 when the order is gone.
+   */
+  const update = async <T>(
+    orderRef: string,
+    what: string,
+    work: Promise<T>,
+    refusal: { readonly Rejected: new (message: string) => Error; readonly code: string },
+  ): Promise<{ status: 200; body: T }> => {
+    try {
+      return { status: 200, body: await timed(what, work) };
+    } catch (error) {
+      if (error instanceof refusal.Rejected) {
+        throw new ApiProblem({ status: 409, code: refusal.code, detail: error.message });
+      }
+      if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
+      throw error;
+    }
+  };
+
+  const route = <Op extends Operation & { readonly scope: ApiScope }>(
+    operation: Op,
+    handler: (request: FastifyRequest) => Promise<Answer<Op>>,
   ): void => {
     app.route({
       method: operation.method,
@@ -189,8 +221,9 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         const answer = await inSpan(options.tracing, `${operation.method} ${operation.path}`, () =>
           handler(request),
         );
-        if (answer.location !== undefined) void reply.header('location', answer.location);
-        return reply.code(answer.status).send(answer.body);
+        const { status, body, location }: { status: number; body: unknown; location?: string } = answer;
+        if (location !== undefined) void reply.header('location', location);
+        return reply.code(status).send(body);
       },
     });
   };
@@ -242,7 +275,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       throw error;
     }
     const statusUrl = `/v1/orders/${encodeURIComponent(orderRef)}`;
-    const accepted = (created: boolean, runId: string | undefined): OrderAccepted => ({
+    const accepted = (created: boolean, runId: string | undefined) => ({
       orderRef,
       workflowId: started.workflowId,
       runId: runId ?? null,
@@ -286,7 +319,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     } else {
       outcome = await timed(`Reading the outcome of order ${orderRef}`, closedOutcome(handle, description));
     }
-    const body: OrderView = {
+    const body = {
       orderRef,
       workflowId: description.workflowId,
       runId: description.runId,
@@ -322,15 +355,15 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         : query.clientId
       : principal.clientId;
     const filter = { status: query.status, clientId };
+    const foreignToken = (): ApiProblem =>
+      invalidInput(
+        [{ field: 'query.pageToken', message: 'is not a page token of this listing' }],
+        'request query',
+      );
     let nextPageToken: Uint8Array | null = null;
     if (query.pageToken !== undefined) {
       nextPageToken = decodePageToken(query.pageToken, filter);
-      if (nextPageToken === null) {
-        throw invalidInput(
-          [{ field: 'query.pageToken', message: 'is not a page token of this listing' }],
-          'request query',
-        );
-      }
+      if (nextPageToken === null) throw foreignToken();
     }
     let page;
     try {
@@ -344,18 +377,13 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         }),
       );
     } catch (error) {
-      if (isInvalidArgument(error) && nextPageToken !== null) {
-        throw invalidInput(
-          [{ field: 'query.pageToken', message: 'is not a page token of this listing' }],
-          'request query',
-        );
-      }
+      if (isInvalidArgument(error) && nextPageToken !== null) throw foreignToken();
       throw error;
     }
     return {
       status: 200,
       body: {
-        orders: page.orders,
+        orders: [...page.orders],
         nextPageToken: page.nextPageToken === null ? null : encodePageToken(page.nextPageToken, filter),
       },
     };
@@ -373,7 +401,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       if (error instanceof WorkflowNotFoundError) throw notRunning(orderRef, 'closed');
       throw error;
     }
-    return { status: 202, body: { orderRef, accepted: true } };
+    return { status: 202, body: { orderRef, accepted: true as const } };
   });
 
   route(ORDER_OPERATIONS.replaceDocument, async (request) => {
@@ -400,18 +428,12 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         detail: `Order ${orderRef} has ${view.documents.length} document(s); there is none at index ${index}`,
       });
     }
-    try {
-      const state = await timed(
-        `Replacing document ${index} of order ${orderRef}`,
-        orders.replaceDocument(key, { path: document.path, ...replacement }),
-      );
-      return { status: 200, body: state };
-    } catch (error) {
-      if (error instanceof ReplaceDocumentRejectedError) {
-        throw new ApiProblem({ status: 409, code: 'replace-refused', detail: error.message });
-      }
-      throw error;
-    }
+    return update(
+      orderRef,
+      `Replacing document ${index} of order ${orderRef}`,
+      orders.replaceDocument(key, { path: document.path, ...replacement }),
+      { Rejected: ReplaceDocumentRejectedError, code: 'replace-refused' },
+    );
   });
 
   route(ORDER_OPERATIONS.reconcileOrder, async (request) => {
@@ -419,16 +441,10 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const query = parsePart(ORDER_OPERATIONS.reconcileOrder.query, request.query, 'query');
     const answer = parsePart(ORDER_OPERATIONS.reconcileOrder.body[1], request.body, 'body');
     const { key } = await find(request, orderRef, query.clientId);
-    try {
-      const view = await timed(`Reconciling order ${orderRef}`, orders.reconcileOrder(key, answer));
-      return { status: 200, body: view };
-    } catch (error) {
-      if (error instanceof ReconcileOrderRejectedError) {
-        throw new ApiProblem({ status: 409, code: 'reconcile-refused', detail: error.message });
-      }
-      if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
-      throw error;
-    }
+    return update(orderRef, `Reconciling order ${orderRef}`, orders.reconcileOrder(key, answer), {
+      Rejected: ReconcileOrderRejectedError,
+      code: 'reconcile-refused',
+    });
   });
 
   route(ORDER_OPERATIONS.setDocumentOwner, async (request) => {
@@ -436,18 +452,11 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const query = parsePart(ORDER_OPERATIONS.setDocumentOwner.query, request.query, 'query');
     const correction = parsePart(ORDER_OPERATIONS.setDocumentOwner.body[1], request.body, 'body');
     const { key } = await find(request, orderRef, query.clientId);
-    try {
-      const view = await timed(
-        `Correcting the document owner of order ${orderRef}`,
-        orders.setDocumentOwner(key, correction),
-      );
-      return { status: 200, body: view };
-    } catch (error) {
-      if (error instanceof SetDocumentOwnerRejectedError) {
-        throw new ApiProblem({ status: 409, code: 'set-owner-refused', detail: error.message });
-      }
-      if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
-      throw error;
-    }
+    return update(
+      orderRef,
+      `Correcting the document owner of order ${orderRef}`,
+      orders.setDocumentOwner(key, correction),
+      { Rejected: SetDocumentOwnerRejectedError, code: 'set-owner-refused' },
+    );
   });
 };
