@@ -120,29 +120,9 @@ const orderIdSchema = z
       "The platform's order id, its digits as a string, every digit kept (a number is accepted up to 2^53 − 1).",
   });
 
-/**
- * UTF-8 bytes of a string as `JSON.stringify` writes it: quotes, two-character escapes, `\u00XX` for other
- * control characters and `\uXXXX` for a lone surrogate (well-formed `JSON.stringify`).
- */
+/** UTF-8 bytes of a string as `JSON.stringify` writes it (escapes, and `\uXXXX` for a lone surrogate). */
 function jsonStringBytes(text: string): number {
-  let bytes = 2;
-  for (let index = 0; index < text.length; index += 1) {
-    const unit = text.charCodeAt(index);
-    if (unit === 0x22 || unit === 0x5c || unit === 0x08 || unit === 0x09 || unit === 0x0a) bytes += 2;
-    else if (unit === 0x0c || unit === 0x0d) bytes += 2;
-    else if (unit < 0x20) bytes += 6;
-    else if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = index + 1 < text.length ? text.charCodeAt(index + 1) : 0;
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        index += 1;
-      } else bytes += 6;
-    } else if (unit >= 0xdc00 && unit <= 0xdfff) bytes += 6;
-    else bytes += 3;
-  }
-  return bytes;
+  return new TextEncoder().encode(JSON.stringify(text)).length;
 }
 
 /** Why a value cannot travel as vehicle or badge data, or null when it can. */
@@ -460,7 +440,6 @@ export type BadgeOrderOptions = z.infer<typeof badgeOrderOptionsSchema>;
 
 /** Every tuning option of one order, as resolved when it started (defaults filled in). */
 const resolvedOptionsSchema = badgeOrderOptionsSchema.required();
-/** Every tuning option of one order, as resolved when it started (defaults filled in). */
 export type ResolvedBadgeOrderOptions = z.output<typeof resolvedOptionsSchema>;
 
 /** Thrown by {@link parseBadgeOrderInput}: the message names every invalid field. */
@@ -504,7 +483,6 @@ const documentLinksSchema = z.object({
   original: z.string().nullable(),
   thumbnail: z.string().nullable(),
 });
-/** Links to an uploaded document, without the signed download link. */
 export type DocumentLinks = z.infer<typeof documentLinksSchema>;
 
 const documentStatusSchema = z.enum(['pending', 'uploading', 'uploaded', 'failed']);
@@ -532,7 +510,6 @@ export const documentStateSchema = z.object({
    */
   sourcePath: z.string(),
 });
-/** One document's state in the `status` query. */
 export type DocumentState = z.infer<typeof documentStateSchema>;
 
 /** Result of a completed `badgeOrder` workflow. */
@@ -544,22 +521,15 @@ export const badgeOrderResultSchema = z.object({
   stockId: platformIdSchema.nullable(),
   stockFallback: z.boolean(),
   stockFallbackReason: z.string().nullable(),
+  /** Each document as its state said once uploaded (`possibleDuplicate`: the platform may hold another copy). */
   documents: z
     .array(
-      z.object({
-        /** The document as the order named it: its `path`, or its `ref` (see {@link documentSourceOf}). */
-        path: z.string(),
-        status: z.literal('uploaded'),
-        /** The platform's id of the stored document, when its answer named one. */
-        documentId: z.string().nullable(),
-        links: documentLinksSchema,
-        /** An attempt that may have stored the document failed before this one: the platform may hold a copy. */
-        possibleDuplicate: z.boolean(),
-      }),
+      documentStateSchema
+        .pick({ path: true, status: true, documentId: true, links: true, possibleDuplicate: true })
+        .extend({ status: z.literal('uploaded'), links: documentLinksSchema }),
     )
     .readonly(),
 });
-/** Result of a completed `badgeOrder` workflow. */
 export type BadgeOrderResult = z.infer<typeof badgeOrderResultSchema>;
 
 /**
@@ -595,7 +565,6 @@ const stockAdviceSchema = z.object({
   /** How many stocks the user has, when the list said. */
   stockCount: z.number().int().nullable(),
 });
-/** What the stock lookup said about the requested stock. */
 export type StockAdvice = z.infer<typeof stockAdviceSchema>;
 
 /** Whose documents these are: the `document_owner` the order's uploads are sent with. */
@@ -610,7 +579,6 @@ const documentOwnerViewSchema = z.object({
   /** Set once the platform refused an upload naming `document_owner` (422): what to set, and how. */
   refused: z.string().nullable(),
 });
-/** Whose documents these are, in the `status` query. */
 export type DocumentOwnerView = z.infer<typeof documentOwnerViewSchema>;
 
 /**
@@ -627,7 +595,6 @@ const reconciliationViewSchema = z.object({
   /** ISO time the order started waiting. */
   since: z.string(),
 });
-/** Why an order waits in `AwaitingReconciliation`. */
 export type ReconciliationView = z.infer<typeof reconciliationViewSchema>;
 
 /** The `type` of a webhook event. */
@@ -644,7 +611,6 @@ const failedWebhookDeliverySchema = z.object({
   /** Delivery attempts made (at least 1). */
   attempts: z.number().int().min(1),
 });
-/** A webhook whose delivery finally failed. */
 export type FailedWebhookDelivery = z.infer<typeof failedWebhookDeliverySchema>;
 
 /** Webhook deliveries of an order, in the `status` query. */
@@ -653,7 +619,6 @@ const webhookDeliveriesViewSchema = z.object({
   pending: z.number().int(),
   failed: z.array(failedWebhookDeliverySchema).readonly(),
 });
-/** Webhook deliveries of an order, in the `status` query. */
 export type WebhookDeliveriesView = z.infer<typeof webhookDeliveriesViewSchema>;
 
 /** Answer of the `status` query (and of the `reconcileOrder` and `setDocumentOwner` updates). */
@@ -688,7 +653,6 @@ export const badgeOrderStatusViewSchema = z.object({
    */
   options: resolvedOptionsSchema.optional(),
 });
-/** Answer of the `status` query. */
 export type BadgeOrderStatusView = z.infer<typeof badgeOrderStatusViewSchema>;
 
 /**
@@ -711,7 +675,6 @@ export const webhookEventSchema = z.object({
   repairDeadline: z.string().nullable(),
   reconciliationDeadline: z.string().nullable(),
 });
-/** The JSON body of a webhook. */
 export type WebhookEvent = z.infer<typeof webhookEventSchema>;
 
 /**
@@ -727,7 +690,6 @@ export const replaceDocumentInputSchema = z.object({
   }),
   contentType: contentTypeSchema.optional(),
 });
-/** Argument of the `replaceDocument` update. */
 export type ReplaceDocumentInput = z.input<typeof replaceDocumentInputSchema>;
 
 /**
@@ -763,7 +725,6 @@ export const setDocumentOwnerInputSchema = z.strictObject(
   },
   { error: 'must be { "documentOwner": "<platform user id>" }' },
 );
-/** Argument of the `setDocumentOwner` update. */
 export type SetDocumentOwnerInput = z.input<typeof setDocumentOwnerInputSchema>;
 
 /** A run's execution status as Temporal names it, without its enum prefix (`CANCELLED` as the SDK spells it). */
@@ -799,7 +760,6 @@ export const listedOrderSchema = z.object({
   startedAt: z.string().nullable(),
   closedAt: z.string().nullable(),
 });
-/** One order as a listing shows it. */
 export type ListedOrder = z.infer<typeof listedOrderSchema>;
 
 /** Id of the Temporal Schedule that starts the `replayFailedUploads` workflow every night. */

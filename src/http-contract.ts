@@ -115,7 +115,6 @@ export const problemSchema = z.object({
   /** Each invalid field: its path (dotted, `(input)` for the whole body) and what is wrong with it. */
   errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
 });
-/** An RFC 9457 problem detail. */
 export type Problem = z.infer<typeof problemSchema>;
 
 /** The path of the document upload. */
@@ -145,7 +144,6 @@ export const documentUploadResponseSchema = z.object({
   sizeBytes: z.number().int().positive(),
   contentType: z.string().meta({ description: 'As first stored: the same bytes uploaded again keep it.' }),
 });
-/** Answer of `POST /v1/documents`. */
 export type DocumentUploadResponse = z.infer<typeof documentUploadResponseSchema>;
 
 /** A success answer of an operation: its description, and its body's schema by component name. */
