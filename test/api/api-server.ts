@@ -7,10 +7,12 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { BadgeOrdersClient } from '../../src/client/badge-orders-client';
-import { buildApiApp, type BuildApiAppOptions } from '../../src/api/app';
+import { buildApiApp } from '../../src/api/app';
 import { createAuthenticator, hashApiKey } from '../../src/api/auth';
 import type { ApiKeyEntry, ApiLimits, ApiScope } from '../../src/api/config';
 import { ORDER_OPERATIONS } from '../../src/http-contract';
+
+type BuildApiAppOptions = Parameters<typeof buildApiApp>[0];
 
 /** The API's answers, as its operations table documents them (tests parse what the API sent with these). */
 export const orderAcceptedSchema = ORDER_OPERATIONS.putOrder.responses[201].schema[1];

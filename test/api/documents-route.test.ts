@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import fastify, { type FastifyInstance } from 'fastify';
-import { documentsRoutes, type UploadLimits } from '../../src/api/routes/documents';
+import { documentsRoutes, type UploadLimits } from '../../src/api/documents-plugin';
 import {
   createLocalDocumentStore,
   createS3DocumentStore,
