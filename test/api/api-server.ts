@@ -9,6 +9,8 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { BadgeOrdersClient } from '../../src/client/badge-orders-client';
 import { buildApiApp } from '../../src/api/app';
 import { createAuthenticator, hashApiKey } from '../../src/api/auth';
+import { apiDocumentsFromConfig, type ApiDocuments } from '../../src/api/documents-plugin';
+import { documentStoreConfigSchema } from '../../src/config';
 import type { ApiKeyEntry, ApiLimits, ApiScope } from '../../src/api/config';
 import { ORDER_OPERATIONS } from '../../src/http-contract';
 
@@ -95,6 +97,18 @@ export function testKeyEntries(): ApiKeyEntry[] {
     sha256: hashApiKey(entry.key),
     scopes: [...entry.scopes],
   }));
+}
+
+/** The API's documents in a local store under `documentsRoot`, as `npm run api` builds them without DOCUMENT_STORE. */
+export function localApiDocuments(
+  documentsRoot: string,
+  maxDocumentBytes = 4 * 1024 * 1024,
+): Promise<ApiDocuments> {
+  return apiDocumentsFromConfig({
+    store: documentStoreConfigSchema.parse(undefined),
+    documentsRoot,
+    maxDocumentBytes,
+  });
 }
 
 /** Starts the API on a free loopback port. */
