@@ -117,11 +117,8 @@ export const problemSchema = z.object({
 });
 export type Problem = z.infer<typeof problemSchema>;
 
-/** The path of the document upload. */
-export const DOCUMENTS_ROUTE = '/v1/documents';
-
 /** Request body of `POST /v1/documents`, for the OpenAPI document: multipart/form-data with one file part. */
-export const documentUploadRequestSchema = z
+const documentUploadRequestSchema = z
   .object({
     file: z.string().meta({
       format: 'binary',
@@ -132,7 +129,7 @@ export const documentUploadRequestSchema = z
   .meta({ description: 'multipart/form-data' });
 
 /** Answer of `POST /v1/documents` (201): name the document in an order as `{ "ref": … }`. */
-export const documentUploadResponseSchema = z.object({
+const documentUploadResponseSchema = z.object({
   ref: z
     .string()
     .regex(DOCUMENT_REFERENCE_PATTERN)
@@ -166,6 +163,8 @@ export interface Operation {
   readonly query?: z.ZodObject;
   /** The body's schema, by its component name in the OpenAPI document. */
   readonly body?: readonly [name: string, schema: z.ZodType];
+  /** The body's media type. @default application/json */
+  readonly bodyType?: 'multipart/form-data';
   readonly responses: Readonly<Record<number, OperationResponse>>;
   /** The problem statuses it can answer with (besides {@link COMMON_PROBLEMS}). */
   readonly problems: readonly number[];
@@ -298,3 +297,28 @@ export const ORDER_OPERATIONS = {
     responses: statusViewAnswer('The order’s status after the correction'),
   },
 } as const satisfies Record<string, Operation>;
+
+/**
+ * `POST /v1/documents`, outside {@link ORDER_OPERATIONS}: the API has it only with a document store, and its
+ * description ends with that store's limits (src/api/documents-plugin.ts adds them).
+ */
+export const UPLOAD_DOCUMENT = {
+  operationId: 'uploadDocument',
+  method: 'POST',
+  path: '/v1/documents',
+  summary: 'Store a document, to name it in an order by reference',
+  description:
+    'Streams one file (multipart/form-data, part "file") into the document store and answers its ' +
+    'content-addressed reference; name it in an order as `{ "ref": … }`. Only the client that stored a document ' +
+    'may name it. Storing the same bytes again answers the same reference.',
+  scope: 'orders:write',
+  body: ['DocumentUpload', documentUploadRequestSchema],
+  bodyType: 'multipart/form-data',
+  responses: {
+    201: {
+      description: 'Stored: the reference, the size and the content type',
+      schema: ['DocumentStored', documentUploadResponseSchema],
+    },
+  },
+  problems: [413, 415, 500],
+} as const satisfies Operation;

@@ -14,7 +14,7 @@ import type { Tracing } from '../tracing';
 import type { Authenticator, Principal } from './auth';
 import { forbidden } from './auth';
 import { apiLimitsSchema, type ApiLimits } from './config';
-import { documentsOpenApi, registerDocumentsRoutes, type ApiDocuments } from './documents-plugin';
+import { registerDocumentsRoutes, uploadDocumentOperation, type ApiDocuments } from './documents-plugin';
 import { buildOpenApiDocument, type JsonSchema } from './openapi';
 import { ORDER_OPERATIONS } from '../http-contract';
 import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './problem';
@@ -230,11 +230,11 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
   );
 
   // The orders operations, and the documents upload when the API has documents (with their limits).
-  const upload = options.documents === undefined ? undefined : documentsOpenApi(options.documents);
   const document = buildOpenApiDocument({
-    operations: Object.values(ORDER_OPERATIONS),
-    extraPaths: upload?.paths ?? {},
-    extraSchemas: upload?.schemas ?? {},
+    operations: [
+      ...Object.values(ORDER_OPERATIONS),
+      ...(options.documents === undefined ? [] : [uploadDocumentOperation(options.documents)]),
+    ],
   });
   const docsPage = renderDocsPage(document);
 

@@ -16,13 +16,7 @@ import type {
   FastifyReply,
   FastifyRequest,
 } from 'fastify';
-import {
-  COMMON_PROBLEMS,
-  DOCUMENTS_ROUTE,
-  documentUploadRequestSchema,
-  documentUploadResponseSchema,
-  type DocumentUploadResponse,
-} from '../http-contract';
+import { UPLOAD_DOCUMENT, type DocumentUploadResponse, type Operation } from '../http-contract';
 import {
   DocumentRefusedError,
   DocumentUnavailableError,
@@ -31,7 +25,6 @@ import {
 } from '../documents';
 import { principalOf } from './auth';
 import { uploadLimitsSchema, type ApiConfig } from './config';
-import { jsonSchemaOf, problemResponses, type JsonSchema, type OpenApiPaths } from './openapi';
 import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem';
 import { WindowCounter } from './window-counter';
 
@@ -63,9 +56,6 @@ const DOCUMENT_FILE_FIELD = 'file';
 /** Content type stored when the part names none (or an invalid one). */
 const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
 const MIME_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
-
-/** The statuses `POST /v1/documents` answers with a problem, for the OpenAPI document. */
-const DOCUMENT_UPLOAD_PROBLEM_STATUSES = [400, 413, 415, 429, 500, 503] as const;
 
 /** Sends a problem; `closeConnection` for a refusal while the client may still be sending (the rest is not read). */
 function refuse(reply: FastifyReply, problem: ApiProblem, closeConnection = false): FastifyReply {
@@ -146,7 +136,7 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
   const uploading = new Map<string, number>();
   const sent = new WindowCounter(options.limits.quotaWindowMs);
 
-  app.post(DOCUMENTS_ROUTE, { config: options.routeConfig ?? {} }, async (request, reply) => {
+  app.post(UPLOAD_DOCUMENT.path, { config: options.routeConfig ?? {} }, async (request, reply) => {
     if (!request.isMultipart()) return refuse(reply, problems.notMultipart());
     const owner = ownerOf(request);
     if (sent.used(owner) >= options.limits.quotaBytes) {
@@ -222,9 +212,6 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
   }
 };
 
-/** The scope `POST /v1/documents` needs. */
-const DOCUMENTS_SCOPE = 'orders:write';
-
 /** The API's documents: where uploads are stored, and what one client may upload. */
 export interface ApiDocuments {
   readonly store: DocumentStore;
@@ -252,50 +239,14 @@ export async function apiDocumentsFromConfig(
   return { store, maxBytes, uploads: documents.uploads ?? uploadLimitsSchema.parse({}) };
 }
 
-/** The OpenAPI paths and schemas of the upload route with these limits. */
-export function documentsOpenApi(documents: Pick<ApiDocuments, 'maxBytes' | 'uploads'>): {
-  readonly paths: OpenApiPaths;
-  readonly schemas: Readonly<Record<string, JsonSchema>>;
-} {
-  const statuses = [...new Set<number>([...COMMON_PROBLEMS, ...DOCUMENT_UPLOAD_PROBLEM_STATUSES])].sort(
-    (a, b) => a - b,
-  );
+/** The upload's operation, for the OpenAPI document: its description ends with these limits. */
+export function uploadDocumentOperation(documents: Pick<ApiDocuments, 'maxBytes' | 'uploads'>): Operation {
+  const { maxConcurrent, quotaBytes, quotaWindowMs } = documents.uploads;
   return {
-    paths: {
-      [DOCUMENTS_ROUTE]: {
-        post: {
-          operationId: 'uploadDocument',
-          summary: 'Store a document, to name it in an order by reference',
-          description:
-            `Streams one file (multipart/form-data, part "${DOCUMENT_FILE_FIELD}") into the document store and ` +
-            `answers its content-addressed reference; name it in an order as \`{ "ref": … }\`. Only the client ` +
-            `that stored a document may name it. Storing the same bytes again answers the same reference. At ` +
-            `most ${documents.maxBytes} bytes; at most ${documents.uploads.maxConcurrent} uploads at once and ` +
-            `${documents.uploads.quotaBytes} bytes per ${documents.uploads.quotaWindowMs / 1000} s per client.\n\n` +
-            `Scope: \`${DOCUMENTS_SCOPE}\`.`,
-          security: [{ apiKey: [] }, { bearer: [DOCUMENTS_SCOPE] }],
-          requestBody: {
-            required: true,
-            content: {
-              'multipart/form-data': { schema: { $ref: '#/components/schemas/DocumentUpload' } },
-            },
-          },
-          responses: {
-            '201': {
-              description: 'Stored: the reference, the size and the content type',
-              content: {
-                'application/json': { schema: { $ref: '#/components/schemas/DocumentStored' } },
-              },
-            },
-            ...problemResponses(statuses),
-          },
-        },
-      },
-    },
-    schemas: {
-      DocumentUpload: jsonSchemaOf(documentUploadRequestSchema, 'input'),
-      DocumentStored: jsonSchemaOf(documentUploadResponseSchema, 'output'),
-    },
+    ...UPLOAD_DOCUMENT,
+    description:
+      `${UPLOAD_DOCUMENT.description} At most ${documents.maxBytes} bytes; at most ${maxConcurrent} uploads ` +
+      `at once and ${quotaBytes} bytes per ${quotaWindowMs / 1000} s per client.`,
   };
 }
 
@@ -306,6 +257,6 @@ export function registerDocumentsRoutes(app: FastifyInstance, documents: ApiDocu
     maxBytes: documents.maxBytes,
     limits: documents.uploads,
     ownerOf: (request) => principalOf(request).clientId,
-    routeConfig: { scope: DOCUMENTS_SCOPE },
+    routeConfig: { scope: UPLOAD_DOCUMENT.scope },
   });
 }

@@ -11,11 +11,17 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import pino from 'pino';
 import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
 import type { WebhookEvent } from '../../src/contract';
-import { documentUploadResponseSchema, problemSchema } from '../../src/http-contract';
+import { problemSchema } from '../../src/http-contract';
 import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
-import { localApiDocuments, startTestApi, TEST_KEYS, type TestApi } from './api-server';
+import {
+  documentUploadResponseSchema,
+  localApiDocuments,
+  startTestApi,
+  TEST_KEYS,
+  type TestApi,
+} from './api-server';
 
 /** One secret per API key id, and the default for orders without a client. */
 const SECRETS = { writer: 'writer-secret-0123456789abcdef', default: 'default-secret-0123456789abcd' };

@@ -12,7 +12,7 @@ import { createAuthenticator, hashApiKey } from '../../src/api/auth';
 import { apiDocumentsFromConfig, type ApiDocuments } from '../../src/api/documents-plugin';
 import { documentStoreConfigSchema } from '../../src/config';
 import type { ApiKeyEntry, ApiLimits, ApiScope } from '../../src/api/config';
-import { ORDER_OPERATIONS } from '../../src/http-contract';
+import { ORDER_OPERATIONS, UPLOAD_DOCUMENT } from '../../src/http-contract';
 
 type BuildApiAppOptions = Parameters<typeof buildApiApp>[0];
 
@@ -20,6 +20,7 @@ type BuildApiAppOptions = Parameters<typeof buildApiApp>[0];
 export const orderAcceptedSchema = ORDER_OPERATIONS.putOrder.responses[201].schema[1];
 export const orderViewSchema = ORDER_OPERATIONS.getOrder.responses[200].schema[1];
 export const orderPageSchema = ORDER_OPERATIONS.listOrders.responses[200].schema[1];
+export const documentUploadResponseSchema = UPLOAD_DOCUMENT.responses[201].schema[1];
 export const retryAcceptedSchema = ORDER_OPERATIONS.retryOrder.responses[202].schema[1];
 
 /**

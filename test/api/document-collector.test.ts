@@ -8,10 +8,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { collectDocuments } from '../../src/api/document-collector';
 import type { ApiDocuments } from '../../src/api/documents-plugin';
-import { documentUploadResponseSchema } from '../../src/http-contract';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
-import { localApiDocuments, startTestApi, TEST_KEYS, type TestApi } from './api-server';
+import {
+  documentUploadResponseSchema,
+  localApiDocuments,
+  startTestApi,
+  TEST_KEYS,
+  type TestApi,
+} from './api-server';
 
 const ALL_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');

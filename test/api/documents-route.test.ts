@@ -17,7 +17,8 @@ import {
   type DocumentStore,
   type PutDocumentInput,
 } from '../../src/documents';
-import { documentUploadResponseSchema, problemSchema } from '../../src/http-contract';
+import { problemSchema } from '../../src/http-contract';
+import { documentUploadResponseSchema } from './api-server';
 import { CleanupList } from '../../tools/stack';
 import { startLocalS3, type LocalS3 } from '../../tools/stack/s3';
 import { waitFor } from '../helpers/wait';

@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
 import { badgeOrderWorkflowId, parseBadgeOrderInput } from '../../src/contract';
-import { documentUploadResponseSchema, problemSchema } from '../../src/http-contract';
+import { problemSchema } from '../../src/http-contract';
 import { BadgeOrderClient, WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 import {
+  documentUploadResponseSchema,
   localApiDocuments,
   orderAcceptedSchema,
   orderPageSchema,
