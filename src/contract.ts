@@ -90,35 +90,26 @@ const numericIdSchema = z
   .refine(Number.isInteger, 'must be an integer')
   .meta({ type: 'integer' });
 
+/** An id given as a string (checked by `text`) or as a number (taken as its digits), always a string after. */
+const idSchema = (text: z.ZodString, error: string, description: string) =>
+  z.union([text, numericIdSchema], { error }).transform(String).meta({ description });
+
 /**
  * A platform identifier (a stock, a document owner): opaque, kept exactly as given. A number is taken as its
  * digits, so `1001` and `"1001"` are the same id.
  */
-const identifierSchema = z
-  .union(
-    [z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'), numericIdSchema],
-    { error: 'must be a non-empty string or a non-negative integer' },
-  )
-  .transform(String)
-  .meta({
-    description:
-      'A platform id, kept exactly as given. A number (up to 2^53 − 1) is taken as its digits; send larger ids as strings.',
-  });
+const identifierSchema = idSchema(
+  z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  'must be a non-empty string or a non-negative integer',
+  'A platform id, kept exactly as given. A number (up to 2^53 − 1) is taken as its digits; send larger ids as strings.',
+);
 
 /** The platform's order id, as an operator names it: its digits as a string (or a number up to 2^53 − 1). */
-const orderIdSchema = z
-  .union(
-    [
-      z.string().trim().regex(ORDER_ID_PATTERN, "must be the platform's order id: 1 to 64 digits"),
-      numericIdSchema,
-    ],
-    { error: "must be the platform's order id as a string of digits" },
-  )
-  .transform(String)
-  .meta({
-    description:
-      "The platform's order id, its digits as a string, every digit kept (a number is accepted up to 2^53 − 1).",
-  });
+const orderIdSchema = idSchema(
+  z.string().trim().regex(ORDER_ID_PATTERN, "must be the platform's order id: 1 to 64 digits"),
+  "must be the platform's order id as a string of digits",
+  "The platform's order id, its digits as a string, every digit kept (a number is accepted up to 2^53 − 1).",
+);
 
 /** UTF-8 bytes of a string as `JSON.stringify` writes it (escapes, and `\uXXXX` for a lone surrogate). */
 function jsonStringBytes(text: string): number {
@@ -662,18 +653,17 @@ export type BadgeOrderStatusView = z.infer<typeof badgeOrderStatusViewSchema>;
 export const webhookEventSchema = z.object({
   id: z.string(),
   type: webhookEventTypeSchema,
-  orderRef: z.string(),
+  orderRef: badgeOrderStatusViewSchema.shape.orderRef,
   /** ISO time of the transition (workflow time). */
   occurredAt: z.string(),
-  status: z.enum(BADGE_ORDER_STATUSES),
-  /** The platform's order id (its digits), once created. */
-  orderId: platformIdSchema.nullable(),
+  status: badgeOrderStatusViewSchema.shape.searchStatus,
+  orderId: badgeOrderStatusViewSchema.shape.orderId,
   documents: z.object({ total: z.number().int(), uploaded: z.number().int(), failed: z.number().int() }),
   /** The failure's code (e.g. `REPAIR_DEADLINE_PASSED`) for `order.failed`, else null. */
   failureType: z.string().nullable(),
-  /** ISO deadlines while the order waits for repair or reconciliation, else null. */
-  repairDeadline: z.string().nullable(),
-  reconciliationDeadline: z.string().nullable(),
+  /** The deadlines while the order waits for repair or reconciliation, else null. */
+  repairDeadline: badgeOrderStatusViewSchema.shape.repairDeadline,
+  reconciliationDeadline: badgeOrderStatusViewSchema.shape.reconciliationDeadline,
 });
 export type WebhookEvent = z.infer<typeof webhookEventSchema>;
 

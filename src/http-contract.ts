@@ -25,8 +25,6 @@ export const NO_CLIENT = '-';
 
 /** Largest page of `GET /v1/orders`. */
 const MAX_PAGE_SIZE = 100;
-/** Page size of `GET /v1/orders` when none is asked for. */
-export const DEFAULT_PAGE_SIZE = 20;
 
 /** Fields of the order input the API sets from the caller's credentials: a body naming them is refused. */
 export const SET_BY_THE_API = ['clientId', 'documentsFolder'] as const;

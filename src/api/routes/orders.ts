@@ -30,13 +30,7 @@ import {
   type BadgeOrderStatusView,
   type ValidBadgeOrderInput,
 } from '../../contract';
-import {
-  DEFAULT_PAGE_SIZE,
-  NO_CLIENT,
-  ORDER_OPERATIONS,
-  SET_BY_THE_API,
-  type Operation,
-} from '../../http-contract';
+import { NO_CLIENT, ORDER_OPERATIONS, SET_BY_THE_API, type Operation } from '../../http-contract';
 import {
   BADGE_ORDER_STATUSES,
   BadgeOrderClient,
@@ -53,6 +47,9 @@ import { inSpan, type Tracing } from '../../tracing';
 import { INPUT_HASH_MEMO_KEY, orderInputHash, orderInputHashBefore040 } from '../input-hash';
 import { ApiProblem, invalidInput } from '../problem';
 import { isInvalidArgument, withinTime } from '../temporal-errors';
+
+/** Page size of `GET /v1/orders` when none is asked for. */
+const DEFAULT_PAGE_SIZE = 20;
 
 /** Options of {@link ordersRoutes}. */
 interface OrdersRoutesOptions {
