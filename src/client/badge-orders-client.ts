@@ -132,15 +132,14 @@ export class BadgeOrdersClient {
   private async startOrAttach(rawInput: unknown, options: StartOrderOptions): Promise<StartOrderResult> {
     const input = parseBadgeOrderInput(rawInput);
     const workflowId = await this.workflowIdOf({ orderRef: input.orderRef, clientId: input.clientId });
-    const handle = (): BadgeOrderHandle => this.client.workflow.getHandle<BadgeOrderWorkflow>(workflowId);
     // Most orders are new: start at once, refusing whenever any run of this order ref exists. Only then is the
     // last run looked at (one call to the server fewer for every new order, the same decisions for the rest).
     const started = await this.start(input, workflowId, WorkflowIdReusePolicy.REJECT_DUPLICATE, options);
     if (started) return { workflowId, runId: started.firstExecutionRunId, attached: false, handle: started };
-    const last = await this.lastRunAllowingStart(input.orderRef, handle());
+    const last = await this.lastRunAllowingStart(input.orderRef, this.handle(workflowId));
     if (last !== undefined) {
       // Running, or completed: its result stands; attach to it.
-      return { workflowId, runId: last.runId, attached: true, handle: handle() };
+      return { workflowId, runId: last.runId, attached: true, handle: this.handle(workflowId) };
     }
     // Only a failed one may run again.
     const restarted = await this.start(
@@ -152,8 +151,8 @@ export class BadgeOrdersClient {
     if (restarted)
       return { workflowId, runId: restarted.firstExecutionRunId, attached: false, handle: restarted };
     // Another caller started it meanwhile: attach to that run.
-    const description = await handle().describe();
-    return { workflowId, runId: description.runId, attached: true, handle: handle() };
+    const description = await this.handle(workflowId).describe();
+    return { workflowId, runId: description.runId, attached: true, handle: this.handle(workflowId) };
   }
 
   /**
@@ -167,7 +166,7 @@ export class BadgeOrdersClient {
     const own = badgeOrderWorkflowId(order.orderRef, order.clientId);
     if (order.clientId === undefined) return own;
     const earlier = badgeOrderWorkflowId(order.orderRef);
-    const owner = await this.ownerOf(this.client.workflow.getHandle<BadgeOrderWorkflow>(earlier));
+    const owner = await this.ownerOf(this.handle(earlier));
     return owner === order.clientId ? earlier : own;
   }
 
@@ -273,12 +272,16 @@ export class BadgeOrdersClient {
    */
   getHandle(order: string | OrderKey): BadgeOrderHandle {
     const { orderRef, clientId } = keyOf(order);
-    return this.client.workflow.getHandle<BadgeOrderWorkflow>(badgeOrderWorkflowId(orderRef, clientId));
+    return this.handle(badgeOrderWorkflowId(orderRef, clientId));
+  }
+
+  private handle(workflowId: string, runId?: string): BadgeOrderHandle {
+    return this.client.workflow.getHandle<BadgeOrderWorkflow>(workflowId, runId);
   }
 
   /** The handle of an order whether or not it exists, found as {@link findOrder} finds it. */
   private async handleOf(order: string | OrderKey): Promise<BadgeOrderHandle> {
-    return this.client.workflow.getHandle<BadgeOrderWorkflow>(await this.workflowIdOf(keyOf(order)));
+    return this.handle(await this.workflowIdOf(keyOf(order)));
   }
 
   /** One page of orders from visibility (see `order-listing.ts`), newest first. */
@@ -296,10 +299,7 @@ export class BadgeOrdersClient {
     for await (const execution of this.client.workflow.list({
       query: badgeOrdersQuery({ openOnly: true }),
     })) {
-      const handle = this.client.workflow.getHandle<BadgeOrderWorkflow>(
-        execution.workflowId,
-        execution.runId,
-      );
+      const handle = this.handle(execution.workflowId, execution.runId);
       let view: BadgeOrderStatusView;
       try {
         view = await this.client.connection.withDeadline(Date.now() + options.queryTimeoutMs, () =>

@@ -278,19 +278,19 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
   route(ORDER_OPERATIONS.putOrder, async (request) => {
     const { orderRef } = parsePart(ORDER_OPERATIONS.putOrder.params, request.params, 'path');
     const body = request.body;
-    if (isPlainObject(body) && body.orderRef !== undefined && body.orderRef !== orderRef) {
+    const fields = isPlainObject(body) ? body : {};
+    if (fields.orderRef !== undefined && fields.orderRef !== orderRef) {
       throw invalidInput(
         [{ field: 'body.orderRef', message: 'must be the same as the orderRef in the path' }],
         'body',
       );
     }
-    for (const field of SET_BY_THE_API) {
-      if (isPlainObject(body) && body[field] !== undefined) {
-        throw invalidInput(
-          [{ field: `body.${field}`, message: 'is set by the API from your credentials; leave it out' }],
-          'body',
-        );
-      }
+    const setByTheApi = SET_BY_THE_API.find((field) => fields[field] !== undefined);
+    if (setByTheApi !== undefined) {
+      throw invalidInput(
+        [{ field: `body.${setByTheApi}`, message: 'is set by the API from your credentials; leave it out' }],
+        'body',
+      );
     }
     // The order is the caller's: its client owns it, and its paths lie in the client's own folder.
     const { clientId } = principalOf(request);
