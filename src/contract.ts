@@ -503,32 +503,6 @@ export const documentStateSchema = z.object({
 });
 export type DocumentState = z.infer<typeof documentStateSchema>;
 
-/** Result of a completed `badgeOrder` workflow. */
-export const badgeOrderResultSchema = z.object({
-  orderRef: z.string(),
-  /** The platform's order id, its digits exactly as the platform sent them. */
-  orderId: platformIdSchema,
-  /** The stock the order was placed with, or null when ordered without one. */
-  stockId: platformIdSchema.nullable(),
-  stockFallback: z.boolean(),
-  stockFallbackReason: z.string().nullable(),
-  /** Each document as its state said once uploaded (`possibleDuplicate`: the platform may hold another copy). */
-  documents: z
-    .array(
-      documentStateSchema
-        .pick({ path: true, status: true, documentId: true, links: true, possibleDuplicate: true })
-        .extend({ status: z.literal('uploaded'), links: documentLinksSchema }),
-    )
-    .readonly(),
-});
-export type BadgeOrderResult = z.infer<typeof badgeOrderResultSchema>;
-
-/**
- * The signature of the `badgeOrder` workflow as clients start it (the workflow takes a second argument only
- * when it continues itself as new), for typed handles without importing workflow code.
- */
-export type BadgeOrderWorkflow = (input: BadgeOrderInput) => Promise<BadgeOrderResult>;
-
 const badgeOrderPhaseSchema = z.enum([
   'authenticating',
   'checking-stock',
@@ -645,6 +619,32 @@ export const badgeOrderStatusViewSchema = z.object({
   options: resolvedOptionsSchema.optional(),
 });
 export type BadgeOrderStatusView = z.infer<typeof badgeOrderStatusViewSchema>;
+
+/** Result of a completed `badgeOrder` workflow. */
+export const badgeOrderResultSchema = z.object({
+  orderRef: badgeOrderStatusViewSchema.shape.orderRef,
+  /** The platform's order id, its digits exactly as the platform sent them. */
+  orderId: platformIdSchema,
+  /** The stock the order was placed with, or null when ordered without one. */
+  stockId: platformIdSchema.nullable(),
+  stockFallback: badgeOrderStatusViewSchema.shape.stockFallback,
+  stockFallbackReason: badgeOrderStatusViewSchema.shape.stockFallbackReason,
+  /** Each document as its state said once uploaded (`possibleDuplicate`: the platform may hold another copy). */
+  documents: z
+    .array(
+      documentStateSchema
+        .pick({ path: true, status: true, documentId: true, links: true, possibleDuplicate: true })
+        .extend({ status: z.literal('uploaded'), links: documentLinksSchema }),
+    )
+    .readonly(),
+});
+export type BadgeOrderResult = z.infer<typeof badgeOrderResultSchema>;
+
+/**
+ * The signature of the `badgeOrder` workflow as clients start it (the workflow takes a second argument only
+ * when it continues itself as new), for typed handles without importing workflow code.
+ */
+export type BadgeOrderWorkflow = (input: BadgeOrderInput) => Promise<BadgeOrderResult>;
 
 /**
  * The JSON body of a webhook: what happened to the order, never personal data (no vehicle or badge data, no
