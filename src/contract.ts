@@ -90,59 +90,30 @@ const numericIdSchema = z
   .refine(Number.isInteger, 'must be an integer')
   .meta({ type: 'integer' });
 
+/** An id given as a string (checked by `text`) or as a number (taken as its digits), always a string after. */
+const idSchema = (text: z.ZodString, error: string, description: string) =>
+  z.union([text, numericIdSchema], { error }).transform(String).meta({ description });
+
 /**
  * A platform identifier (a stock, a document owner): opaque, kept exactly as given. A number is taken as its
  * digits, so `1001` and `"1001"` are the same id.
  */
-const identifierSchema = z
-  .union(
-    [z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'), numericIdSchema],
-    { error: 'must be a non-empty string or a non-negative integer' },
-  )
-  .transform(String)
-  .meta({
-    description:
-      'A platform id, kept exactly as given. A number (up to 2^53 − 1) is taken as its digits; send larger ids as strings.',
-  });
+const identifierSchema = idSchema(
+  z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  'must be a non-empty string or a non-negative integer',
+  'A platform id, kept exactly as given. A number (up to 2^53 − 1) is taken as its digits; send larger ids as strings.',
+);
 
 /** The platform's order id, as an operator names it: its digits as a string (or a number up to 2^53 − 1). */
-const orderIdSchema = z
-  .union(
-    [
-      z.string().trim().regex(ORDER_ID_PATTERN, "must be the platform's order id: 1 to 64 digits"),
-      numericIdSchema,
-    ],
-    { error: "must be the platform's order id as a string of digits" },
-  )
-  .transform(String)
-  .meta({
-    description:
-      "The platform's order id, its digits as a string, every digit kept (a number is accepted up to 2^53 − 1).",
-  });
+const orderIdSchema = idSchema(
+  z.string().trim().regex(ORDER_ID_PATTERN, "must be the platform's order id: 1 to 64 digits"),
+  "must be the platform's order id as a string of digits",
+  "The platform's order id, its digits as a string, every digit kept (a number is accepted up to 2^53 − 1).",
+);
 
-/**
- * UTF-8 bytes of a string as `JSON.stringify` writes it: quotes, two-character escapes, `\u00XX` for other
- * control characters and `\uXXXX` for a lone surrogate (well-formed `JSON.stringify`).
- */
+/** UTF-8 bytes of a string as `JSON.stringify` writes it (escapes, and `\uXXXX` for a lone surrogate). */
 function jsonStringBytes(text: string): number {
-  let bytes = 2;
-  for (let index = 0; index < text.length; index += 1) {
-    const unit = text.charCodeAt(index);
-    if (unit === 0x22 || unit === 0x5c || unit === 0x08 || unit === 0x09 || unit === 0x0a) bytes += 2;
-    else if (unit === 0x0c || unit === 0x0d) bytes += 2;
-    else if (unit < 0x20) bytes += 6;
-    else if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = index + 1 < text.length ? text.charCodeAt(index + 1) : 0;
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        index += 1;
-      } else bytes += 6;
-    } else if (unit >= 0xdc00 && unit <= 0xdfff) bytes += 6;
-    else bytes += 3;
-  }
-  return bytes;
+  return new TextEncoder().encode(JSON.stringify(text)).length;
 }
 
 /** Why a value cannot travel as vehicle or badge data, or null when it can. */
@@ -460,7 +431,6 @@ export type BadgeOrderOptions = z.infer<typeof badgeOrderOptionsSchema>;
 
 /** Every tuning option of one order, as resolved when it started (defaults filled in). */
 const resolvedOptionsSchema = badgeOrderOptionsSchema.required();
-/** Every tuning option of one order, as resolved when it started (defaults filled in). */
 export type ResolvedBadgeOrderOptions = z.output<typeof resolvedOptionsSchema>;
 
 /** Thrown by {@link parseBadgeOrderInput}: the message names every invalid field. */
@@ -504,7 +474,6 @@ const documentLinksSchema = z.object({
   original: z.string().nullable(),
   thumbnail: z.string().nullable(),
 });
-/** Links to an uploaded document, without the signed download link. */
 export type DocumentLinks = z.infer<typeof documentLinksSchema>;
 
 const documentStatusSchema = z.enum(['pending', 'uploading', 'uploaded', 'failed']);
@@ -532,41 +501,7 @@ export const documentStateSchema = z.object({
    */
   sourcePath: z.string(),
 });
-/** One document's state in the `status` query. */
 export type DocumentState = z.infer<typeof documentStateSchema>;
-
-/** Result of a completed `badgeOrder` workflow. */
-export const badgeOrderResultSchema = z.object({
-  orderRef: z.string(),
-  /** The platform's order id, its digits exactly as the platform sent them. */
-  orderId: platformIdSchema,
-  /** The stock the order was placed with, or null when ordered without one. */
-  stockId: platformIdSchema.nullable(),
-  stockFallback: z.boolean(),
-  stockFallbackReason: z.string().nullable(),
-  documents: z
-    .array(
-      z.object({
-        /** The document as the order named it: its `path`, or its `ref` (see {@link documentSourceOf}). */
-        path: z.string(),
-        status: z.literal('uploaded'),
-        /** The platform's id of the stored document, when its answer named one. */
-        documentId: z.string().nullable(),
-        links: documentLinksSchema,
-        /** An attempt that may have stored the document failed before this one: the platform may hold a copy. */
-        possibleDuplicate: z.boolean(),
-      }),
-    )
-    .readonly(),
-});
-/** Result of a completed `badgeOrder` workflow. */
-export type BadgeOrderResult = z.infer<typeof badgeOrderResultSchema>;
-
-/**
- * The signature of the `badgeOrder` workflow as clients start it (the workflow takes a second argument only
- * when it continues itself as new), for typed handles without importing workflow code.
- */
-export type BadgeOrderWorkflow = (input: BadgeOrderInput) => Promise<BadgeOrderResult>;
 
 const badgeOrderPhaseSchema = z.enum([
   'authenticating',
@@ -595,7 +530,6 @@ const stockAdviceSchema = z.object({
   /** How many stocks the user has, when the list said. */
   stockCount: z.number().int().nullable(),
 });
-/** What the stock lookup said about the requested stock. */
 export type StockAdvice = z.infer<typeof stockAdviceSchema>;
 
 /** Whose documents these are: the `document_owner` the order's uploads are sent with. */
@@ -610,7 +544,6 @@ const documentOwnerViewSchema = z.object({
   /** Set once the platform refused an upload naming `document_owner` (422): what to set, and how. */
   refused: z.string().nullable(),
 });
-/** Whose documents these are, in the `status` query. */
 export type DocumentOwnerView = z.infer<typeof documentOwnerViewSchema>;
 
 /**
@@ -627,7 +560,6 @@ const reconciliationViewSchema = z.object({
   /** ISO time the order started waiting. */
   since: z.string(),
 });
-/** Why an order waits in `AwaitingReconciliation`. */
 export type ReconciliationView = z.infer<typeof reconciliationViewSchema>;
 
 /** The `type` of a webhook event. */
@@ -644,7 +576,6 @@ const failedWebhookDeliverySchema = z.object({
   /** Delivery attempts made (at least 1). */
   attempts: z.number().int().min(1),
 });
-/** A webhook whose delivery finally failed. */
 export type FailedWebhookDelivery = z.infer<typeof failedWebhookDeliverySchema>;
 
 /** Webhook deliveries of an order, in the `status` query. */
@@ -653,7 +584,6 @@ const webhookDeliveriesViewSchema = z.object({
   pending: z.number().int(),
   failed: z.array(failedWebhookDeliverySchema).readonly(),
 });
-/** Webhook deliveries of an order, in the `status` query. */
 export type WebhookDeliveriesView = z.infer<typeof webhookDeliveriesViewSchema>;
 
 /** Answer of the `status` query (and of the `reconcileOrder` and `setDocumentOwner` updates). */
@@ -688,8 +618,33 @@ export const badgeOrderStatusViewSchema = z.object({
    */
   options: resolvedOptionsSchema.optional(),
 });
-/** Answer of the `status` query. */
 export type BadgeOrderStatusView = z.infer<typeof badgeOrderStatusViewSchema>;
+
+/** Result of a completed `badgeOrder` workflow. */
+export const badgeOrderResultSchema = z.object({
+  orderRef: badgeOrderStatusViewSchema.shape.orderRef,
+  /** The platform's order id, its digits exactly as the platform sent them. */
+  orderId: platformIdSchema,
+  /** The stock the order was placed with, or null when ordered without one. */
+  stockId: platformIdSchema.nullable(),
+  stockFallback: badgeOrderStatusViewSchema.shape.stockFallback,
+  stockFallbackReason: badgeOrderStatusViewSchema.shape.stockFallbackReason,
+  /** Each document as its state said once uploaded (`possibleDuplicate`: the platform may hold another copy). */
+  documents: z
+    .array(
+      documentStateSchema
+        .pick({ path: true, status: true, documentId: true, links: true, possibleDuplicate: true })
+        .extend({ status: z.literal('uploaded'), links: documentLinksSchema }),
+    )
+    .readonly(),
+});
+export type BadgeOrderResult = z.infer<typeof badgeOrderResultSchema>;
+
+/**
+ * The signature of the `badgeOrder` workflow as clients start it (the workflow takes a second argument only
+ * when it continues itself as new), for typed handles without importing workflow code.
+ */
+export type BadgeOrderWorkflow = (input: BadgeOrderInput) => Promise<BadgeOrderResult>;
 
 /**
  * The JSON body of a webhook: what happened to the order, never personal data (no vehicle or badge data, no
@@ -698,20 +653,18 @@ export type BadgeOrderStatusView = z.infer<typeof badgeOrderStatusViewSchema>;
 export const webhookEventSchema = z.object({
   id: z.string(),
   type: webhookEventTypeSchema,
-  orderRef: z.string(),
+  orderRef: badgeOrderStatusViewSchema.shape.orderRef,
   /** ISO time of the transition (workflow time). */
   occurredAt: z.string(),
-  status: z.enum(BADGE_ORDER_STATUSES),
-  /** The platform's order id (its digits), once created. */
-  orderId: platformIdSchema.nullable(),
+  status: badgeOrderStatusViewSchema.shape.searchStatus,
+  orderId: badgeOrderStatusViewSchema.shape.orderId,
   documents: z.object({ total: z.number().int(), uploaded: z.number().int(), failed: z.number().int() }),
   /** The failure's code (e.g. `REPAIR_DEADLINE_PASSED`) for `order.failed`, else null. */
   failureType: z.string().nullable(),
-  /** ISO deadlines while the order waits for repair or reconciliation, else null. */
-  repairDeadline: z.string().nullable(),
-  reconciliationDeadline: z.string().nullable(),
+  /** The deadlines while the order waits for repair or reconciliation, else null. */
+  repairDeadline: badgeOrderStatusViewSchema.shape.repairDeadline,
+  reconciliationDeadline: badgeOrderStatusViewSchema.shape.reconciliationDeadline,
 });
-/** The JSON body of a webhook. */
 export type WebhookEvent = z.infer<typeof webhookEventSchema>;
 
 /**
@@ -727,7 +680,6 @@ export const replaceDocumentInputSchema = z.object({
   }),
   contentType: contentTypeSchema.optional(),
 });
-/** Argument of the `replaceDocument` update. */
 export type ReplaceDocumentInput = z.input<typeof replaceDocumentInputSchema>;
 
 /**
@@ -763,7 +715,6 @@ export const setDocumentOwnerInputSchema = z.strictObject(
   },
   { error: 'must be { "documentOwner": "<platform user id>" }' },
 );
-/** Argument of the `setDocumentOwner` update. */
 export type SetDocumentOwnerInput = z.input<typeof setDocumentOwnerInputSchema>;
 
 /** A run's execution status as Temporal names it, without its enum prefix (`CANCELLED` as the SDK spells it). */
@@ -799,7 +750,6 @@ export const listedOrderSchema = z.object({
   startedAt: z.string().nullable(),
   closedAt: z.string().nullable(),
 });
-/** One order as a listing shows it. */
 export type ListedOrder = z.infer<typeof listedOrderSchema>;
 
 /** Id of the Temporal Schedule that starts the `replayFailedUploads` workflow every night. */

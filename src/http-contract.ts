@@ -25,8 +25,6 @@ export const NO_CLIENT = '-';
 
 /** Largest page of `GET /v1/orders`. */
 const MAX_PAGE_SIZE = 100;
-/** Page size of `GET /v1/orders` when none is asked for. */
-export const DEFAULT_PAGE_SIZE = 20;
 
 /** Fields of the order input the API sets from the caller's credentials: a body naming them is refused. */
 export const SET_BY_THE_API = ['clientId', 'documentsFolder'] as const;
@@ -71,8 +69,6 @@ const orderAcceptedSchema = z.object({
   /** Where to read the order's status. */
   statusUrl: z.string(),
 });
-/** Answer of `PUT /v1/orders/{orderRef}`. */
-export type OrderAccepted = z.infer<typeof orderAcceptedSchema>;
 
 /** Answer of `GET /v1/orders/{orderRef}`: where the order stands, also after its run closed. */
 const orderViewSchema = listedOrderSchema.extend({
@@ -83,8 +79,6 @@ const orderViewSchema = listedOrderSchema.extend({
   /** Why a closed order did not complete. */
   failure: z.string().nullable(),
 });
-/** Answer of `GET /v1/orders/{orderRef}`. */
-export type OrderView = z.infer<typeof orderViewSchema>;
 
 /** Query of `GET /v1/orders`. */
 const listOrdersQuerySchema = z.strictObject({
@@ -119,14 +113,10 @@ export const problemSchema = z.object({
   /** Each invalid field: its path (dotted, `(input)` for the whole body) and what is wrong with it. */
   errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
 });
-/** An RFC 9457 problem detail. */
 export type Problem = z.infer<typeof problemSchema>;
 
-/** The path of the document upload. */
-export const DOCUMENTS_ROUTE = '/v1/documents';
-
 /** Request body of `POST /v1/documents`, for the OpenAPI document: multipart/form-data with one file part. */
-export const documentUploadRequestSchema = z
+const documentUploadRequestSchema = z
   .object({
     file: z.string().meta({
       format: 'binary',
@@ -137,7 +127,7 @@ export const documentUploadRequestSchema = z
   .meta({ description: 'multipart/form-data' });
 
 /** Answer of `POST /v1/documents` (201): name the document in an order as `{ "ref": … }`. */
-export const documentUploadResponseSchema = z.object({
+const documentUploadResponseSchema = z.object({
   ref: z
     .string()
     .regex(DOCUMENT_REFERENCE_PATTERN)
@@ -149,7 +139,6 @@ export const documentUploadResponseSchema = z.object({
   sizeBytes: z.number().int().positive(),
   contentType: z.string().meta({ description: 'As first stored: the same bytes uploaded again keep it.' }),
 });
-/** Answer of `POST /v1/documents`. */
 export type DocumentUploadResponse = z.infer<typeof documentUploadResponseSchema>;
 
 /** A success answer of an operation: its description, and its body's schema by component name. */
@@ -172,6 +161,8 @@ export interface Operation {
   readonly query?: z.ZodObject;
   /** The body's schema, by its component name in the OpenAPI document. */
   readonly body?: readonly [name: string, schema: z.ZodType];
+  /** The body's media type. @default application/json */
+  readonly bodyType?: 'multipart/form-data';
   readonly responses: Readonly<Record<number, OperationResponse>>;
   /** The problem statuses it can answer with (besides {@link COMMON_PROBLEMS}). */
   readonly problems: readonly number[];
@@ -304,3 +295,28 @@ export const ORDER_OPERATIONS = {
     responses: statusViewAnswer('The order’s status after the correction'),
   },
 } as const satisfies Record<string, Operation>;
+
+/**
+ * `POST /v1/documents`, outside {@link ORDER_OPERATIONS}: the API has it only with a document store, and its
+ * description ends with that store's limits (src/api/documents-plugin.ts adds them).
+ */
+export const UPLOAD_DOCUMENT = {
+  operationId: 'uploadDocument',
+  method: 'POST',
+  path: '/v1/documents',
+  summary: 'Store a document, to name it in an order by reference',
+  description:
+    'Streams one file (multipart/form-data, part "file") into the document store and answers its ' +
+    'content-addressed reference; name it in an order as `{ "ref": … }`. Only the client that stored a document ' +
+    'may name it. Storing the same bytes again answers the same reference.',
+  scope: 'orders:write',
+  body: ['DocumentUpload', documentUploadRequestSchema],
+  bodyType: 'multipart/form-data',
+  responses: {
+    201: {
+      description: 'Stored: the reference, the size and the content type',
+      schema: ['DocumentStored', documentUploadResponseSchema],
+    },
+  },
+  problems: [413, 415, 500],
+} as const satisfies Operation;

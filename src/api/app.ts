@@ -14,8 +14,7 @@ import type { Tracing } from '../tracing';
 import type { Authenticator, Principal } from './auth';
 import { forbidden } from './auth';
 import { apiLimitsSchema, type ApiLimits } from './config';
-import { renderDocsPage } from './docs-page';
-import { documentsOpenApi, registerDocumentsRoutes, type ApiDocuments } from './documents-plugin';
+import { registerDocumentsRoutes, uploadDocumentOperation, type ApiDocuments } from './documents-plugin';
 import { buildOpenApiDocument, type JsonSchema } from './openapi';
 import { ORDER_OPERATIONS } from '../http-contract';
 import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './problem';
@@ -24,7 +23,7 @@ import { temporalProblem } from './temporal-errors';
 import { WindowCounter } from './window-counter';
 
 /** Options of {@link buildApiApp}. */
-export interface BuildApiAppOptions {
+interface BuildApiAppOptions {
   readonly orders: BadgeOrdersClient;
   readonly authenticator: Authenticator;
   /** @default see `apiLimitsSchema` */
@@ -56,11 +55,24 @@ const STATUS_CODES_OF_FASTIFY: Readonly<Record<string, string>> = {
 function requestProblem(error: FastifyError): ApiProblem | undefined {
   const status = error.statusCode;
   if (status === undefined || status < 400 || status > 499) return undefined;
-  const code =
-    STATUS_CODES_OF_FASTIFY[error.code] ?? (error.code === undefined ? 'bad-request' : 'bad-request');
+  const code = STATUS_CODES_OF_FASTIFY[error.code] ?? 'bad-request';
   // A JSON syntax error's message quotes at most a position, never the body.
   return new ApiProblem({ status, code, detail: error.message });
 }
+
+/** The problems of node's HTTP parser errors, by their code; any other is a 400. */
+const CLIENT_ERROR_PROBLEMS: Readonly<Record<string, ConstructorParameters<typeof ApiProblem>[0]>> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'headers-too-large',
+    detail: 'The request line or headers are too large',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: 'request-timeout',
+    detail: 'The request was not received in time',
+  },
+};
 
 /**
  * Answers what node's HTTP parser refuses before fastify sees a request (headers or URL too large, malformed
@@ -71,22 +83,15 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
     socket.destroy();
     return;
   }
-  const status =
-    error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const body = JSON.stringify(
-    problemBody(
-      new ApiProblem({
-        status,
-        code: status === 431 ? 'headers-too-large' : status === 408 ? 'request-timeout' : 'bad-request',
-        detail:
-          status === 431
-            ? 'The request line or headers are too large'
-            : status === 408
-              ? 'The request was not received in time'
-              : 'The request is not valid HTTP',
-      }),
-    ),
+  const problem = new ApiProblem(
+    CLIENT_ERROR_PROBLEMS[error.code ?? ''] ?? {
+      status: 400,
+      code: 'bad-request',
+      detail: 'The request is not valid HTTP',
+    },
   );
+  const { status } = problem;
+  const body = JSON.stringify(problemBody(problem));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -94,16 +99,49 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
 }
 
 /**
- * The API's OpenAPI 3.1 document: the orders operations, and the documents upload when the API has documents
- * (with their limits).
+ * The docs page (`/docs`): the OpenAPI document rendered as one self-contained HTML page — no script, no
+ * stylesheet, no font from anywhere, so it works on a machine without internet and under a strict CSP.
  */
-function apiOpenApiDocument(documents?: Pick<ApiDocuments, 'maxBytes' | 'uploads'>): JsonSchema {
-  const upload = documents === undefined ? undefined : documentsOpenApi(documents);
-  return buildOpenApiDocument({
-    operations: Object.values(ORDER_OPERATIONS),
-    extraPaths: upload?.paths ?? {},
-    extraSchemas: upload?.schemas ?? {},
-  });
+const escape = (text: string): string => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+function resolve(document: JsonSchema, schema: unknown): unknown {
+  const target = (schema as { $ref?: string } | undefined)?.$ref;
+  if (typeof target !== 'string') return schema;
+  const name = target.split('/').pop() ?? '';
+  return (document.components as { schemas: Record<string, unknown> }).schemas[name];
+}
+
+/** The HTML of the docs page. */
+function renderDocsPage(document: JsonSchema): string {
+  const info = document.info as { title: string; version: string; description: string };
+  const sections: string[] = [];
+  for (const [path, methods] of Object.entries(
+    document.paths as Record<string, Record<string, JsonSchema>>,
+  )) {
+    for (const [method, operation] of Object.entries(methods)) {
+      const body = (operation.requestBody as { content?: Record<string, { schema: unknown }> } | undefined)
+        ?.content?.['application/json']?.schema;
+      const responses = Object.entries(operation.responses as Record<string, { description: string }>)
+        .map(([status, response]) => `<li><code>${status}</code> ${escape(response.description)}</li>`)
+        .join('');
+      sections.push(
+        `<section><h2><code>${method.toUpperCase()} ${escape(path)}</code></h2>` +
+          `<p><strong>${escape(String(operation.summary))}</strong></p>` +
+          `<p>${escape(String(operation.description)).replace(/\n\n/g, '</p><p>')}</p>` +
+          (body === undefined
+            ? ''
+            : `<details><summary>Request body schema</summary><pre>${escape(JSON.stringify(resolve(document, body), null, 2))}</pre></details>`) +
+          `<ul>${responses}</ul></section>`,
+      );
+    }
+  }
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escape(info.title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:1rem;overflow:auto}section{border-top:1px solid #ddd}</style>
+</head><body><h1>${escape(info.title)} <small>${escape(info.version)}</small></h1>
+<p>${escape(info.description)}</p><p>The machine-readable document: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>
+${sections.join('\n')}
+</body></html>`;
 }
 
 /** Builds the app (not listening); `app.listen` or `app.inject` it. */
@@ -191,7 +229,13 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     ),
   );
 
-  const document = apiOpenApiDocument(options.documents);
+  // The orders operations, and the documents upload when the API has documents (with their limits).
+  const document = buildOpenApiDocument({
+    operations: [
+      ...Object.values(ORDER_OPERATIONS),
+      ...(options.documents === undefined ? [] : [uploadDocumentOperation(options.documents)]),
+    ],
+  });
   const docsPage = renderDocsPage(document);
 
   app.get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));

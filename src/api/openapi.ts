@@ -25,15 +25,9 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSch
   return rest;
 }
 
-/** Paths an extension (a plugin) adds to the document. */
-export type OpenApiPaths = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
-
 /** Options of {@link buildOpenApiDocument}. */
 interface OpenApiOptions {
   readonly operations: readonly Operation[];
-  /** Paths and component schemas of plugins (the documents route, say). */
-  readonly extraPaths?: OpenApiPaths;
-  readonly extraSchemas?: Readonly<Record<string, JsonSchema>>;
   /** @default the service's version (package.json) */
   readonly version?: string;
 }
@@ -56,8 +50,8 @@ const PROBLEM_REASONS: Readonly<Record<number, string>> = {
   504: 'Temporal did not answer in time; the outcome is unknown: repeat the request (every request may be repeated)',
 };
 
-/** The `responses` entries of problem answers with these statuses, for operations and plugins alike. */
-export function problemResponses(statuses: readonly number[]): Record<string, unknown> {
+/** The `responses` entries of problem answers with these statuses. */
+function problemResponses(statuses: readonly number[]): Record<string, unknown> {
   return Object.fromEntries(
     statuses.map((status) => [
       String(status),
@@ -105,7 +99,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonSchema {
     if (operation.body) {
       const [name, schema] = operation.body;
       schemas[name] = jsonSchemaOf(schema, 'input');
-      requestBody = { required: true, content: { 'application/json': { schema: ref(name) } } };
+      const media = operation.bodyType ?? 'application/json';
+      requestBody = { required: true, content: { [media]: { schema: ref(name) } } };
     }
     paths[operation.path] = {
       ...paths[operation.path],
@@ -114,7 +109,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonSchema {
         summary: operation.summary,
         description: `${operation.description}\n\nScope: \`${operation.scope}\`.`,
         security: [{ apiKey: [] }, { bearer: [operation.scope] }],
-        parameters: parameters(operation),
+        ...(operation.params || operation.query ? { parameters: parameters(operation) } : {}),
         ...(requestBody === undefined ? {} : { requestBody }),
         responses,
       },
@@ -129,9 +124,9 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonSchema {
         'Place badge orders and follow them from any backend. Every answer that refuses a request is an RFC 9457 ' +
         'problem detail (application/problem+json). See docs/api.md.',
     },
-    paths: { ...paths, ...options.extraPaths },
+    paths,
     components: {
-      schemas: { ...schemas, ...options.extraSchemas },
+      schemas,
       securitySchemes: {
         apiKey: {
           type: 'apiKey',

@@ -10,10 +10,7 @@ import type { Problem } from '../http-contract';
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /** One invalid field of a request. */
-interface FieldError {
-  readonly field: string;
-  readonly message: string;
-}
+type FieldError = Readonly<NonNullable<Problem['errors']>[number]>;
 
 /** The fields of a problem, by the route that refuses the request. */
 interface ApiProblemInit {

@@ -3,7 +3,6 @@
  * the caller repeats it — every call of the API may be repeated), Temporal unreachable (503), a namespace
  * without the search attributes (503, saying what to run).
  */
-import { isGrpcServiceError } from '@temporalio/client';
 import { BADGE_SEARCH_ATTRIBUTES } from '../workflow-contract';
 import { ApiProblem } from './problem';
 
@@ -33,33 +32,50 @@ export async function withinTime<T>(ms: number, what: string, work: Promise<T>):
   }
 }
 
-/** The gRPC status code of a Temporal service error, or undefined. */
-function grpcCode(error: unknown): number | undefined {
+/** `error` and its causes, at most five deep. */
+function* causes(error: unknown): Generator<Error> {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
-    if (isGrpcServiceError(current)) return current.code;
+    yield current;
+    current = current.cause;
+  }
+}
+
+/** The gRPC status code of a Temporal service error, or undefined. */
+function grpcCode(error: unknown): number | undefined {
+  for (const current of causes(error)) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'number') return code;
-    current = current.cause;
   }
   return undefined;
 }
 
-/** The message of the first error in `error`'s cause chain that says a search attribute is not registered. */
-function unregisteredSearchAttribute(error: unknown): RegExpExecArray | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
-    const match = /Namespace (\S+) has no mapping defined for search attribute (\w+)/.exec(current.message);
-    if (match) return match;
-    current = current.cause;
-  }
-  return undefined;
-}
+/** The problems of the other gRPC codes the API tells apart. */
+const PROBLEMS_OF_CODES: Readonly<Record<number, ConstructorParameters<typeof ApiProblem>[0]>> = {
+  [GRPC.UNAVAILABLE]: {
+    status: 503,
+    code: 'temporal-unavailable',
+    detail: 'Temporal cannot be reached now; repeat the request shortly',
+    headers: { 'retry-after': '5' },
+  },
+  [GRPC.DEADLINE_EXCEEDED]: {
+    status: 504,
+    code: 'temporal-timeout',
+    detail: 'Temporal did not answer in time; the outcome is unknown: repeat the request',
+  },
+};
 
 /** The problem for an error from Temporal that no route handles itself, or undefined (a 500). */
 export function temporalProblem(error: unknown): ApiProblem | undefined {
   const code = grpcCode(error);
-  const unregistered = code === GRPC.INVALID_ARGUMENT ? unregisteredSearchAttribute(error) : undefined;
+  const unregistered =
+    code === GRPC.INVALID_ARGUMENT
+      ? [...causes(error)]
+          .map((cause) =>
+            /Namespace (\S+) has no mapping defined for search attribute (\w+)/.exec(cause.message),
+          )
+          .find((match) => match !== null)
+      : undefined;
   if (unregistered) {
     // A fresh namespace: nothing registered the search attributes yet (a worker and the API do at start).
     const [, namespace = '', name = ''] = unregistered;
@@ -74,22 +90,8 @@ export function temporalProblem(error: unknown): ApiProblem | undefined {
       headers: { 'retry-after': '30' },
     });
   }
-  if (code === GRPC.UNAVAILABLE) {
-    return new ApiProblem({
-      status: 503,
-      code: 'temporal-unavailable',
-      detail: 'Temporal cannot be reached now; repeat the request shortly',
-      headers: { 'retry-after': '5' },
-    });
-  }
-  if (code === GRPC.DEADLINE_EXCEEDED) {
-    return new ApiProblem({
-      status: 504,
-      code: 'temporal-timeout',
-      detail: 'Temporal did not answer in time; the outcome is unknown: repeat the request',
-    });
-  }
-  return undefined;
+  const known = code === undefined ? undefined : PROBLEMS_OF_CODES[code];
+  return known === undefined ? undefined : new ApiProblem(known);
 }
 
 /** Whether Temporal refused the request's arguments (a page token that is not one of its own, say). */

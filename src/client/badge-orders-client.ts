@@ -12,7 +12,12 @@ import {
   type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/common';
+import {
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  type UpdateDefinition,
+} from '@temporalio/common';
 import {
   BadgeOrderClient,
   BadgeOrderId,
@@ -127,15 +132,14 @@ export class BadgeOrdersClient {
   private async startOrAttach(rawInput: unknown, options: StartOrderOptions): Promise<StartOrderResult> {
     const input = parseBadgeOrderInput(rawInput);
     const workflowId = await this.workflowIdOf({ orderRef: input.orderRef, clientId: input.clientId });
-    const handle = (): BadgeOrderHandle => this.client.workflow.getHandle<BadgeOrderWorkflow>(workflowId);
     // Most orders are new: start at once, refusing whenever any run of this order ref exists. Only then is the
     // last run looked at (one call to the server fewer for every new order, the same decisions for the rest).
     const started = await this.start(input, workflowId, WorkflowIdReusePolicy.REJECT_DUPLICATE, options);
     if (started) return { workflowId, runId: started.firstExecutionRunId, attached: false, handle: started };
-    const last = await this.lastRunAllowingStart(input.orderRef, handle());
+    const last = await this.lastRunAllowingStart(input.orderRef, this.handle(workflowId));
     if (last !== undefined) {
       // Running, or completed: its result stands; attach to it.
-      return { workflowId, runId: last.runId, attached: true, handle: handle() };
+      return { workflowId, runId: last.runId, attached: true, handle: this.handle(workflowId) };
     }
     // Only a failed one may run again.
     const restarted = await this.start(
@@ -147,8 +151,8 @@ export class BadgeOrdersClient {
     if (restarted)
       return { workflowId, runId: restarted.firstExecutionRunId, attached: false, handle: restarted };
     // Another caller started it meanwhile: attach to that run.
-    const description = await handle().describe();
-    return { workflowId, runId: description.runId, attached: true, handle: handle() };
+    const description = await this.handle(workflowId).describe();
+    return { workflowId, runId: description.runId, attached: true, handle: this.handle(workflowId) };
   }
 
   /**
@@ -162,19 +166,14 @@ export class BadgeOrdersClient {
     const own = badgeOrderWorkflowId(order.orderRef, order.clientId);
     if (order.clientId === undefined) return own;
     const earlier = badgeOrderWorkflowId(order.orderRef);
-    const owner = await this.ownerOf(this.client.workflow.getHandle<BadgeOrderWorkflow>(earlier));
+    const owner = await this.ownerOf(this.handle(earlier));
     return owner === order.clientId ? earlier : own;
   }
 
   /** The client of the order's latest run, from its search attribute or else its input; null for none. */
   private async ownerOf(handle: BadgeOrderHandle): Promise<string | null | undefined> {
-    let description: WorkflowExecutionDescription;
-    try {
-      description = await handle.describe();
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return undefined;
-      throw error;
-    }
+    const description = await describeIfFound(handle);
+    if (description === undefined) return undefined;
     const recorded = description.typedSearchAttributes.get(BadgeOrderClient);
     if (recorded !== undefined) return recorded;
     // Runs started before the search attribute: the client is in the input (decoded by the payload codec).
@@ -198,14 +197,8 @@ export class BadgeOrdersClient {
    * tell "not found" before acting, as the HTTP API does.
    */
   async findOrder(order: string | OrderKey): Promise<BadgeOrderHandle | undefined> {
-    const handle = this.client.workflow.getHandle<BadgeOrderWorkflow>(await this.workflowIdOf(keyOf(order)));
-    try {
-      await handle.describe();
-      return handle;
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return undefined;
-      throw error;
-    }
+    const handle = await this.handleOf(order);
+    return (await describeIfFound(handle)) === undefined ? undefined : handle;
   }
 
   /** Starts a run of the order; undefined when the id's policies refuse it (a run exists or existed). */
@@ -247,13 +240,8 @@ export class BadgeOrdersClient {
     orderRef: string,
     handle: BadgeOrderHandle,
   ): Promise<{ runId: string } | undefined> {
-    let description;
-    try {
-      description = await handle.describe();
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return undefined;
-      throw error;
-    }
+    const description = await describeIfFound(handle);
+    if (description === undefined) return undefined;
     if (description.status.name === 'RUNNING' || description.status.name === 'COMPLETED') return description;
     const orderId = description.typedSearchAttributes.get(BadgeOrderId);
     if (orderId !== undefined && orderId !== '') {
@@ -284,12 +272,16 @@ export class BadgeOrdersClient {
    */
   getHandle(order: string | OrderKey): BadgeOrderHandle {
     const { orderRef, clientId } = keyOf(order);
-    return this.client.workflow.getHandle<BadgeOrderWorkflow>(badgeOrderWorkflowId(orderRef, clientId));
+    return this.handle(badgeOrderWorkflowId(orderRef, clientId));
+  }
+
+  private handle(workflowId: string, runId?: string): BadgeOrderHandle {
+    return this.client.workflow.getHandle<BadgeOrderWorkflow>(workflowId, runId);
   }
 
   /** The handle of an order whether or not it exists, found as {@link findOrder} finds it. */
   private async handleOf(order: string | OrderKey): Promise<BadgeOrderHandle> {
-    return this.client.workflow.getHandle<BadgeOrderWorkflow>(await this.workflowIdOf(keyOf(order)));
+    return this.handle(await this.workflowIdOf(keyOf(order)));
   }
 
   /** One page of orders from visibility (see `order-listing.ts`), newest first. */
@@ -307,10 +299,7 @@ export class BadgeOrdersClient {
     for await (const execution of this.client.workflow.list({
       query: badgeOrdersQuery({ openOnly: true }),
     })) {
-      const handle = this.client.workflow.getHandle<BadgeOrderWorkflow>(
-        execution.workflowId,
-        execution.runId,
-      );
+      const handle = this.handle(execution.workflowId, execution.runId);
       let view: BadgeOrderStatusView;
       try {
         view = await this.client.connection.withDeadline(Date.now() + options.queryTimeoutMs, () =>
@@ -342,23 +331,7 @@ export class BadgeOrdersClient {
    * {@link ReconcileOrderRejectedError} with the workflow's reason when the answer is refused.
    */
   async reconcileOrder(order: string | OrderKey, answer: ReconcileOrderInput): Promise<BadgeOrderStatusView> {
-    const { orderRef } = keyOf(order);
-    const handle = await this.handleOf(order);
-    try {
-      return await handle.executeUpdate(reconcileOrderUpdate, { args: [answer] });
-    } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) {
-        throw new ReconcileOrderRejectedError(error.cause?.message ?? error.message, { cause: error });
-      }
-      const closed = await closedStatus(handle, error);
-      if (closed !== undefined) {
-        throw new ReconcileOrderRejectedError(
-          `reconcileOrder refused: order ${orderRef} is no longer running (${closed})`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+    return this.update(order, reconcileOrderUpdate, answer, ReconcileOrderRejectedError);
   }
 
   /**
@@ -370,23 +343,7 @@ export class BadgeOrdersClient {
     order: string | OrderKey,
     correction: SetDocumentOwnerInput,
   ): Promise<BadgeOrderStatusView> {
-    const { orderRef } = keyOf(order);
-    const handle = await this.handleOf(order);
-    try {
-      return await handle.executeUpdate(setDocumentOwnerUpdate, { args: [correction] });
-    } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError) {
-        throw new SetDocumentOwnerRejectedError(error.cause?.message ?? error.message, { cause: error });
-      }
-      const closed = await closedStatus(handle, error);
-      if (closed !== undefined) {
-        throw new SetDocumentOwnerRejectedError(
-          `setDocumentOwner refused: order ${orderRef} is no longer running (${closed})`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+    return this.update(order, setDocumentOwnerUpdate, correction, SetDocumentOwnerRejectedError);
   }
 
   /**
@@ -394,23 +351,42 @@ export class BadgeOrdersClient {
    * {@link ReplaceDocumentRejectedError} with the workflow's reason when the replacement is refused.
    */
   async replaceDocument(order: string | OrderKey, replacement: ReplaceDocumentInput): Promise<DocumentState> {
-    const { orderRef } = keyOf(order);
+    return this.update(order, replaceDocumentUpdate, replacement, ReplaceDocumentRejectedError);
+  }
+
+  /** Runs an update; `Rejected` carries the workflow's reason when it refuses, or says the order has closed. */
+  private async update<Ret, Arg>(
+    order: string | OrderKey,
+    definition: UpdateDefinition<Ret, [Arg]>,
+    arg: Arg,
+    Rejected: new (message: string, options: ErrorOptions) => Error,
+  ): Promise<Ret> {
     const handle = await this.handleOf(order);
     try {
-      return await handle.executeUpdate(replaceDocumentUpdate, { args: [replacement] });
+      return await handle.executeUpdate(definition, { args: [arg] });
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError) {
-        throw new ReplaceDocumentRejectedError(error.cause?.message ?? error.message, { cause: error });
+        throw new Rejected(error.cause?.message ?? error.message, { cause: error });
       }
       const closed = await closedStatus(handle, error);
       if (closed !== undefined) {
-        throw new ReplaceDocumentRejectedError(
-          `replaceDocument refused: order ${orderRef} is no longer running (${closed})`,
+        throw new Rejected(
+          `${definition.name} refused: order ${keyOf(order).orderRef} is no longer running (${closed})`,
           { cause: error },
         );
       }
       throw error;
     }
+  }
+}
+
+/** The description of the order's run, or undefined when there is none. */
+async function describeIfFound(handle: BadgeOrderHandle): Promise<WorkflowExecutionDescription | undefined> {
+  try {
+    return await handle.describe();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
   }
 }
 

@@ -6,15 +6,9 @@
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { z } from 'zod';
-import type {
-  DOCUMENTS_ROUTE,
-  documentUploadRequestSchema,
-  DocumentUploadResponse,
-  ORDER_OPERATIONS,
-  Problem,
-} from '../http-contract';
+import type { DocumentUploadResponse, ORDER_OPERATIONS, Problem, UPLOAD_DOCUMENT } from '../http-contract';
 
-type OrderOperation = (typeof ORDER_OPERATIONS)[keyof typeof ORDER_OPERATIONS];
+type ApiOperation = (typeof ORDER_OPERATIONS)[keyof typeof ORDER_OPERATIONS] | typeof UPLOAD_DOCUMENT;
 /** An OpenAPI media type object, as openapi-fetch reads it. */
 type Content<T, Media extends string = 'application/json'> = { content: { [M in Media]: T } };
 /** The schema of a `[name, schema]` pair. */
@@ -23,7 +17,7 @@ type SchemaOf<Named> = Named extends readonly [string, infer Schema extends z.Zo
 type ProblemResponses = { default: Content<Problem, 'application/problem+json'> };
 
 /** One operation in openapi-fetch's form: what a caller sends (zod's input) and what it gets (zod's output). */
-type OperationTypes<Operation extends OrderOperation> = {
+type OperationTypes<Operation extends ApiOperation> = {
   parameters: (Operation extends { params: z.ZodType } ? { path: z.input<Operation['params']> } : unknown) &
     (Operation extends { query: z.ZodType } ? { query?: z.input<Operation['query']> } : unknown);
   responses: {
@@ -31,24 +25,23 @@ type OperationTypes<Operation extends OrderOperation> = {
       z.output<SchemaOf<Operation['responses'][Status] extends { schema: infer Named } ? Named : never>>
     >;
   } & ProblemResponses;
-} & (Operation extends { body: infer Named } ? { requestBody: Content<z.input<SchemaOf<Named>>> } : unknown);
+} & (Operation extends { body: infer Named }
+  ? {
+      requestBody: Content<
+        z.input<SchemaOf<Named>>,
+        Operation extends { bodyType: infer Media extends string } ? Media : 'application/json'
+      >;
+    }
+  : unknown);
 
 /** The API's paths and operations, as openapi-fetch types them. */
 export type HttpApiPaths = {
-  [Path in OrderOperation['path']]: {
+  [Path in ApiOperation['path']]: {
     [
-      Operation in Extract<OrderOperation, { path: Path }> as Lowercase<Operation['method']>
+      Operation in Extract<ApiOperation, { path: Path }> as Lowercase<Operation['method']>
     ]: OperationTypes<Operation>;
   };
-} & Record<
-  typeof DOCUMENTS_ROUTE,
-  {
-    post: {
-      requestBody: Content<z.input<typeof documentUploadRequestSchema>, 'multipart/form-data'>;
-      responses: { 201: Content<DocumentUploadResponse> } & ProblemResponses;
-    };
-  }
->;
+};
 
 /** The typed client: `GET`, `PUT` and `POST` on the API's paths. */
 export type BadgeOrdersHttpClient = Client<HttpApiPaths>;

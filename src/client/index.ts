@@ -64,10 +64,4 @@ export {
   WORKFLOW_TYPES,
   type BadgeOrderStatusValue,
 } from '../workflow-contract';
-export {
-  reconcileOrderUpdate,
-  replaceDocumentUpdate,
-  retryUploadsSignal,
-  setDocumentOwnerUpdate,
-  statusQuery,
-} from '../workflow-messages';
+export * from '../workflow-messages';

@@ -10,14 +10,18 @@ import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import pino from 'pino';
 import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
-import { apiDocumentsFromConfig } from '../../src/api/documents-plugin';
-import { documentStoreConfigSchema } from '../../src/config';
 import type { WebhookEvent } from '../../src/contract';
-import { documentUploadResponseSchema, problemSchema } from '../../src/http-contract';
+import { problemSchema } from '../../src/http-contract';
 import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
-import { startTestApi, TEST_KEYS, type TestApi } from './api-server';
+import {
+  documentUploadResponseSchema,
+  localApiDocuments,
+  startTestApi,
+  TEST_KEYS,
+  type TestApi,
+} from './api-server';
 
 /** One secret per API key id, and the default for orders without a client. */
 const SECRETS = { writer: 'writer-secret-0123456789abcdef', default: 'default-secret-0123456789abcd' };
@@ -77,11 +81,7 @@ describe('the API with the document store and webhooks', () => {
     });
 
     // The store as the API builds it from DOCUMENT_STORE (unset: local, under DOCUMENTS_ROOT, as the worker's).
-    const documents = await apiDocumentsFromConfig({
-      store: documentStoreConfigSchema.parse(undefined),
-      documentsRoot: stack.documentsRoot,
-      maxDocumentBytes: MAX_BYTES,
-    });
+    const documents = await localApiDocuments(stack.documentsRoot, MAX_BYTES);
     api = await startTestApi({
       orders: stack.orders,
       documents,

@@ -7,15 +7,20 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { BadgeOrdersClient } from '../../src/client/badge-orders-client';
-import { buildApiApp, type BuildApiAppOptions } from '../../src/api/app';
+import { buildApiApp } from '../../src/api/app';
 import { createAuthenticator, hashApiKey } from '../../src/api/auth';
+import { apiDocumentsFromConfig, type ApiDocuments } from '../../src/api/documents-plugin';
+import { documentStoreConfigSchema } from '../../src/config';
 import type { ApiKeyEntry, ApiLimits, ApiScope } from '../../src/api/config';
-import { ORDER_OPERATIONS } from '../../src/http-contract';
+import { ORDER_OPERATIONS, UPLOAD_DOCUMENT } from '../../src/http-contract';
+
+type BuildApiAppOptions = Parameters<typeof buildApiApp>[0];
 
 /** The API's answers, as its operations table documents them (tests parse what the API sent with these). */
 export const orderAcceptedSchema = ORDER_OPERATIONS.putOrder.responses[201].schema[1];
 export const orderViewSchema = ORDER_OPERATIONS.getOrder.responses[200].schema[1];
 export const orderPageSchema = ORDER_OPERATIONS.listOrders.responses[200].schema[1];
+export const documentUploadResponseSchema = UPLOAD_DOCUMENT.responses[201].schema[1];
 export const retryAcceptedSchema = ORDER_OPERATIONS.retryOrder.responses[202].schema[1];
 
 /**
@@ -93,6 +98,18 @@ export function testKeyEntries(): ApiKeyEntry[] {
     sha256: hashApiKey(entry.key),
     scopes: [...entry.scopes],
   }));
+}
+
+/** The API's documents in a local store under `documentsRoot`, as `npm run api` builds them without DOCUMENT_STORE. */
+export function localApiDocuments(
+  documentsRoot: string,
+  maxDocumentBytes = 4 * 1024 * 1024,
+): Promise<ApiDocuments> {
+  return apiDocumentsFromConfig({
+    store: documentStoreConfigSchema.parse(undefined),
+    documentsRoot,
+    maxDocumentBytes,
+  });
 }
 
 /** Starts the API on a free loopback port. */

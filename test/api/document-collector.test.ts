@@ -7,12 +7,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { collectDocuments } from '../../src/api/document-collector';
-import { apiDocumentsFromConfig, type ApiDocuments } from '../../src/api/documents-plugin';
-import { documentUploadResponseSchema } from '../../src/http-contract';
-import { documentStoreConfigSchema } from '../../src/config';
+import type { ApiDocuments } from '../../src/api/documents-plugin';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
-import { startTestApi, TEST_KEYS, type TestApi } from './api-server';
+import {
+  documentUploadResponseSchema,
+  localApiDocuments,
+  startTestApi,
+  TEST_KEYS,
+  type TestApi,
+} from './api-server';
 
 const ALL_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
@@ -23,11 +27,7 @@ describe('the document collector', () => {
   let documents: ApiDocuments;
 
   beforeAll(async () => {
-    documents = await apiDocumentsFromConfig({
-      store: documentStoreConfigSchema.parse(undefined),
-      documentsRoot: stack.documentsRoot,
-      maxDocumentBytes: 4 * 1024 * 1024,
-    });
+    documents = await localApiDocuments(stack.documentsRoot);
     api = await startTestApi({ orders: stack.orders, documents });
   });
   afterAll(async () => {

@@ -10,14 +10,15 @@ import { join } from 'node:path';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import fastify, { type FastifyInstance } from 'fastify';
-import { documentsRoutes, type UploadLimits } from '../../src/api/routes/documents';
+import { documentsRoutes, type UploadLimits } from '../../src/api/documents-plugin';
 import {
   createLocalDocumentStore,
   createS3DocumentStore,
   type DocumentStore,
   type PutDocumentInput,
 } from '../../src/documents';
-import { documentUploadResponseSchema, problemSchema } from '../../src/http-contract';
+import { problemSchema } from '../../src/http-contract';
+import { documentUploadResponseSchema } from './api-server';
 import { CleanupList } from '../../tools/stack';
 import { startLocalS3, type LocalS3 } from '../../tools/stack/s3';
 import { waitFor } from '../helpers/wait';

@@ -13,9 +13,7 @@ import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
 import { parseBadgeOrderInput, type ListedOrder } from '../../src/contract';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
-import { apiDocumentsFromConfig } from '../../src/api/documents-plugin';
-import { documentStoreConfigSchema } from '../../src/config';
-import { startTestApi, TEST_KEYS, type TestApi } from './api-server';
+import { localApiDocuments, startTestApi, TEST_KEYS, type TestApi } from './api-server';
 
 /** The schemathesis version `.ci/run` installs. */
 const SCHEMATHESIS_VERSION = '4.32.5';
@@ -122,11 +120,7 @@ describe('schemathesis against /openapi.json', () => {
   beforeAll(async () => {
     // The limit is per key and schemathesis uses one key: keep it out of the way of the fuzzing.
     // With the documents upload, as `npm run api` serves it (a local store under the stack's DOCUMENTS_ROOT).
-    const documents = await apiDocumentsFromConfig({
-      store: documentStoreConfigSchema.parse(undefined),
-      documentsRoot: stack.documentsRoot,
-      maxDocumentBytes: 1024 * 1024,
-    });
+    const documents = await localApiDocuments(stack.documentsRoot, 1024 * 1024);
     api = await startTestApi({
       orders: stack.orders,
       limits: { rateLimitMax: 100_000 },

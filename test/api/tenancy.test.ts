@@ -9,15 +9,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { apiDocumentsFromConfig } from '../../src/api/documents-plugin';
 import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
-import { documentStoreConfigSchema } from '../../src/config';
 import { badgeOrderWorkflowId, parseBadgeOrderInput } from '../../src/contract';
-import { documentUploadResponseSchema, problemSchema } from '../../src/http-contract';
+import { problemSchema } from '../../src/http-contract';
 import { BadgeOrderClient, WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 import {
+  documentUploadResponseSchema,
+  localApiDocuments,
   orderAcceptedSchema,
   orderPageSchema,
   orderViewSchema,
@@ -38,11 +38,7 @@ describe('tenancy of the HTTP API', () => {
   let api: TestApi;
 
   beforeAll(async () => {
-    const documents = await apiDocumentsFromConfig({
-      store: documentStoreConfigSchema.parse(undefined),
-      documentsRoot: stack.documentsRoot,
-      maxDocumentBytes: 4 * 1024 * 1024,
-    });
+    const documents = await localApiDocuments(stack.documentsRoot);
     api = await startTestApi({ orders: stack.orders, documents });
   });
   afterAll(async () => {

@@ -10,9 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { apiDocumentsFromConfig } from '../../src/api/documents-plugin';
-import { documentStoreConfigSchema } from '../../src/config';
-import { startTestApi, TEST_KEYS, type TestApi } from '../api/api-server';
+import { localApiDocuments, startTestApi, TEST_KEYS, type TestApi } from '../api/api-server';
 import { useTestStack } from '../helpers/stack';
 
 const ROOT = resolve(__dirname, '../..');
@@ -79,11 +77,7 @@ describe('the client package', () => {
   beforeAll(async () => {
     project = mkdtempSync(join(tmpdir(), 'badge-orders-backend-'));
     stack.local.onStop('the backend project', () => rmSync(project, { recursive: true, force: true }));
-    const documents = await apiDocumentsFromConfig({
-      store: documentStoreConfigSchema.parse(undefined),
-      documentsRoot: stack.documentsRoot,
-      maxDocumentBytes: 4 * 1024 * 1024,
-    });
+    const documents = await localApiDocuments(stack.documentsRoot);
     api = await startTestApi({ orders: stack.orders, documents });
   });
   afterAll(async () => {

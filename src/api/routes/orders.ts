@@ -11,7 +11,7 @@
 import { WorkflowFailedError, type WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   OrderMayExistError,
   ReconcileOrderRejectedError,
@@ -30,20 +30,13 @@ import {
   type BadgeOrderStatusView,
   type ValidBadgeOrderInput,
 } from '../../contract';
-import {
-  DEFAULT_PAGE_SIZE,
-  NO_CLIENT,
-  ORDER_OPERATIONS,
-  SET_BY_THE_API,
-  type Operation,
-  type OrderAccepted,
-  type OrderView,
-} from '../../http-contract';
+import { NO_CLIENT, ORDER_OPERATIONS, SET_BY_THE_API, type Operation } from '../../http-contract';
 import {
   BADGE_ORDER_STATUSES,
   BadgeOrderClient,
   BadgeOrderId,
   BadgeOrderStatus,
+  type BadgeOrderStatusValue,
 } from '../../workflow-contract';
 import { statusQuery } from '../../workflow-messages';
 import type { DocumentStore } from '../../documents';
@@ -52,9 +45,11 @@ import { callbackUrlProblem, type CallbackUrlPolicy } from '../../webhook-destin
 import type { ApiLimits, ApiScope } from '../config';
 import { inSpan, type Tracing } from '../../tracing';
 import { INPUT_HASH_MEMO_KEY, orderInputHash, orderInputHashBefore040 } from '../input-hash';
-import { decodePageToken, encodePageToken } from '../page-token';
 import { ApiProblem, invalidInput } from '../problem';
 import { isInvalidArgument, withinTime } from '../temporal-errors';
+
+/** Page size of `GET /v1/orders` when none is asked for. */
+const DEFAULT_PAGE_SIZE = 20;
 
 /** Options of {@link ordersRoutes}. */
 interface OrdersRoutesOptions {
@@ -66,6 +61,56 @@ interface OrdersRoutesOptions {
   readonly tracing?: Tracing;
   /** The document store, to check that each reference an order names is its caller's. None: no references. */
   readonly documents?: DocumentStore;
+}
+
+/**
+ * The page token of `GET /v1/orders`: opaque to callers, it wraps Temporal's token together with the filter it
+ * belongs to (status and client), so a token is refused (400) with another filter, or by another client, instead
+ * of being passed on to give odd pages.
+ */
+const tokenSchema = z.strictObject({
+  v: z.literal(1),
+  status: z.enum(BADGE_ORDER_STATUSES).nullable(),
+  /** The client filter (every listing of a client has one); absent: an operator's listing of every order. */
+  client: z.string().optional(),
+  t: z.string().regex(/^[A-Za-z0-9_-]+$/),
+});
+
+/** What a listing is filtered by: a token belongs to exactly one filter. */
+interface ListingFilter {
+  readonly status: BadgeOrderStatusValue | undefined;
+  readonly clientId: string | undefined;
+}
+
+/** Wraps Temporal's page token for the caller. */
+function encodePageToken(temporalToken: Uint8Array, filter: ListingFilter): string {
+  const json = JSON.stringify({
+    v: 1,
+    status: filter.status ?? null,
+    ...(filter.clientId === undefined ? {} : { client: filter.clientId }),
+    t: Buffer.from(temporalToken).toString('base64url'),
+  });
+  return Buffer.from(json, 'utf8').toString('base64url');
+}
+
+/** Temporal's page token from a caller's token, or null when it is not one of ours for this filter. */
+function decodePageToken(token: string, filter: ListingFilter): Uint8Array | null {
+  if (!/^[A-Za-z0-9_-]+$/.test(token)) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  const parsed = tokenSchema.safeParse(json);
+  if (
+    !parsed.success ||
+    parsed.data.status !== (filter.status ?? null) ||
+    parsed.data.client !== filter.clientId
+  ) {
+    return null;
+  }
+  return Uint8Array.from(Buffer.from(parsed.data.t, 'base64url'));
 }
 
 /**
@@ -128,6 +173,19 @@ function orderKeyOf(request: FastifyRequest, orderRef: string, named: string | u
   return named === NO_CLIENT ? { orderRef } : { orderRef, clientId: named };
 }
 
+/** An answer of an operation: one of its statuses, with the body its schema states for it. */
+type Answer<Op extends Operation> = {
+  [Status in Extract<keyof Op['responses'], number>]: {
+    readonly status: Status;
+    readonly body: Op['responses'][Status] extends {
+      schema: readonly [string, infer Schema extends z.ZodType];
+    }
+      ? z.output<Schema>
+      : never;
+    readonly location?: string;
+  };
+}[Extract<keyof Op['responses'], number>];
+
 /** The orders routes; see the module comment. */
 // eslint-disable-next-line @typescript-eslint/require-await -- fastify's plugin type is async
 export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app, options) => {
@@ -174,9 +232,30 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     if (refused.length > 0) throw invalidInput(refused, 'body');
   };
 
-  const route = (
-    operation: Operation & { readonly scope: ApiScope },
-    handler: (request: FastifyRequest) => Promise<{ status: number; body: unknown; location?: string }>,
+  /**
+   * Runs an operator's update of an order: 200 with its answer, 409 with `code` when the order refused it (its
+   * reason as the detail), 404 when the order is gone.
+   */
+  const update = async <T>(
+    orderRef: string,
+    what: string,
+    work: Promise<T>,
+    refusal: { readonly Rejected: new (message: string) => Error; readonly code: string },
+  ): Promise<{ status: 200; body: T }> => {
+    try {
+      return { status: 200, body: await timed(what, work) };
+    } catch (error) {
+      if (error instanceof refusal.Rejected) {
+        throw new ApiProblem({ status: 409, code: refusal.code, detail: error.message });
+      }
+      if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
+      throw error;
+    }
+  };
+
+  const route = <Op extends Operation & { readonly scope: ApiScope }>(
+    operation: Op,
+    handler: (request: FastifyRequest) => Promise<Answer<Op>>,
   ): void => {
     app.route({
       method: operation.method,
@@ -189,8 +268,9 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         const answer = await inSpan(options.tracing, `${operation.method} ${operation.path}`, () =>
           handler(request),
         );
-        if (answer.location !== undefined) void reply.header('location', answer.location);
-        return reply.code(answer.status).send(answer.body);
+        const { status, body, location }: { status: number; body: unknown; location?: string } = answer;
+        if (location !== undefined) void reply.header('location', location);
+        return reply.code(status).send(body);
       },
     });
   };
@@ -198,19 +278,19 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
   route(ORDER_OPERATIONS.putOrder, async (request) => {
     const { orderRef } = parsePart(ORDER_OPERATIONS.putOrder.params, request.params, 'path');
     const body = request.body;
-    if (isPlainObject(body) && body.orderRef !== undefined && body.orderRef !== orderRef) {
+    const fields = isPlainObject(body) ? body : {};
+    if (fields.orderRef !== undefined && fields.orderRef !== orderRef) {
       throw invalidInput(
         [{ field: 'body.orderRef', message: 'must be the same as the orderRef in the path' }],
         'body',
       );
     }
-    for (const field of SET_BY_THE_API) {
-      if (isPlainObject(body) && body[field] !== undefined) {
-        throw invalidInput(
-          [{ field: `body.${field}`, message: 'is set by the API from your credentials; leave it out' }],
-          'body',
-        );
-      }
+    const setByTheApi = SET_BY_THE_API.find((field) => fields[field] !== undefined);
+    if (setByTheApi !== undefined) {
+      throw invalidInput(
+        [{ field: `body.${setByTheApi}`, message: 'is set by the API from your credentials; leave it out' }],
+        'body',
+      );
     }
     // The order is the caller's: its client owns it, and its paths lie in the client's own folder.
     const { clientId } = principalOf(request);
@@ -242,7 +322,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       throw error;
     }
     const statusUrl = `/v1/orders/${encodeURIComponent(orderRef)}`;
-    const accepted = (created: boolean, runId: string | undefined): OrderAccepted => ({
+    const accepted = (created: boolean, runId: string | undefined) => ({
       orderRef,
       workflowId: started.workflowId,
       runId: runId ?? null,
@@ -286,7 +366,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     } else {
       outcome = await timed(`Reading the outcome of order ${orderRef}`, closedOutcome(handle, description));
     }
-    const body: OrderView = {
+    const body = {
       orderRef,
       workflowId: description.workflowId,
       runId: description.runId,
@@ -322,15 +402,15 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         : query.clientId
       : principal.clientId;
     const filter = { status: query.status, clientId };
+    const foreignToken = (): ApiProblem =>
+      invalidInput(
+        [{ field: 'query.pageToken', message: 'is not a page token of this listing' }],
+        'request query',
+      );
     let nextPageToken: Uint8Array | null = null;
     if (query.pageToken !== undefined) {
       nextPageToken = decodePageToken(query.pageToken, filter);
-      if (nextPageToken === null) {
-        throw invalidInput(
-          [{ field: 'query.pageToken', message: 'is not a page token of this listing' }],
-          'request query',
-        );
-      }
+      if (nextPageToken === null) throw foreignToken();
     }
     let page;
     try {
@@ -344,18 +424,13 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         }),
       );
     } catch (error) {
-      if (isInvalidArgument(error) && nextPageToken !== null) {
-        throw invalidInput(
-          [{ field: 'query.pageToken', message: 'is not a page token of this listing' }],
-          'request query',
-        );
-      }
+      if (isInvalidArgument(error) && nextPageToken !== null) throw foreignToken();
       throw error;
     }
     return {
       status: 200,
       body: {
-        orders: page.orders,
+        orders: [...page.orders],
         nextPageToken: page.nextPageToken === null ? null : encodePageToken(page.nextPageToken, filter),
       },
     };
@@ -373,7 +448,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       if (error instanceof WorkflowNotFoundError) throw notRunning(orderRef, 'closed');
       throw error;
     }
-    return { status: 202, body: { orderRef, accepted: true } };
+    return { status: 202, body: { orderRef, accepted: true as const } };
   });
 
   route(ORDER_OPERATIONS.replaceDocument, async (request) => {
@@ -400,18 +475,12 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         detail: `Order ${orderRef} has ${view.documents.length} document(s); there is none at index ${index}`,
       });
     }
-    try {
-      const state = await timed(
-        `Replacing document ${index} of order ${orderRef}`,
-        orders.replaceDocument(key, { path: document.path, ...replacement }),
-      );
-      return { status: 200, body: state };
-    } catch (error) {
-      if (error instanceof ReplaceDocumentRejectedError) {
-        throw new ApiProblem({ status: 409, code: 'replace-refused', detail: error.message });
-      }
-      throw error;
-    }
+    return update(
+      orderRef,
+      `Replacing document ${index} of order ${orderRef}`,
+      orders.replaceDocument(key, { path: document.path, ...replacement }),
+      { Rejected: ReplaceDocumentRejectedError, code: 'replace-refused' },
+    );
   });
 
   route(ORDER_OPERATIONS.reconcileOrder, async (request) => {
@@ -419,16 +488,10 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const query = parsePart(ORDER_OPERATIONS.reconcileOrder.query, request.query, 'query');
     const answer = parsePart(ORDER_OPERATIONS.reconcileOrder.body[1], request.body, 'body');
     const { key } = await find(request, orderRef, query.clientId);
-    try {
-      const view = await timed(`Reconciling order ${orderRef}`, orders.reconcileOrder(key, answer));
-      return { status: 200, body: view };
-    } catch (error) {
-      if (error instanceof ReconcileOrderRejectedError) {
-        throw new ApiProblem({ status: 409, code: 'reconcile-refused', detail: error.message });
-      }
-      if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
-      throw error;
-    }
+    return update(orderRef, `Reconciling order ${orderRef}`, orders.reconcileOrder(key, answer), {
+      Rejected: ReconcileOrderRejectedError,
+      code: 'reconcile-refused',
+    });
   });
 
   route(ORDER_OPERATIONS.setDocumentOwner, async (request) => {
@@ -436,18 +499,11 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const query = parsePart(ORDER_OPERATIONS.setDocumentOwner.query, request.query, 'query');
     const correction = parsePart(ORDER_OPERATIONS.setDocumentOwner.body[1], request.body, 'body');
     const { key } = await find(request, orderRef, query.clientId);
-    try {
-      const view = await timed(
-        `Correcting the document owner of order ${orderRef}`,
-        orders.setDocumentOwner(key, correction),
-      );
-      return { status: 200, body: view };
-    } catch (error) {
-      if (error instanceof SetDocumentOwnerRejectedError) {
-        throw new ApiProblem({ status: 409, code: 'set-owner-refused', detail: error.message });
-      }
-      if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
-      throw error;
-    }
+    return update(
+      orderRef,
+      `Correcting the document owner of order ${orderRef}`,
+      orders.setDocumentOwner(key, correction),
+      { Rejected: SetDocumentOwnerRejectedError, code: 'set-owner-refused' },
+    );
   });
 };
