@@ -74,19 +74,50 @@ function shape<G extends Group>(group: G): Shape<G> {
   return Object.fromEntries(Object.entries(group).map(([field, v]) => [field, v.schema])) as Shape<G>;
 }
 
-/** The raw values of a group's variables (unset and empty alike are `undefined`; secrets also from files). */
-function read(env: Env, group: Group): Record<string, string | undefined> {
-  return Object.fromEntries(
-    Object.entries(group).map(([field, v]) => [
-      field,
-      v.secret ? secretFrom(env, v.name) : env[v.name] || undefined,
-    ]),
-  );
+/** Config fields read from their variables their own way; `variable` and `layout` name them in messages. */
+interface Part {
+  readonly read: (env: Env) => unknown;
+  /** The variable a message about the whole part names. */
+  readonly variable?: Variable;
+  readonly layout?: Layout;
+}
+
+/** What a loader reads into each config field: a variable, a part, or nested fields. */
+type Layout = Variable | Part | { readonly [field: string]: Layout };
+
+const isVariable = (layout: Layout): layout is Variable => declared.includes(layout as Variable);
+const isPart = (layout: Layout): layout is Part => typeof (layout as Part).read === 'function';
+
+/** The raw values `layout` reads (unset and empty variables alike are `undefined`; secrets also from files). */
+function read<L extends Layout>(
+  env: Env,
+  layout: L,
+): L extends Variable ? string | undefined : L extends Group ? Record<keyof L, string | undefined> : unknown;
+function read(env: Env, layout: Layout): unknown {
+  if (isVariable(layout)) return layout.secret ? secretFrom(env, layout.name) : env[layout.name] || undefined;
+  if (isPart(layout)) return layout.read(env);
+  return Object.fromEntries(Object.entries(layout).map(([field, inner]) => [field, read(env, inner)]));
 }
 
 /** Variable name by config field path (`platform.baseUrl` → `BADGE_BASE_URL`), for messages. */
-function names(prefix: string, group: Group): Record<string, string> {
-  return Object.fromEntries(Object.entries(group).map(([field, v]) => [`${prefix}${field}`, v.name]));
+function names(path: string, layout: Layout): Record<string, string> {
+  if (isVariable(layout)) return { [path]: layout.name };
+  if (isPart(layout)) {
+    return {
+      ...(layout.variable && { [path]: layout.variable.name }),
+      ...(layout.layout && names(path, layout.layout)),
+    };
+  }
+  return Object.fromEntries(
+    Object.entries(layout).flatMap(([field, inner]) =>
+      Object.entries(names(path === '' ? field : `${path}.${field}`, inner)),
+    ),
+  );
+}
+
+/** `schema` parsed from what `layout` reads in `env`; throws {@link ConfigError} naming each variable. */
+function load<T extends z.ZodType>(schema: T, env: Env, layout: Layout): Readonly<z.output<T>> {
+  return Object.freeze(parse(schema, read(env, layout), names('', layout)));
 }
 
 /**
@@ -262,8 +293,6 @@ const temporalConfigSchema = z.object({
 /** Parsed Temporal connection settings. */
 export type TemporalConfig = z.infer<typeof temporalConfigSchema>;
 
-const TEMPORAL_NAMES = { ...names('temporal.', TEMPORAL), ...names('temporal.codec.', PAYLOAD) };
-
 /** Our variable names of earlier releases, and the standard names that replace them. */
 const RENAMED_TEMPORAL_VARIABLES: Readonly<Record<string, string>> = {
   TEMPORAL_TLS_CERT_PATH: 'TEMPORAL_TLS_CLIENT_CERT_PATH',
@@ -298,23 +327,23 @@ function temporalProfileFromEnv(env: Env): ClientConfigProfile {
   }
 }
 
-function temporalFromEnv(env: Env): Record<string, unknown> {
-  const profile = temporalProfileFromEnv(env);
-  return {
-    ...read(env, TEMPORAL),
-    profile,
-    address: profile.address,
-    namespace: profile.namespace,
-    codec: read(env, PAYLOAD),
-  };
-}
+const TEMPORAL_PART: Part = {
+  layout: { ...TEMPORAL, codec: PAYLOAD },
+  read: (env) => {
+    const profile = temporalProfileFromEnv(env);
+    return {
+      ...read(env, TEMPORAL),
+      profile,
+      address: profile.address,
+      namespace: profile.namespace,
+      codec: read(env, PAYLOAD),
+    };
+  },
+};
 
 /** Temporal settings for clients (starter, operator CLI). */
 export function loadTemporalConfig(env: Env = process.env): Readonly<TemporalConfig> {
-  return Object.freeze(
-    parse(z.object({ temporal: temporalConfigSchema }), { temporal: temporalFromEnv(env) }, TEMPORAL_NAMES)
-      .temporal,
-  );
+  return load(temporalConfigSchema, env, TEMPORAL_PART);
 }
 
 // ---- The platform ---------------------------------------------------------------------------------------
@@ -443,7 +472,7 @@ export type PlatformConfig = z.infer<typeof platformConfigSchema>;
 
 /** The platform settings alone (`npm run ops -- probe`); throws {@link ConfigError} naming each variable. */
 export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
-  return Object.freeze(parse(platformConfigSchema, read(env, PLATFORM), names('', PLATFORM)));
+  return load(platformConfigSchema, env, PLATFORM);
 }
 
 // ---- Tracing --------------------------------------------------------------------------------------------
@@ -535,6 +564,7 @@ function otlpHeaders(text: string | undefined): Record<string, string> | string 
 }
 
 /** The trace settings from the standard OpenTelemetry variables (the traces-specific one wins). */
+const TRACING_PART: Part = { layout: TRACING, read: tracingFromEnv };
 function tracingFromEnv(env: Env): Record<string, unknown> {
   const traces = read(env, TRACING);
   const all = read(env, OTLP);
@@ -564,7 +594,7 @@ function tracingFromEnv(env: Env): Record<string, unknown> {
 
 /** Trace settings for clients (the starter, backend code); throws {@link ConfigError} naming each variable. */
 export function loadTracingConfig(env: Env = process.env): Readonly<TracingConfig> {
-  return Object.freeze(parse(tracingConfigSchema, tracingFromEnv(env), names('', TRACING)));
+  return load(tracingConfigSchema, env, TRACING_PART);
 }
 
 // ---- Webhooks -------------------------------------------------------------------------------------------
@@ -615,7 +645,6 @@ const WEBHOOK_POLICY = readBy(WORKER_API, {
   ),
 });
 const callbackUrlPolicySchema = z.object(shape(WEBHOOK_POLICY));
-const WEBHOOK_POLICY_NAMES = names('webhooks.', WEBHOOK_POLICY);
 
 const WEBHOOK_SECRETS = readBy(WORKER, {
   secrets: variable(
@@ -640,16 +669,19 @@ export const webhookConfigSchema = callbackUrlPolicySchema.extend({ secrets: WEB
 export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
 
 /** The secrets file's JSON, read at start; its content never appears in a message. */
-function webhookSecretsFromEnv(env: Env): unknown {
-  const file = env.WEBHOOK_SECRETS_FILE;
-  const text = readVariableFile('WEBHOOK_SECRETS_FILE', file);
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new ConfigError(`WEBHOOK_SECRETS_FILE: ${file} is not valid JSON`);
-  }
-}
+const WEBHOOK_SECRETS_PART: Part = {
+  variable: WEBHOOK_SECRETS,
+  read: (env) => {
+    const file = env.WEBHOOK_SECRETS_FILE;
+    const text = readVariableFile('WEBHOOK_SECRETS_FILE', file);
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new ConfigError(`WEBHOOK_SECRETS_FILE: ${file} is not valid JSON`);
+    }
+  },
+};
 
 // ---- Documents ------------------------------------------------------------------------------------------
 
@@ -769,37 +801,27 @@ export const documentStoreConfigSchema = z
 /** Parsed document store settings. */
 export type DocumentStoreConfig = z.infer<typeof documentStoreConfigSchema>;
 
-/** The document store's raw settings from the environment (for {@link documentStoreConfigSchema}). */
-export function documentStoreFromEnv(env: Env): Record<string, unknown> | undefined {
-  const kind = env[STORE_KIND.name] || undefined;
-  if (kind === undefined) return undefined;
-  if (kind !== 's3') return { kind, ...read(env, LOCAL_STORE) };
-  const credentials = read(env, S3_CREDENTIALS);
-  return {
-    kind,
-    ...read(env, S3_STORE),
-    ...(Object.values(credentials).some((value) => value !== undefined) && { credentials }),
-  };
-}
-
-/** Variable name by field of a document store's settings under `prefix`, for messages. */
-export function documentStoreNames(prefix: string): Record<string, string> {
-  return {
-    [prefix]: STORE_KIND.name,
-    [`${prefix}.kind`]: STORE_KIND.name,
-    ...names(`${prefix}.`, { ...LOCAL_STORE, ...S3_STORE }),
-    ...names(`${prefix}.credentials.`, S3_CREDENTIALS),
-  };
-}
+/** The document store's settings (for {@link documentStoreConfigSchema}), read as their kind says. */
+export const DOCUMENT_STORE: Part = {
+  variable: STORE_KIND,
+  layout: { kind: STORE_KIND, ...LOCAL_STORE, ...S3_STORE, credentials: S3_CREDENTIALS },
+  read: (env) => {
+    const kind = read(env, STORE_KIND);
+    if (kind === undefined) return undefined;
+    if (kind !== 's3') return { kind, ...read(env, LOCAL_STORE) };
+    const credentials = read(env, S3_CREDENTIALS);
+    return {
+      kind,
+      ...read(env, S3_STORE),
+      ...(Object.values(credentials).some((value) => value !== undefined) && { credentials }),
+    };
+  },
+};
 
 /** The document store's settings alone; throws {@link ConfigError} naming each variable. */
 export function loadDocumentStoreConfig(env: Env): Readonly<DocumentStoreConfig> {
-  const parsed = parse(
-    z.object({ documentStore: documentStoreConfigSchema }),
-    { documentStore: documentStoreFromEnv(env) },
-    documentStoreNames('documentStore'),
-  );
-  return Object.freeze(parsed.documentStore);
+  const schema = z.object({ documentStore: documentStoreConfigSchema });
+  return Object.freeze(load(schema, env, { documentStore: DOCUMENT_STORE }).documentStore);
 }
 
 // ---- The worker -----------------------------------------------------------------------------------------
@@ -888,29 +910,16 @@ export type WorkerConfig = z.infer<typeof workerConfigSchema>;
 
 /** The worker's configuration; throws {@link ConfigError} naming each invalid variable. */
 export function loadWorkerConfig(env: Env): Readonly<WorkerConfig> {
-  const raw = {
-    temporal: temporalFromEnv(env),
-    platform: read(env, PLATFORM),
-    ...read(env, DOCUMENTS),
-    documentStore: documentStoreFromEnv(env),
-    ...read(env, WORKER_SETTINGS),
-    versioning: read(env, VERSIONING),
-    tracing: tracingFromEnv(env),
-    webhooks: { secrets: webhookSecretsFromEnv(env), ...read(env, WEBHOOK_POLICY) },
-  };
-  return Object.freeze(
-    parse(workerConfigSchema, raw, {
-      ...TEMPORAL_NAMES,
-      ...names('platform.', PLATFORM),
-      ...names('', DOCUMENTS),
-      ...documentStoreNames('documentStore'),
-      ...names('', WORKER_SETTINGS),
-      ...names('versioning.', VERSIONING),
-      ...names('tracing.', TRACING),
-      ...WEBHOOK_POLICY_NAMES,
-      'webhooks.secrets': WEBHOOK_SECRETS.name,
-    }),
-  );
+  return load(workerConfigSchema, env, {
+    temporal: TEMPORAL_PART,
+    platform: PLATFORM,
+    ...DOCUMENTS,
+    documentStore: DOCUMENT_STORE,
+    ...WORKER_SETTINGS,
+    versioning: VERSIONING,
+    tracing: TRACING_PART,
+    webhooks: { secrets: WEBHOOK_SECRETS_PART, ...WEBHOOK_POLICY },
+  });
 }
 
 // ---- The nightly replay's Schedule ----------------------------------------------------------------------
@@ -959,8 +968,7 @@ export type ReplayScheduleConfig = z.infer<typeof replayScheduleConfigSchema>;
 
 /** Configuration of the replay Schedule's tools; throws {@link ConfigError} naming each invalid variable. */
 export function loadReplayScheduleConfig(env: Env): Readonly<ReplayScheduleConfig> {
-  const raw = { temporal: temporalFromEnv(env), ...read(env, REPLAY) };
-  return Object.freeze(parse(replayScheduleConfigSchema, raw, { ...TEMPORAL_NAMES, ...names('', REPLAY) }));
+  return load(replayScheduleConfigSchema, env, { temporal: TEMPORAL_PART, ...REPLAY });
 }
 
 // ---- The codec server -----------------------------------------------------------------------------------
@@ -1059,18 +1067,10 @@ type CodecServerConfig = z.infer<typeof codecServerConfigSchema>;
 
 /** The codec server's configuration; throws {@link ConfigError} naming each invalid variable. */
 export function loadCodecServerConfig(env: Env): Readonly<CodecServerConfig> {
-  return Object.freeze(parse(codecServerConfigSchema, read(env, CODEC_SERVER), names('', CODEC_SERVER)));
+  return load(codecServerConfigSchema, env, CODEC_SERVER);
 }
 
 // ---- Shared with the HTTP API (src/api/config.ts) --------------------------------------------------------
 
-export {
-  parse,
-  read as readVariables,
-  readVariableFile,
-  readBy,
-  names as variableNames,
-  shape as variableShape,
-  variable,
-};
+export { load, read as readVariables, readVariableFile, readBy, shape as variableShape, variable };
 export { WEBHOOK_POLICY, ENSURE_SEARCH_ATTRIBUTES };

@@ -6,19 +6,17 @@
 import { z } from 'zod';
 import {
   ConfigError,
+  DOCUMENT_STORE,
   DOCUMENTS,
   documentStoreConfigSchema,
-  documentStoreFromEnv,
-  documentStoreNames,
   ENSURE_SEARCH_ATTRIBUTES,
+  load,
   loadTemporalConfig,
   LOG_LEVEL,
-  parse as parseVariables,
   readBy,
   readVariableFile,
   readVariables,
   variable,
-  variableNames,
   variableShape,
   WEBHOOK_POLICY,
   type TemporalConfig,
@@ -256,32 +254,20 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** The API's configuration from the environment; throws {@link ConfigError} naming each invalid variable. */
 export function loadApiConfig(env: Env): Readonly<ApiConfig> {
-  const oidc = readVariables(env, OIDC);
-  const raw = {
-    ...readVariables(env, LISTEN),
-    apiKeys: readKeysFile(env[API_KEYS.name]),
-    oidc: oidc.jwksUrl || oidc.issuer || oidc.audience ? oidc : undefined,
-    limits: readVariables(env, LIMITS),
-    documents: {
-      ...readVariables(env, DOCUMENTS),
-      store: documentStoreFromEnv(env),
-      uploads: readVariables(env, UPLOADS),
-      collection: readVariables(env, COLLECTION),
+  const parsed = load(apiConfigSchema, env, {
+    ...LISTEN,
+    apiKeys: { variable: API_KEYS, read: () => readKeysFile(env[API_KEYS.name]) },
+    oidc: {
+      layout: OIDC,
+      read: () => {
+        const oidc = readVariables(env, OIDC);
+        return oidc.jwksUrl || oidc.issuer || oidc.audience ? oidc : undefined;
+      },
     },
-    webhooks: readVariables(env, WEBHOOK_POLICY),
-    ...readVariables(env, SERVER),
-  };
-  const parsed = parseVariables(apiConfigSchema, raw, {
-    ...variableNames('', LISTEN),
-    apiKeys: API_KEYS.name,
-    ...variableNames('oidc.', OIDC),
-    ...variableNames('limits.', LIMITS),
-    ...variableNames('documents.', DOCUMENTS),
-    ...documentStoreNames('documents.store'),
-    ...variableNames('documents.uploads.', UPLOADS),
-    ...variableNames('documents.collection.', COLLECTION),
-    ...variableNames('webhooks.', WEBHOOK_POLICY),
-    ...variableNames('', SERVER),
+    limits: LIMITS,
+    documents: { ...DOCUMENTS, store: DOCUMENT_STORE, uploads: UPLOADS, collection: COLLECTION },
+    webhooks: WEBHOOK_POLICY,
+    ...SERVER,
   });
   return Object.freeze({ ...parsed, temporal: loadTemporalConfig(env) });
 }
