@@ -58,6 +58,15 @@ function variable<S extends z.ZodType>(
   return declaration;
 }
 
+/** A variable read as text, its meaning decided where it is read. */
+function text(
+  name: string,
+  meaning: string,
+  options: Pick<Variable, 'secret' | 'defaultText'> = {},
+): Variable {
+  return variable(name, z.string().optional(), meaning, options);
+}
+
 /** The group, its variables marked as read by `processes`. */
 function readBy<G extends Group>(processes: readonly ProcessName[], group: G): G {
   for (const v of Object.values(group))
@@ -169,6 +178,8 @@ const booleanFromEnv = z
 
 const positiveInt = z.coerce.number().int().positive();
 const port = z.coerce.number().int().min(0).max(65535);
+/** A whole number of at least `min`, `fallback` when unset. */
+const wholeNumber = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
 
 const TEMPORAL_CLIENTS: readonly ProcessName[] = ['worker', 'api', 'schedule', 'starter', 'ops'];
 const WORKER: readonly ProcessName[] = ['worker'];
@@ -224,9 +235,7 @@ for (const [name, meaning, secret] of [
   ],
   ['TEMPORAL_TLS_SERVER_NAME', 'Server name TLS expects (SNI), when it differs from the address’s host.'],
 ] as const) {
-  readBy(TEMPORAL_CLIENTS, {
-    [name]: variable(name, z.string().optional(), meaning, { secret: secret === true }),
-  });
+  readBy(TEMPORAL_CLIENTS, { [name]: text(name, meaning, { secret: secret === true }) });
 }
 
 /** `keyId=base64(32 bytes)` entries, newest first, parsed into a key ring; the message never holds a key. */
@@ -508,36 +517,16 @@ const TRACING = readBy(TRACED, {
     'Longest time a finished span waits in the batch, ms.',
   ),
 });
+/** The variables of every signal, read where the traces' own are unset, and the switches of the SDK. */
 const OTLP = readBy(TRACED, {
-  ENDPOINT: variable(
-    'OTEL_EXPORTER_OTLP_ENDPOINT',
-    z.string().optional(),
-    'Collector base URL; spans go to its `/v1/traces`.',
-  ),
-  PROTOCOL: variable(
-    'OTEL_EXPORTER_OTLP_PROTOCOL',
-    z.string().optional(),
-    'As OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, for every signal.',
-  ),
-  HEADERS: variable(
-    'OTEL_EXPORTER_OTLP_HEADERS',
-    z.string().optional(),
-    'As OTEL_EXPORTER_OTLP_TRACES_HEADERS, for every signal.',
-    { secret: true },
-  ),
-  TIMEOUT: variable(
-    'OTEL_EXPORTER_OTLP_TIMEOUT',
-    z.string().optional(),
-    'As OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, for every signal.',
-  ),
-});
-readBy(TRACED, {
-  disabled: variable('OTEL_SDK_DISABLED', z.string().optional(), '`true`: no tracing.', {
-    defaultText: 'false',
+  endpoint: text('OTEL_EXPORTER_OTLP_ENDPOINT', 'Collector base URL; spans go to its `/v1/traces`.'),
+  protocol: text('OTEL_EXPORTER_OTLP_PROTOCOL', 'As OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, for every signal.'),
+  headers: text('OTEL_EXPORTER_OTLP_HEADERS', 'As OTEL_EXPORTER_OTLP_TRACES_HEADERS, for every signal.', {
+    secret: true,
   }),
-  exporter: variable('OTEL_TRACES_EXPORTER', z.string().optional(), '`otlp`, or `none`: no tracing.', {
-    defaultText: 'otlp',
-  }),
+  timeout: text('OTEL_EXPORTER_OTLP_TIMEOUT', 'As OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, for every signal.'),
+  disabled: text('OTEL_SDK_DISABLED', '`true`: no tracing.', { defaultText: 'false' }),
+  exporter: text('OTEL_TRACES_EXPORTER', '`otlp`, or `none`: no tracing.', { defaultText: 'otlp' }),
 });
 
 /** Trace export over OTLP (docs/observability.md); `endpoint` undefined means off. */
@@ -568,27 +557,26 @@ const TRACING_PART: Part = { layout: TRACING, read: tracingFromEnv };
 function tracingFromEnv(env: Env): Record<string, unknown> {
   const traces = read(env, TRACING);
   const all = read(env, OTLP);
-  const disabled =
-    /^true$/i.test(env.OTEL_SDK_DISABLED ?? '') || (env.OTEL_TRACES_EXPORTER ?? '').trim() === 'none';
-  const exporter = (env.OTEL_TRACES_EXPORTER ?? 'otlp').trim();
-  if (!disabled && exporter !== 'otlp' && exporter !== '') {
+  const exporter = all.exporter?.trim() || 'otlp';
+  const disabled = /^true$/i.test(all.disabled ?? '') || exporter === 'none';
+  if (!disabled && exporter !== 'otlp') {
     throw new ConfigError(
       `Invalid configuration: OTEL_TRACES_EXPORTER: must be otlp or none, not ${exporter}`,
     );
   }
   const endpoint =
     traces.endpoint ??
-    (all.ENDPOINT === undefined ? undefined : `${all.ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
-  const headers = otlpHeaders(traces.headers ?? all.HEADERS);
+    (all.endpoint === undefined ? undefined : `${all.endpoint.replace(/\/+$/, '')}/v1/traces`);
+  const headers = otlpHeaders(traces.headers ?? all.headers);
   if (typeof headers === 'string') {
     throw new ConfigError(`Invalid configuration: OTEL_EXPORTER_OTLP_HEADERS: ${headers}`);
   }
   return {
     ...traces,
     endpoint: disabled ? undefined : endpoint,
-    protocol: traces.protocol ?? all.PROTOCOL,
+    protocol: traces.protocol ?? all.protocol,
     headers,
-    exportTimeoutMs: traces.exportTimeoutMs ?? all.TIMEOUT,
+    exportTimeoutMs: traces.exportTimeoutMs ?? all.timeout,
   };
 }
 
@@ -704,12 +692,9 @@ export const DOCUMENTS = readBy(WORKER_API, {
 });
 
 const STORE_KIND = readBy(WORKER_API, {
-  kind: variable(
-    'DOCUMENT_STORE',
-    z.string().optional(),
-    'Where documents named by reference are kept: `local` or `s3`.',
-    { defaultText: 'local' },
-  ),
+  kind: text('DOCUMENT_STORE', 'Where documents named by reference are kept: `local` or `s3`.', {
+    defaultText: 'local',
+  }),
 }).kind;
 const LOCAL_STORE = readBy(WORKER_API, {
   root: variable('DOCUMENT_STORE_LOCAL_ROOT', z.string().min(1).optional(), 'Folder of the local store.', {
@@ -852,7 +837,7 @@ const WORKER_SETTINGS = readBy(WORKER, {
   ),
   statusMetricsIntervalMs: variable(
     'STATUS_METRICS_INTERVAL_MS',
-    z.coerce.number().int().min(1000).default(60_000),
+    wholeNumber(1000, 60_000),
     'How often the order and replay gauges are read from visibility, ms.',
   ),
   workflowBundlePath: variable(
@@ -1072,5 +1057,5 @@ export function loadCodecServerConfig(env: Env): Readonly<CodecServerConfig> {
 
 // ---- Shared with the HTTP API (src/api/config.ts) --------------------------------------------------------
 
-export { load, read as readVariables, readVariableFile, readBy, shape as variableShape, variable };
-export { WEBHOOK_POLICY, ENSURE_SEARCH_ATTRIBUTES };
+export { load, port, read as readVariables, readVariableFile, readBy, shape as variableShape, variable };
+export { wholeNumber, WEBHOOK_POLICY, ENSURE_SEARCH_ATTRIBUTES };

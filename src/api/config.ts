@@ -13,12 +13,14 @@ import {
   load,
   loadTemporalConfig,
   LOG_LEVEL,
+  port,
   readBy,
   readVariableFile,
   readVariables,
   variable,
   variableShape,
   WEBHOOK_POLICY,
+  wholeNumber,
   type TemporalConfig,
 } from '../config';
 import { insecureUrlProblem } from '../url-policy';
@@ -85,8 +87,6 @@ function readKeysFile(path: string | undefined): readonly ApiKeyEntry[] | undefi
 
 const API = ['api'] as const;
 const SERVER = readBy(API, { ensureSearchAttributes: ENSURE_SEARCH_ATTRIBUTES, logLevel: LOG_LEVEL });
-/** A whole number from the environment (or given as one), at least `min`. */
-const atLeast = (min: number) => z.coerce.number().int().min(min);
 
 const LISTEN = readBy(API, {
   host: variable(
@@ -94,11 +94,7 @@ const LISTEN = readBy(API, {
     z.string().min(1).default('127.0.0.1'),
     'Interface the API listens on (loopback: put a TLS proxy in front to expose it).',
   ),
-  port: variable(
-    'API_PORT',
-    z.coerce.number().int().min(0).max(65535).default(8090),
-    'Port of the API (the Temporal Web UI’s default is 8080).',
-  ),
+  port: variable('API_PORT', port.default(8090), 'Port of the API (the Temporal Web UI’s default is 8080).'),
 });
 
 const API_KEYS = readBy(API, {
@@ -150,33 +146,33 @@ export type OidcConfig = z.infer<typeof oidcConfigSchema>;
 const LIMITS = readBy(API, {
   bodyLimitBytes: variable(
     'API_BODY_LIMIT_BYTES',
-    atLeast(1024).default(1024 * 1024),
+    wholeNumber(1024, 1024 * 1024),
     'Largest JSON request body, bytes.',
   ),
-  rateLimitMax: variable('API_RATE_LIMIT_MAX', atLeast(1).default(120), 'Requests per key per window.'),
+  rateLimitMax: variable('API_RATE_LIMIT_MAX', wholeNumber(1, 120), 'Requests per key per window.'),
   rateLimitWindowMs: variable(
     'API_RATE_LIMIT_WINDOW_MS',
-    atLeast(1000).default(60_000),
+    wholeNumber(1000, 60_000),
     'The rate limits’ window, ms.',
   ),
   authFailureMax: variable(
     'API_AUTH_FAILURE_MAX',
-    atLeast(1).default(20),
+    wholeNumber(1, 20),
     'Failed authentications per address per window; beyond it 429 until the window ends.',
   ),
   requestTimeoutMs: variable(
     'API_REQUEST_TIMEOUT_MS',
-    atLeast(1000).default(30_000),
+    wholeNumber(1000, 30_000),
     'Time a caller has to send a whole request, ms.',
   ),
   operationTimeoutMs: variable(
     'API_OPERATION_TIMEOUT_MS',
-    atLeast(100).default(20_000),
+    wholeNumber(100, 20_000),
     'Time one call to Temporal may take before the API answers 504, ms.',
   ),
   queryTimeoutMs: variable(
     'API_QUERY_TIMEOUT_MS',
-    atLeast(100).default(5_000),
+    wholeNumber(100, 5_000),
     'Time the status query may take before the view falls back to search attributes, ms.',
   ),
 });
@@ -188,17 +184,17 @@ export type ApiLimits = z.infer<typeof apiLimitsSchema>;
 const UPLOADS = readBy(API, {
   maxConcurrent: variable(
     'API_UPLOAD_MAX_CONCURRENT',
-    atLeast(1).default(4),
+    wholeNumber(1, 4),
     'Uploads of one client at the same time.',
   ),
   quotaBytes: variable(
     'API_UPLOAD_QUOTA_BYTES',
-    atLeast(1).default(10 * 1024 ** 3),
+    wholeNumber(1, 10 * 1024 ** 3),
     'Bytes one client may upload per window, stored or not.',
   ),
   quotaWindowMs: variable(
     'API_UPLOAD_QUOTA_WINDOW_MS',
-    atLeast(1000).default(3_600_000),
+    wholeNumber(1000, 3_600_000),
     'The upload quota’s window, ms.',
   ),
 });
@@ -208,12 +204,12 @@ export const uploadLimitsSchema = z.object(variableShape(UPLOADS));
 const COLLECTION = readBy(API, {
   graceMs: variable(
     'DOCUMENT_COLLECTION_GRACE_MS',
-    atLeast(60_000).default(7 * 24 * 3_600_000),
+    wholeNumber(60_000, 7 * 24 * 3_600_000),
     'A stored document no order named for this long is deleted, ms.',
   ),
   intervalMs: variable(
     'DOCUMENT_COLLECTION_INTERVAL_MS',
-    atLeast(0).default(3_600_000),
+    wholeNumber(0, 3_600_000),
     'How often this API collects, ms; 0: never.',
   ),
 });
