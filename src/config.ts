@@ -882,12 +882,7 @@ export const workerConfigSchema = z.object({
   ...shape(WORKER_SETTINGS),
   versioning: z.object(shape(VERSIONING)).prefault({}),
   /** Trace export; off unless an OTLP endpoint is configured. */
-  tracing: tracingConfigSchema.default({
-    protocol: 'http/protobuf',
-    headers: {},
-    exportTimeoutMs: 10_000,
-    scheduleDelayMs: 5_000,
-  }),
+  tracing: tracingConfigSchema.prefault({}),
   webhooks: webhookConfigSchema.prefault({}),
 });
 /** Parsed worker configuration. */
