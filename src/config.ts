@@ -656,20 +656,22 @@ export const webhookConfigSchema = callbackUrlPolicySchema.extend({ secrets: WEB
 /** Parsed webhook settings. */
 export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
 
-/** The secrets file's JSON, read at start; its content never appears in a message. */
-const WEBHOOK_SECRETS_PART: Part = {
-  variable: WEBHOOK_SECRETS,
-  read: (env) => {
-    const file = env.WEBHOOK_SECRETS_FILE;
-    const text = readVariableFile('WEBHOOK_SECRETS_FILE', file);
-    if (text === undefined) return undefined;
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw new ConfigError(`WEBHOOK_SECRETS_FILE: ${file} is not valid JSON`);
-    }
-  },
-};
+/** The JSON of the file `variable` names, for its schema; the file's content never appears in a message. */
+function jsonFile(variable: Variable): Part {
+  return {
+    variable,
+    read: (env) => {
+      const file = env[variable.name];
+      const text = readVariableFile(variable.name, file);
+      if (text === undefined) return undefined;
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new ConfigError(`${variable.name}: ${file} is not valid JSON`);
+      }
+    },
+  };
+}
 
 // ---- Documents ------------------------------------------------------------------------------------------
 
@@ -898,7 +900,7 @@ export function loadWorkerConfig(env: Env): Readonly<WorkerConfig> {
     ...WORKER_SETTINGS,
     versioning: VERSIONING,
     tracing: TRACING_PART,
-    webhooks: { secrets: WEBHOOK_SECRETS_PART, ...WEBHOOK_POLICY },
+    webhooks: { secrets: jsonFile(WEBHOOK_SECRETS), ...WEBHOOK_POLICY },
   });
 }
 
@@ -1052,5 +1054,5 @@ export function loadCodecServerConfig(env: Env): Readonly<CodecServerConfig> {
 
 // ---- Shared with the HTTP API (src/api/config.ts) --------------------------------------------------------
 
-export { load, port, read as readVariables, readVariableFile, readBy, shape as variableShape, variable };
+export { jsonFile, load, port, read as readVariables, readBy, shape as variableShape, variable };
 export { wholeNumber, WEBHOOK_POLICY, ENSURE_SEARCH_ATTRIBUTES };

@@ -5,7 +5,6 @@
  */
 import { z } from 'zod';
 import {
-  ConfigError,
   DOCUMENT_STORE,
   DOCUMENTS,
   documentStoreConfigSchema,
@@ -15,7 +14,7 @@ import {
   LOG_LEVEL,
   port,
   readBy,
-  readVariableFile,
+  jsonFile,
   readVariables,
   variable,
   variableShape,
@@ -24,7 +23,6 @@ import {
   type TemporalConfig,
 } from '../config';
 import { insecureUrlProblem } from '../url-policy';
-import { formatIssues } from '../contract';
 
 /** The scopes a principal may hold. */
 export const API_SCOPES = ['orders:write', 'orders:read', 'ops'] as const;
@@ -68,23 +66,6 @@ const apiKeysFileSchema = z.strictObject({
   }),
 });
 
-/** The keys file `path` names, or `undefined` when unset; throws {@link ConfigError} naming each invalid field. */
-function readKeysFile(path: string | undefined): readonly ApiKeyEntry[] | undefined {
-  const text = readVariableFile('API_KEYS_FILE', path);
-  if (text === undefined) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`API_KEYS_FILE ${path}: not valid JSON (${(error as Error).message})`);
-  }
-  const parsed = apiKeysFileSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new ConfigError(`API_KEYS_FILE ${path}: ${formatIssues(parsed.error).join('; ')}`);
-  }
-  return parsed.data.keys;
-}
-
 const API = ['api'] as const;
 const SERVER = readBy(API, { ensureSearchAttributes: ENSURE_SEARCH_ATTRIBUTES, logLevel: LOG_LEVEL });
 
@@ -100,7 +81,7 @@ const LISTEN = readBy(API, {
 const API_KEYS = readBy(API, {
   apiKeys: variable(
     'API_KEYS_FILE',
-    z.array(apiKeyEntrySchema).default([]),
+    apiKeysFileSchema.transform((file) => file.keys).default([]),
     'JSON file of API keys, `{ "keys": [{ "id", "sha256", "scopes" }] }`.',
     { defaultText: 'none: then OIDC is required' },
   ),
@@ -252,7 +233,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function loadApiConfig(env: Env): Readonly<ApiConfig> {
   const parsed = load(apiConfigSchema, env, {
     ...LISTEN,
-    apiKeys: { variable: API_KEYS, read: () => readKeysFile(env[API_KEYS.name]) },
+    apiKeys: jsonFile(API_KEYS),
     oidc: {
       layout: OIDC,
       read: () => {
