@@ -530,7 +530,7 @@ const OTLP = readBy(TRACED, {
 });
 
 /** Trace export over OTLP (docs/observability.md); `endpoint` undefined means off. */
-export const tracingConfigSchema = z.object(shape(TRACING));
+const tracingConfigSchema = z.object(shape(TRACING));
 /** Parsed trace export settings; `endpoint` undefined means off. */
 export type TracingConfig = z.infer<typeof tracingConfigSchema>;
 
@@ -946,7 +946,7 @@ const REPLAY = readBy(['schedule'], {
 /** The nightly replay's Schedule (`npm run schedule`, `npm run ops -- replay-now`). */
 const replayScheduleConfigSchema = z.object({ temporal: temporalConfigSchema, ...shape(REPLAY) });
 /** Parsed replay Schedule configuration. */
-export type ReplayScheduleConfig = z.infer<typeof replayScheduleConfigSchema>;
+type ReplayScheduleConfig = z.infer<typeof replayScheduleConfigSchema>;
 
 /** Configuration of the replay Schedule's tools; throws {@link ConfigError} naming each invalid variable. */
 export function loadReplayScheduleConfig(env: Env): Readonly<ReplayScheduleConfig> {
