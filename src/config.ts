@@ -76,26 +76,44 @@ function readBy<G extends Group>(processes: readonly ProcessName[], group: G): G
 
 /** Variables by config field. */
 type Group = Readonly<Record<string, Variable>>;
-type Shape<G extends Group> = { -readonly [K in keyof G]: G[K]['schema'] };
 
-/** The zod shape of a group: each field's schema is its variable's. */
-function shape<G extends Group>(group: G): Shape<G> {
-  return Object.fromEntries(Object.entries(group).map(([field, v]) => [field, v.schema])) as Shape<G>;
-}
-
-/** Config fields read from their variables their own way; `variable` and `layout` name them in messages. */
-interface Part {
-  readonly read: (env: Env) => unknown;
+/**
+ * Config fields with a schema of their own (checks across fields), read from `layout` or their own way;
+ * `variable` and `layout` name the variables in messages.
+ */
+interface Part<S extends z.ZodType = z.ZodType> {
+  readonly schema: S;
+  readonly read?: (env: Env) => unknown;
   /** The variable a message about the whole part names. */
   readonly variable?: Variable;
   readonly layout?: Layout;
 }
 
 /** What a loader reads into each config field: a variable, a part, or nested fields. */
-type Layout = Variable | Part | { readonly [field: string]: Layout };
+type Layout = Variable | Part | Fields;
+type Fields = { readonly [field: string]: Layout };
 
 const isVariable = (layout: Layout): layout is Variable => declared.includes(layout as Variable);
-const isPart = (layout: Layout): layout is Part => typeof (layout as Part).read === 'function';
+const isPart = (layout: Layout): layout is Part =>
+  !isVariable(layout) && (layout as Part).schema !== undefined;
+
+type Shape<F extends Fields> = {
+  -readonly [K in keyof F]: F[K] extends Variable<infer S> | Part<infer S>
+    ? S
+    : F[K] extends Fields
+      ? z.ZodPrefault<z.ZodObject<Shape<F[K]>>>
+      : never;
+};
+
+/** The zod shape of `fields`: a variable's or a part's schema, nested fields an object defaulting to `{}`. */
+function shape<F extends Fields>(fields: F): Shape<F> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([field, inner]) => [
+      field,
+      isVariable(inner) || isPart(inner) ? inner.schema : z.object(shape(inner)).prefault({}),
+    ]),
+  ) as Shape<F>;
+}
 
 /** The raw values `layout` reads (unset and empty variables alike are `undefined`; secrets also from files). */
 function read<L extends Layout>(
@@ -104,7 +122,7 @@ function read<L extends Layout>(
 ): L extends Variable ? string | undefined : L extends Group ? Record<keyof L, string | undefined> : unknown;
 function read(env: Env, layout: Layout): unknown {
   if (isVariable(layout)) return layout.secret ? secretFrom(env, layout.name) : env[layout.name] || undefined;
-  if (isPart(layout)) return layout.read(env);
+  if (isPart(layout)) return layout.read ? layout.read(env) : read(env, layout.layout ?? {});
   return Object.fromEntries(Object.entries(layout).map(([field, inner]) => [field, read(env, inner)]));
 }
 
@@ -336,7 +354,8 @@ function temporalProfileFromEnv(env: Env): ClientConfigProfile {
   }
 }
 
-const TEMPORAL_PART: Part = {
+const TEMPORAL_PART: Part<typeof temporalConfigSchema> = {
+  schema: temporalConfigSchema,
   layout: { ...TEMPORAL, codec: PAYLOAD },
   read: (env) => {
     const profile = temporalProfileFromEnv(env);
@@ -553,7 +572,7 @@ function otlpHeaders(text: string | undefined): Record<string, string> | string 
 }
 
 /** The trace settings from the standard OpenTelemetry variables (the traces-specific one wins). */
-const TRACING_PART: Part = { layout: TRACING, read: tracingFromEnv };
+const TRACING_PART = { schema: tracingConfigSchema.prefault({}), layout: TRACING, read: tracingFromEnv };
 function tracingFromEnv(env: Env): Record<string, unknown> {
   const traces = read(env, TRACING);
   const all = read(env, OTLP);
@@ -657,8 +676,9 @@ export const webhookConfigSchema = callbackUrlPolicySchema.extend({ secrets: WEB
 export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
 
 /** The JSON of the file `variable` names, for its schema; the file's content never appears in a message. */
-function jsonFile(variable: Variable): Part {
+function jsonFile<S extends z.ZodType>(variable: Variable<S>): Part<S> {
   return {
+    schema: variable.schema,
     variable,
     read: (env) => {
       const file = env[variable.name];
@@ -789,7 +809,8 @@ export const documentStoreConfigSchema = z
 export type DocumentStoreConfig = z.infer<typeof documentStoreConfigSchema>;
 
 /** The document store's settings (for {@link documentStoreConfigSchema}), read as their kind says. */
-export const DOCUMENT_STORE: Part = {
+export const DOCUMENT_STORE: Part<typeof documentStoreConfigSchema> = {
+  schema: documentStoreConfigSchema,
   variable: STORE_KIND,
   layout: { kind: STORE_KIND, ...LOCAL_STORE, ...S3_STORE, credentials: S3_CREDENTIALS },
   read: (env) => {
@@ -874,34 +895,26 @@ const VERSIONING = readBy(WORKER, {
   ),
 });
 
-/** Everything the worker needs. */
-export const workerConfigSchema = z.object({
-  temporal: temporalConfigSchema,
-  platform: platformConfigSchema,
-  ...shape(DOCUMENTS),
+const WORKER_LAYOUT = {
+  temporal: TEMPORAL_PART,
+  platform: { schema: platformConfigSchema, layout: PLATFORM },
+  ...DOCUMENTS,
   /** Where documents named by reference are kept. @default the local store under DOCUMENTS_ROOT */
-  documentStore: documentStoreConfigSchema,
-  ...shape(WORKER_SETTINGS),
-  versioning: z.object(shape(VERSIONING)).prefault({}),
+  documentStore: DOCUMENT_STORE,
+  ...WORKER_SETTINGS,
+  versioning: VERSIONING,
   /** Trace export; off unless an OTLP endpoint is configured. */
-  tracing: tracingConfigSchema.prefault({}),
-  webhooks: webhookConfigSchema.prefault({}),
-});
+  tracing: TRACING_PART,
+  webhooks: { secrets: jsonFile(WEBHOOK_SECRETS), ...WEBHOOK_POLICY },
+};
+/** Everything the worker needs. */
+export const workerConfigSchema = z.object(shape(WORKER_LAYOUT));
 /** Parsed worker configuration. */
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
 
 /** The worker's configuration; throws {@link ConfigError} naming each invalid variable. */
 export function loadWorkerConfig(env: Env): Readonly<WorkerConfig> {
-  return load(workerConfigSchema, env, {
-    temporal: TEMPORAL_PART,
-    platform: PLATFORM,
-    ...DOCUMENTS,
-    documentStore: DOCUMENT_STORE,
-    ...WORKER_SETTINGS,
-    versioning: VERSIONING,
-    tracing: TRACING_PART,
-    webhooks: { secrets: jsonFile(WEBHOOK_SECRETS), ...WEBHOOK_POLICY },
-  });
+  return load(workerConfigSchema, env, WORKER_LAYOUT);
 }
 
 // ---- The nightly replay's Schedule ----------------------------------------------------------------------
@@ -944,13 +957,14 @@ const REPLAY = readBy(['schedule'], {
 });
 
 /** The nightly replay's Schedule (`npm run schedule`, `npm run ops -- replay-now`). */
-const replayScheduleConfigSchema = z.object({ temporal: temporalConfigSchema, ...shape(REPLAY) });
+const REPLAY_LAYOUT = { temporal: TEMPORAL_PART, ...REPLAY };
+const replayScheduleConfigSchema = z.object(shape(REPLAY_LAYOUT));
 /** Parsed replay Schedule configuration. */
 type ReplayScheduleConfig = z.infer<typeof replayScheduleConfigSchema>;
 
 /** Configuration of the replay Schedule's tools; throws {@link ConfigError} naming each invalid variable. */
 export function loadReplayScheduleConfig(env: Env): Readonly<ReplayScheduleConfig> {
-  return load(replayScheduleConfigSchema, env, { temporal: TEMPORAL_PART, ...REPLAY });
+  return load(replayScheduleConfigSchema, env, REPLAY_LAYOUT);
 }
 
 // ---- The codec server -----------------------------------------------------------------------------------

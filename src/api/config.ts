@@ -7,7 +7,6 @@ import { z } from 'zod';
 import {
   DOCUMENT_STORE,
   DOCUMENTS,
-  documentStoreConfigSchema,
   ENSURE_SEARCH_ATTRIBUTES,
   load,
   loadTemporalConfig,
@@ -65,6 +64,8 @@ const apiKeysFileSchema = z.strictObject({
     });
   }),
 });
+
+type Env = Readonly<Record<string, string | undefined>>;
 
 const API = ['api'] as const;
 const SERVER = readBy(API, { ensureSearchAttributes: ENSURE_SEARCH_ATTRIBUTES, logLevel: LOG_LEVEL });
@@ -195,56 +196,42 @@ const COLLECTION = readBy(API, {
   ),
 });
 
-const apiConfigSchema = z
-  .object({
-    ...variableShape(LISTEN),
-    apiKeys: API_KEYS.schema,
-    oidc: oidcConfigSchema.optional(),
-    limits: apiLimitsSchema,
-    /** `POST /v1/documents` stores uploads here; orders then name them by reference (docs/documents.md). */
-    documents: z.object({
-      ...variableShape(DOCUMENTS),
-      store: documentStoreConfigSchema,
-      uploads: uploadLimitsSchema.prefault({}),
-      collection: z.object(variableShape(COLLECTION)).prefault({}),
-    }),
-    /** As the workers have it: a `callbackUrl` they would refuse is refused here already (400). */
-    webhooks: z.object(variableShape(WEBHOOK_POLICY)).prefault({}),
-    /** `ensureSearchAttributes`: on a fresh namespace the API may be the first to start. */
-    ...variableShape(SERVER),
-  })
-  .superRefine((config, context) => {
-    if (config.apiKeys.length === 0 && config.oidc === undefined) {
-      context.addIssue({
-        code: 'custom',
-        path: ['apiKeys'],
-        message:
-          'no caller could authenticate: set API_KEYS_FILE, or API_OIDC_JWKS_URL with issuer and audience',
-      });
-    }
-  });
+/** What the API reads into each field of its configuration. */
+const API_LAYOUT = {
+  ...LISTEN,
+  apiKeys: jsonFile(API_KEYS),
+  oidc: {
+    schema: oidcConfigSchema.optional(),
+    layout: OIDC,
+    read: (env: Env) => {
+      const oidc = readVariables(env, OIDC);
+      return oidc.jwksUrl || oidc.issuer || oidc.audience ? oidc : undefined;
+    },
+  },
+  limits: { schema: apiLimitsSchema, layout: LIMITS },
+  /** `POST /v1/documents` stores uploads here; orders then name them by reference (docs/documents.md). */
+  documents: { ...DOCUMENTS, store: DOCUMENT_STORE, uploads: UPLOADS, collection: COLLECTION },
+  /** As the workers have it: a `callbackUrl` they would refuse is refused here already (400). */
+  webhooks: WEBHOOK_POLICY,
+  /** `ensureSearchAttributes`: on a fresh namespace the API may be the first to start. */
+  ...SERVER,
+};
+
+const apiConfigSchema = z.object(variableShape(API_LAYOUT)).superRefine((config, context) => {
+  if (config.apiKeys.length === 0 && config.oidc === undefined) {
+    context.addIssue({
+      code: 'custom',
+      path: ['apiKeys'],
+      message:
+        'no caller could authenticate: set API_KEYS_FILE, or API_OIDC_JWKS_URL with issuer and audience',
+    });
+  }
+});
 
 /** The API's configuration. */
 export type ApiConfig = z.infer<typeof apiConfigSchema> & { readonly temporal: TemporalConfig };
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 /** The API's configuration from the environment; throws {@link ConfigError} naming each invalid variable. */
 export function loadApiConfig(env: Env): Readonly<ApiConfig> {
-  const parsed = load(apiConfigSchema, env, {
-    ...LISTEN,
-    apiKeys: jsonFile(API_KEYS),
-    oidc: {
-      layout: OIDC,
-      read: () => {
-        const oidc = readVariables(env, OIDC);
-        return oidc.jwksUrl || oidc.issuer || oidc.audience ? oidc : undefined;
-      },
-    },
-    limits: LIMITS,
-    documents: { ...DOCUMENTS, store: DOCUMENT_STORE, uploads: UPLOADS, collection: COLLECTION },
-    webhooks: WEBHOOK_POLICY,
-    ...SERVER,
-  });
-  return Object.freeze({ ...parsed, temporal: loadTemporalConfig(env) });
+  return Object.freeze({ ...load(apiConfigSchema, env, API_LAYOUT), temporal: loadTemporalConfig(env) });
 }
