@@ -1,5 +1,5 @@
 /** Entry point of `npm run ops -- <command>`: configuration from the environment, then {@link runOps}. */
-import { loadPlatformConfig, loadTemporalConfig } from '../config';
+import { ConfigError, loadPlatformConfig, loadTemporalConfig } from '../config';
 import { createLogger } from '../logging';
 import { platformClientFromConfig } from '../worker/platform-client';
 import { lazyClient } from '../temporal/connection';
@@ -35,7 +35,9 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
+    console.error(
+      error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error),
+    );
     process.exitCode = 1;
   },
 );
