@@ -58,6 +58,15 @@ function variable<S extends z.ZodType>(
   return declaration;
 }
 
+/** A variable read as text, its meaning decided where it is read. */
+function text(
+  name: string,
+  meaning: string,
+  options: Pick<Variable, 'secret' | 'defaultText'> = {},
+): Variable {
+  return variable(name, z.string().optional(), meaning, options);
+}
+
 /** The group, its variables marked as read by `processes`. */
 function readBy<G extends Group>(processes: readonly ProcessName[], group: G): G {
   for (const v of Object.values(group))
@@ -67,26 +76,75 @@ function readBy<G extends Group>(processes: readonly ProcessName[], group: G): G
 
 /** Variables by config field. */
 type Group = Readonly<Record<string, Variable>>;
-type Shape<G extends Group> = { -readonly [K in keyof G]: G[K]['schema'] };
 
-/** The zod shape of a group: each field's schema is its variable's. */
-function shape<G extends Group>(group: G): Shape<G> {
-  return Object.fromEntries(Object.entries(group).map(([field, v]) => [field, v.schema])) as Shape<G>;
+/**
+ * Config fields with a schema of their own (checks across fields), read from `layout` or their own way;
+ * `variable` and `layout` name the variables in messages.
+ */
+interface Part<S extends z.ZodType = z.ZodType> {
+  readonly schema: S;
+  readonly read?: (env: Env) => unknown;
+  /** The variable a message about the whole part names. */
+  readonly variable?: Variable;
+  readonly layout?: Layout;
 }
 
-/** The raw values of a group's variables (unset and empty alike are `undefined`; secrets also from files). */
-function read(env: Env, group: Group): Record<string, string | undefined> {
+/** What a loader reads into each config field: a variable, a part, or nested fields. */
+type Layout = Variable | Part | Fields;
+type Fields = { readonly [field: string]: Layout };
+
+const isVariable = (layout: Layout): layout is Variable => declared.includes(layout as Variable);
+const isPart = (layout: Layout): layout is Part =>
+  !isVariable(layout) && (layout as Part).schema !== undefined;
+
+type Shape<F extends Fields> = {
+  -readonly [K in keyof F]: F[K] extends Variable<infer S> | Part<infer S>
+    ? S
+    : F[K] extends Fields
+      ? z.ZodPrefault<z.ZodObject<Shape<F[K]>>>
+      : never;
+};
+
+/** The zod shape of `fields`: a variable's or a part's schema, nested fields an object defaulting to `{}`. */
+function shape<F extends Fields>(fields: F): Shape<F> {
   return Object.fromEntries(
-    Object.entries(group).map(([field, v]) => [
+    Object.entries(fields).map(([field, inner]) => [
       field,
-      v.secret ? secretFrom(env, v.name) : env[v.name] || undefined,
+      isVariable(inner) || isPart(inner) ? inner.schema : z.object(shape(inner)).prefault({}),
     ]),
-  );
+  ) as Shape<F>;
+}
+
+/** The raw values `layout` reads (unset and empty variables alike are `undefined`; secrets also from files). */
+function read<L extends Layout>(
+  env: Env,
+  layout: L,
+): L extends Variable ? string | undefined : L extends Group ? Record<keyof L, string | undefined> : unknown;
+function read(env: Env, layout: Layout): unknown {
+  if (isVariable(layout)) return layout.secret ? secretFrom(env, layout.name) : env[layout.name] || undefined;
+  if (isPart(layout)) return layout.read ? layout.read(env) : read(env, layout.layout ?? {});
+  return Object.fromEntries(Object.entries(layout).map(([field, inner]) => [field, read(env, inner)]));
 }
 
 /** Variable name by config field path (`platform.baseUrl` → `BADGE_BASE_URL`), for messages. */
-function names(prefix: string, group: Group): Record<string, string> {
-  return Object.fromEntries(Object.entries(group).map(([field, v]) => [`${prefix}${field}`, v.name]));
+function names(path: string, layout: Layout): Record<string, string> {
+  if (isVariable(layout)) return { [path]: layout.name };
+  if (isPart(layout)) {
+    return {
+      ...(layout.variable && { [path]: layout.variable.name }),
+      ...(layout.layout && names(path, layout.layout)),
+    };
+  }
+  return Object.fromEntries(
+    Object.entries(layout).flatMap(([field, inner]) =>
+      Object.entries(names(path === '' ? field : `${path}.${field}`, inner)),
+    ),
+  );
+}
+
+/** `schema` parsed from what `layout` reads in `env`; throws {@link ConfigError} naming each variable. */
+function load<T extends z.ZodType>(schema: T, env: Env, layout: Layout): Readonly<z.output<T>> {
+  return Object.freeze(parse(schema, read(env, layout), names('', layout)));
 }
 
 /**
@@ -138,6 +196,8 @@ const booleanFromEnv = z
 
 const positiveInt = z.coerce.number().int().positive();
 const port = z.coerce.number().int().min(0).max(65535);
+/** A whole number of at least `min`, `fallback` when unset. */
+const wholeNumber = (min: number, fallback: number) => z.coerce.number().int().min(min).default(fallback);
 
 const TEMPORAL_CLIENTS: readonly ProcessName[] = ['worker', 'api', 'schedule', 'starter', 'ops'];
 const WORKER: readonly ProcessName[] = ['worker'];
@@ -193,9 +253,7 @@ for (const [name, meaning, secret] of [
   ],
   ['TEMPORAL_TLS_SERVER_NAME', 'Server name TLS expects (SNI), when it differs from the address’s host.'],
 ] as const) {
-  readBy(TEMPORAL_CLIENTS, {
-    [name]: variable(name, z.string().optional(), meaning, { secret: secret === true }),
-  });
+  readBy(TEMPORAL_CLIENTS, { [name]: text(name, meaning, { secret: secret === true }) });
 }
 
 /** `keyId=base64(32 bytes)` entries, newest first, parsed into a key ring; the message never holds a key. */
@@ -262,8 +320,6 @@ const temporalConfigSchema = z.object({
 /** Parsed Temporal connection settings. */
 export type TemporalConfig = z.infer<typeof temporalConfigSchema>;
 
-const TEMPORAL_NAMES = { ...names('temporal.', TEMPORAL), ...names('temporal.codec.', PAYLOAD) };
-
 /** Our variable names of earlier releases, and the standard names that replace them. */
 const RENAMED_TEMPORAL_VARIABLES: Readonly<Record<string, string>> = {
   TEMPORAL_TLS_CERT_PATH: 'TEMPORAL_TLS_CLIENT_CERT_PATH',
@@ -298,23 +354,24 @@ function temporalProfileFromEnv(env: Env): ClientConfigProfile {
   }
 }
 
-function temporalFromEnv(env: Env): Record<string, unknown> {
-  const profile = temporalProfileFromEnv(env);
-  return {
-    ...read(env, TEMPORAL),
-    profile,
-    address: profile.address,
-    namespace: profile.namespace,
-    codec: read(env, PAYLOAD),
-  };
-}
+const TEMPORAL_PART: Part<typeof temporalConfigSchema> = {
+  schema: temporalConfigSchema,
+  layout: { ...TEMPORAL, codec: PAYLOAD },
+  read: (env) => {
+    const profile = temporalProfileFromEnv(env);
+    return {
+      ...read(env, TEMPORAL),
+      profile,
+      address: profile.address,
+      namespace: profile.namespace,
+      codec: read(env, PAYLOAD),
+    };
+  },
+};
 
 /** Temporal settings for clients (starter, operator CLI). */
 export function loadTemporalConfig(env: Env = process.env): Readonly<TemporalConfig> {
-  return Object.freeze(
-    parse(z.object({ temporal: temporalConfigSchema }), { temporal: temporalFromEnv(env) }, TEMPORAL_NAMES)
-      .temporal,
-  );
+  return load(temporalConfigSchema, env, TEMPORAL_PART);
 }
 
 // ---- The platform ---------------------------------------------------------------------------------------
@@ -443,7 +500,7 @@ export type PlatformConfig = z.infer<typeof platformConfigSchema>;
 
 /** The platform settings alone (`npm run ops -- probe`); throws {@link ConfigError} naming each variable. */
 export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
-  return Object.freeze(parse(platformConfigSchema, read(env, PLATFORM), names('', PLATFORM)));
+  return load(platformConfigSchema, env, PLATFORM);
 }
 
 // ---- Tracing --------------------------------------------------------------------------------------------
@@ -479,40 +536,20 @@ const TRACING = readBy(TRACED, {
     'Longest time a finished span waits in the batch, ms.',
   ),
 });
+/** The variables of every signal, read where the traces' own are unset, and the switches of the SDK. */
 const OTLP = readBy(TRACED, {
-  ENDPOINT: variable(
-    'OTEL_EXPORTER_OTLP_ENDPOINT',
-    z.string().optional(),
-    'Collector base URL; spans go to its `/v1/traces`.',
-  ),
-  PROTOCOL: variable(
-    'OTEL_EXPORTER_OTLP_PROTOCOL',
-    z.string().optional(),
-    'As OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, for every signal.',
-  ),
-  HEADERS: variable(
-    'OTEL_EXPORTER_OTLP_HEADERS',
-    z.string().optional(),
-    'As OTEL_EXPORTER_OTLP_TRACES_HEADERS, for every signal.',
-    { secret: true },
-  ),
-  TIMEOUT: variable(
-    'OTEL_EXPORTER_OTLP_TIMEOUT',
-    z.string().optional(),
-    'As OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, for every signal.',
-  ),
-});
-readBy(TRACED, {
-  disabled: variable('OTEL_SDK_DISABLED', z.string().optional(), '`true`: no tracing.', {
-    defaultText: 'false',
+  endpoint: text('OTEL_EXPORTER_OTLP_ENDPOINT', 'Collector base URL; spans go to its `/v1/traces`.'),
+  protocol: text('OTEL_EXPORTER_OTLP_PROTOCOL', 'As OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, for every signal.'),
+  headers: text('OTEL_EXPORTER_OTLP_HEADERS', 'As OTEL_EXPORTER_OTLP_TRACES_HEADERS, for every signal.', {
+    secret: true,
   }),
-  exporter: variable('OTEL_TRACES_EXPORTER', z.string().optional(), '`otlp`, or `none`: no tracing.', {
-    defaultText: 'otlp',
-  }),
+  timeout: text('OTEL_EXPORTER_OTLP_TIMEOUT', 'As OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, for every signal.'),
+  disabled: text('OTEL_SDK_DISABLED', '`true`: no tracing.', { defaultText: 'false' }),
+  exporter: text('OTEL_TRACES_EXPORTER', '`otlp`, or `none`: no tracing.', { defaultText: 'otlp' }),
 });
 
 /** Trace export over OTLP (docs/observability.md); `endpoint` undefined means off. */
-export const tracingConfigSchema = z.object(shape(TRACING));
+const tracingConfigSchema = z.object(shape(TRACING));
 /** Parsed trace export settings; `endpoint` undefined means off. */
 export type TracingConfig = z.infer<typeof tracingConfigSchema>;
 
@@ -535,36 +572,36 @@ function otlpHeaders(text: string | undefined): Record<string, string> | string 
 }
 
 /** The trace settings from the standard OpenTelemetry variables (the traces-specific one wins). */
+const TRACING_PART = { schema: tracingConfigSchema.prefault({}), layout: TRACING, read: tracingFromEnv };
 function tracingFromEnv(env: Env): Record<string, unknown> {
   const traces = read(env, TRACING);
   const all = read(env, OTLP);
-  const disabled =
-    /^true$/i.test(env.OTEL_SDK_DISABLED ?? '') || (env.OTEL_TRACES_EXPORTER ?? '').trim() === 'none';
-  const exporter = (env.OTEL_TRACES_EXPORTER ?? 'otlp').trim();
-  if (!disabled && exporter !== 'otlp' && exporter !== '') {
+  const exporter = all.exporter?.trim() || 'otlp';
+  const disabled = /^true$/i.test(all.disabled ?? '') || exporter === 'none';
+  if (!disabled && exporter !== 'otlp') {
     throw new ConfigError(
       `Invalid configuration: OTEL_TRACES_EXPORTER: must be otlp or none, not ${exporter}`,
     );
   }
   const endpoint =
     traces.endpoint ??
-    (all.ENDPOINT === undefined ? undefined : `${all.ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
-  const headers = otlpHeaders(traces.headers ?? all.HEADERS);
+    (all.endpoint === undefined ? undefined : `${all.endpoint.replace(/\/+$/, '')}/v1/traces`);
+  const headers = otlpHeaders(traces.headers ?? all.headers);
   if (typeof headers === 'string') {
     throw new ConfigError(`Invalid configuration: OTEL_EXPORTER_OTLP_HEADERS: ${headers}`);
   }
   return {
     ...traces,
     endpoint: disabled ? undefined : endpoint,
-    protocol: traces.protocol ?? all.PROTOCOL,
+    protocol: traces.protocol ?? all.protocol,
     headers,
-    exportTimeoutMs: traces.exportTimeoutMs ?? all.TIMEOUT,
+    exportTimeoutMs: traces.exportTimeoutMs ?? all.timeout,
   };
 }
 
 /** Trace settings for clients (the starter, backend code); throws {@link ConfigError} naming each variable. */
 export function loadTracingConfig(env: Env = process.env): Readonly<TracingConfig> {
-  return Object.freeze(parse(tracingConfigSchema, tracingFromEnv(env), names('', TRACING)));
+  return load(tracingConfigSchema, env, TRACING_PART);
 }
 
 // ---- Webhooks -------------------------------------------------------------------------------------------
@@ -615,7 +652,6 @@ const WEBHOOK_POLICY = readBy(WORKER_API, {
   ),
 });
 const callbackUrlPolicySchema = z.object(shape(WEBHOOK_POLICY));
-const WEBHOOK_POLICY_NAMES = names('webhooks.', WEBHOOK_POLICY);
 
 const WEBHOOK_SECRETS = readBy(WORKER, {
   secrets: variable(
@@ -639,16 +675,22 @@ export const webhookConfigSchema = callbackUrlPolicySchema.extend({ secrets: WEB
 /** Parsed webhook settings. */
 export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
 
-/** The secrets file's JSON, read at start; its content never appears in a message. */
-function webhookSecretsFromEnv(env: Env): unknown {
-  const file = env.WEBHOOK_SECRETS_FILE;
-  const text = readVariableFile('WEBHOOK_SECRETS_FILE', file);
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new ConfigError(`WEBHOOK_SECRETS_FILE: ${file} is not valid JSON`);
-  }
+/** The JSON of the file `variable` names, for its schema; the file's content never appears in a message. */
+function jsonFile<S extends z.ZodType>(variable: Variable<S>): Part<S> {
+  return {
+    schema: variable.schema,
+    variable,
+    read: (env) => {
+      const file = env[variable.name];
+      const text = readVariableFile(variable.name, file);
+      if (text === undefined) return undefined;
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new ConfigError(`${variable.name}: ${file} is not valid JSON`);
+      }
+    },
+  };
 }
 
 // ---- Documents ------------------------------------------------------------------------------------------
@@ -672,12 +714,9 @@ export const DOCUMENTS = readBy(WORKER_API, {
 });
 
 const STORE_KIND = readBy(WORKER_API, {
-  kind: variable(
-    'DOCUMENT_STORE',
-    z.string().optional(),
-    'Where documents named by reference are kept: `local` or `s3`.',
-    { defaultText: 'local' },
-  ),
+  kind: text('DOCUMENT_STORE', 'Where documents named by reference are kept: `local` or `s3`.', {
+    defaultText: 'local',
+  }),
 }).kind;
 const LOCAL_STORE = readBy(WORKER_API, {
   root: variable('DOCUMENT_STORE_LOCAL_ROOT', z.string().min(1).optional(), 'Folder of the local store.', {
@@ -769,37 +808,28 @@ export const documentStoreConfigSchema = z
 /** Parsed document store settings. */
 export type DocumentStoreConfig = z.infer<typeof documentStoreConfigSchema>;
 
-/** The document store's raw settings from the environment (for {@link documentStoreConfigSchema}). */
-export function documentStoreFromEnv(env: Env): Record<string, unknown> | undefined {
-  const kind = env[STORE_KIND.name] || undefined;
-  if (kind === undefined) return undefined;
-  if (kind !== 's3') return { kind, ...read(env, LOCAL_STORE) };
-  const credentials = read(env, S3_CREDENTIALS);
-  return {
-    kind,
-    ...read(env, S3_STORE),
-    ...(Object.values(credentials).some((value) => value !== undefined) && { credentials }),
-  };
-}
-
-/** Variable name by field of a document store's settings under `prefix`, for messages. */
-export function documentStoreNames(prefix: string): Record<string, string> {
-  return {
-    [prefix]: STORE_KIND.name,
-    [`${prefix}.kind`]: STORE_KIND.name,
-    ...names(`${prefix}.`, { ...LOCAL_STORE, ...S3_STORE }),
-    ...names(`${prefix}.credentials.`, S3_CREDENTIALS),
-  };
-}
+/** The document store's settings (for {@link documentStoreConfigSchema}), read as their kind says. */
+export const DOCUMENT_STORE: Part<typeof documentStoreConfigSchema> = {
+  schema: documentStoreConfigSchema,
+  variable: STORE_KIND,
+  layout: { kind: STORE_KIND, ...LOCAL_STORE, ...S3_STORE, credentials: S3_CREDENTIALS },
+  read: (env) => {
+    const kind = read(env, STORE_KIND);
+    if (kind === undefined) return undefined;
+    if (kind !== 's3') return { kind, ...read(env, LOCAL_STORE) };
+    const credentials = read(env, S3_CREDENTIALS);
+    return {
+      kind,
+      ...read(env, S3_STORE),
+      ...(Object.values(credentials).some((value) => value !== undefined) && { credentials }),
+    };
+  },
+};
 
 /** The document store's settings alone; throws {@link ConfigError} naming each variable. */
 export function loadDocumentStoreConfig(env: Env): Readonly<DocumentStoreConfig> {
-  const parsed = parse(
-    z.object({ documentStore: documentStoreConfigSchema }),
-    { documentStore: documentStoreFromEnv(env) },
-    documentStoreNames('documentStore'),
-  );
-  return Object.freeze(parsed.documentStore);
+  const schema = z.object({ documentStore: documentStoreConfigSchema });
+  return Object.freeze(load(schema, env, { documentStore: DOCUMENT_STORE }).documentStore);
 }
 
 // ---- The worker -----------------------------------------------------------------------------------------
@@ -830,7 +860,7 @@ const WORKER_SETTINGS = readBy(WORKER, {
   ),
   statusMetricsIntervalMs: variable(
     'STATUS_METRICS_INTERVAL_MS',
-    z.coerce.number().int().min(1000).default(60_000),
+    wholeNumber(1000, 60_000),
     'How often the order and replay gauges are read from visibility, ms.',
   ),
   workflowBundlePath: variable(
@@ -865,52 +895,26 @@ const VERSIONING = readBy(WORKER, {
   ),
 });
 
-/** Everything the worker needs. */
-export const workerConfigSchema = z.object({
-  temporal: temporalConfigSchema,
-  platform: platformConfigSchema,
-  ...shape(DOCUMENTS),
+const WORKER_LAYOUT = {
+  temporal: TEMPORAL_PART,
+  platform: { schema: platformConfigSchema, layout: PLATFORM },
+  ...DOCUMENTS,
   /** Where documents named by reference are kept. @default the local store under DOCUMENTS_ROOT */
-  documentStore: documentStoreConfigSchema,
-  ...shape(WORKER_SETTINGS),
-  versioning: z.object(shape(VERSIONING)).prefault({}),
+  documentStore: DOCUMENT_STORE,
+  ...WORKER_SETTINGS,
+  versioning: VERSIONING,
   /** Trace export; off unless an OTLP endpoint is configured. */
-  tracing: tracingConfigSchema.default({
-    protocol: 'http/protobuf',
-    headers: {},
-    exportTimeoutMs: 10_000,
-    scheduleDelayMs: 5_000,
-  }),
-  webhooks: webhookConfigSchema.prefault({}),
-});
+  tracing: TRACING_PART,
+  webhooks: { secrets: jsonFile(WEBHOOK_SECRETS), ...WEBHOOK_POLICY },
+};
+/** Everything the worker needs. */
+export const workerConfigSchema = z.object(shape(WORKER_LAYOUT));
 /** Parsed worker configuration. */
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
 
 /** The worker's configuration; throws {@link ConfigError} naming each invalid variable. */
 export function loadWorkerConfig(env: Env): Readonly<WorkerConfig> {
-  const raw = {
-    temporal: temporalFromEnv(env),
-    platform: read(env, PLATFORM),
-    ...read(env, DOCUMENTS),
-    documentStore: documentStoreFromEnv(env),
-    ...read(env, WORKER_SETTINGS),
-    versioning: read(env, VERSIONING),
-    tracing: tracingFromEnv(env),
-    webhooks: { secrets: webhookSecretsFromEnv(env), ...read(env, WEBHOOK_POLICY) },
-  };
-  return Object.freeze(
-    parse(workerConfigSchema, raw, {
-      ...TEMPORAL_NAMES,
-      ...names('platform.', PLATFORM),
-      ...names('', DOCUMENTS),
-      ...documentStoreNames('documentStore'),
-      ...names('', WORKER_SETTINGS),
-      ...names('versioning.', VERSIONING),
-      ...names('tracing.', TRACING),
-      ...WEBHOOK_POLICY_NAMES,
-      'webhooks.secrets': WEBHOOK_SECRETS.name,
-    }),
-  );
+  return load(workerConfigSchema, env, WORKER_LAYOUT);
 }
 
 // ---- The nightly replay's Schedule ----------------------------------------------------------------------
@@ -953,14 +957,14 @@ const REPLAY = readBy(['schedule'], {
 });
 
 /** The nightly replay's Schedule (`npm run schedule`, `npm run ops -- replay-now`). */
-const replayScheduleConfigSchema = z.object({ temporal: temporalConfigSchema, ...shape(REPLAY) });
+const REPLAY_LAYOUT = { temporal: TEMPORAL_PART, ...REPLAY };
+const replayScheduleConfigSchema = z.object(shape(REPLAY_LAYOUT));
 /** Parsed replay Schedule configuration. */
-export type ReplayScheduleConfig = z.infer<typeof replayScheduleConfigSchema>;
+type ReplayScheduleConfig = z.infer<typeof replayScheduleConfigSchema>;
 
 /** Configuration of the replay Schedule's tools; throws {@link ConfigError} naming each invalid variable. */
 export function loadReplayScheduleConfig(env: Env): Readonly<ReplayScheduleConfig> {
-  const raw = { temporal: temporalFromEnv(env), ...read(env, REPLAY) };
-  return Object.freeze(parse(replayScheduleConfigSchema, raw, { ...TEMPORAL_NAMES, ...names('', REPLAY) }));
+  return load(replayScheduleConfigSchema, env, REPLAY_LAYOUT);
 }
 
 // ---- The codec server -----------------------------------------------------------------------------------
@@ -1059,18 +1063,10 @@ type CodecServerConfig = z.infer<typeof codecServerConfigSchema>;
 
 /** The codec server's configuration; throws {@link ConfigError} naming each invalid variable. */
 export function loadCodecServerConfig(env: Env): Readonly<CodecServerConfig> {
-  return Object.freeze(parse(codecServerConfigSchema, read(env, CODEC_SERVER), names('', CODEC_SERVER)));
+  return load(codecServerConfigSchema, env, CODEC_SERVER);
 }
 
 // ---- Shared with the HTTP API (src/api/config.ts) --------------------------------------------------------
 
-export {
-  parse,
-  read as readVariables,
-  readVariableFile,
-  readBy,
-  names as variableNames,
-  shape as variableShape,
-  variable,
-};
-export { WEBHOOK_POLICY, ENSURE_SEARCH_ATTRIBUTES };
+export { jsonFile, load, port, read as readVariables, readBy, shape as variableShape, variable };
+export { wholeNumber, WEBHOOK_POLICY, ENSURE_SEARCH_ATTRIBUTES };

@@ -46,14 +46,19 @@ function redactError(error: Error, depth: number, seen: WeakSet<object>): Record
   if (error.stack !== undefined) copy.stack = redactText(error.stack);
   for (const [key, value] of Object.entries(error)) {
     if (key in copy) continue;
-    copy[key] = SECRET_KEY_PATTERN.test(key) ? REDACTED : redactValue(value, depth + 1, seen);
+    copy[key] = SECRET_KEY_PATTERN.test(key) ? REDACTED : redactSecrets(value, depth + 1, seen);
   }
-  if (error.cause !== undefined) copy.cause = redactValue(error.cause, depth + 1, seen);
-  if (error instanceof AggregateError) copy.errors = redactValue(error.errors, depth + 1, seen);
+  if (error.cause !== undefined) copy.cause = redactSecrets(error.cause, depth + 1, seen);
+  if (error instanceof AggregateError) copy.errors = redactSecrets(error.errors, depth + 1, seen);
   return copy;
 }
 
-function redactValue(value: unknown, depth: number, seen: WeakSet<object>): unknown {
+/**
+ * A copy of `value` that is safe to log: values under secret-looking keys ({@link SECRET_KEY_PATTERN}) at any
+ * depth are replaced, secrets in text ({@link redactText}) removed, errors turned into plain objects (with
+ * their causes), bytes summarised, cycles cut.
+ */
+function redactSecrets(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
   if (typeof value === 'string') return redactText(value);
   if (value === null || typeof value !== 'object') return value;
   // Bytes are never logged: they may be key material or a document.
@@ -64,30 +69,21 @@ function redactValue(value: unknown, depth: number, seen: WeakSet<object>): unkn
   seen.add(value);
   try {
     if (value instanceof Error) return redactError(value, depth, seen);
-    if (Array.isArray(value)) return value.map((item: unknown) => redactValue(item, depth + 1, seen));
-    if (value instanceof Map) return redactValue(Object.fromEntries(value), depth, seen);
-    if (value instanceof Set) return redactValue([...value], depth, seen);
+    if (Array.isArray(value)) return value.map((item: unknown) => redactSecrets(item, depth + 1, seen));
+    if (value instanceof Map) return redactSecrets(Object.fromEntries(value), depth, seen);
+    if (value instanceof Set) return redactSecrets([...value], depth, seen);
     // An object that says how it is written as JSON (a key ring writes only its ids) is redacted as that.
     const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === 'function') return redactValue(toJSON.call(value) as unknown, depth + 1, seen);
+    if (typeof toJSON === 'function') return redactSecrets(toJSON.call(value) as unknown, depth + 1, seen);
     return Object.fromEntries(
       Object.entries(value).map(([key, item]) => [
         key,
-        SECRET_KEY_PATTERN.test(key) ? REDACTED : redactValue(item, depth + 1, seen),
+        SECRET_KEY_PATTERN.test(key) ? REDACTED : redactSecrets(item, depth + 1, seen),
       ]),
     );
   } finally {
     seen.delete(value);
   }
-}
-
-/**
- * A copy of `value` that is safe to log: values under secret-looking keys ({@link SECRET_KEY_PATTERN}) at any
- * depth are replaced, secrets in text ({@link redactText}) removed, errors turned into plain objects (with
- * their causes), bytes summarised, cycles cut.
- */
-function redactSecrets(value: unknown): unknown {
-  return redactValue(value, 0, new WeakSet());
 }
 
 interface CreateLoggerOptions {
@@ -143,7 +139,9 @@ export function createLogger(options: CreateLoggerOptions): Logger {
               Object.entries(fields).map(([key, value]) => [key, prepareField(key, value, serializers)]),
             )
           : redactSecrets(fields);
-        method.apply(this, [prepared, ...messageArgs.map(redactSecrets)] as Parameters<typeof method>);
+        method.apply(this, [prepared, ...messageArgs.map((arg) => redactSecrets(arg))] as Parameters<
+          typeof method
+        >);
       },
     },
   };

@@ -9,6 +9,8 @@
  * exactly the address it checked: a name that resolves to a public address for the check and to an internal
  * one for the connection (DNS rebinding) gains nothing.
  */
+import type { LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { callbackUrlShapeProblem } from './contract';
 import { bareHostname, isLoopbackHost } from './url-policy';
@@ -109,21 +111,8 @@ export class WebhookDestinationError extends Error {
   override readonly name = 'WebhookDestinationError';
 }
 
-/** One address a name resolves to, as `dns.lookup(name, { all: true })` answers. */
-export interface ResolvedAddress {
-  readonly address: string;
-  readonly family: number;
-}
-
 /** Resolves a host name to all its addresses (`dns.promises.lookup` with `all: true`, or a test's resolver). */
-export type HostResolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
-
-/** The `lookup` option of `net.connect` / `http.request`, as node calls it. */
-type LookupFunction = (
-  hostname: string,
-  options: { readonly all?: boolean },
-  callback: (error: Error | null, address: string | ResolvedAddress[], family?: number) => void,
-) => void;
+export type HostResolver = (hostname: string) => Promise<readonly LookupAddress[]>;
 
 /**
  * The `lookup` of a delivery's connection: resolves the host once, refuses when any of its addresses is not

@@ -3,12 +3,12 @@
  * the delivery's lookup (each resolved address checked, exactly those handed to the connection). No network:
  * the resolvers here are functions.
  */
+import type { LookupAddress } from 'node:dns';
 import {
   callbackUrlProblem,
   destinationLookup,
   WebhookDestinationError,
   type HostResolver,
-  type ResolvedAddress,
 } from '../src/webhook-destination';
 
 const PUBLIC = { allowHttpLoopback: false };
@@ -108,17 +108,17 @@ describe('destinationLookup', () => {
   function lookUp(
     lookup: ReturnType<typeof destinationLookup>,
     hostname: string,
-  ): Promise<readonly ResolvedAddress[]> {
+  ): Promise<readonly LookupAddress[]> {
     return new Promise((resolve, reject) => {
       lookup(hostname, { all: true }, (error, addresses) => {
         if (error) reject(error);
-        else resolve(addresses as ResolvedAddress[]);
+        else resolve(addresses as LookupAddress[]);
       });
     });
   }
 
   /** A resolver that gives `answers` in turn (the last one again once they run out), counting its calls. */
-  function answering(...answers: (readonly ResolvedAddress[])[]): HostResolver & { calls: number } {
+  function answering(...answers: (readonly LookupAddress[])[]): HostResolver & { calls: number } {
     const resolver = Object.assign(
       () => {
         const answer = answers[Math.min(resolver.calls, answers.length - 1)] ?? [];
@@ -130,8 +130,8 @@ describe('destinationLookup', () => {
     return resolver;
   }
 
-  const v4 = (address: string): ResolvedAddress => ({ address, family: 4 });
-  const v6 = (address: string): ResolvedAddress => ({ address, family: 6 });
+  const v4 = (address: string): LookupAddress => ({ address, family: 4 });
+  const v6 = (address: string): LookupAddress => ({ address, family: 6 });
 
   it.each([
     [[v4('127.0.0.1')], '127.0.0.1 is a loopback address'],

@@ -5,26 +5,23 @@
  */
 import { z } from 'zod';
 import {
-  ConfigError,
+  DOCUMENT_STORE,
   DOCUMENTS,
-  documentStoreConfigSchema,
-  documentStoreFromEnv,
-  documentStoreNames,
   ENSURE_SEARCH_ATTRIBUTES,
+  load,
   loadTemporalConfig,
   LOG_LEVEL,
-  parse as parseVariables,
+  port,
   readBy,
-  readVariableFile,
+  jsonFile,
   readVariables,
   variable,
-  variableNames,
   variableShape,
   WEBHOOK_POLICY,
+  wholeNumber,
   type TemporalConfig,
 } from '../config';
 import { insecureUrlProblem } from '../url-policy';
-import { formatIssues } from '../contract';
 
 /** The scopes a principal may hold. */
 export const API_SCOPES = ['orders:write', 'orders:read', 'ops'] as const;
@@ -68,27 +65,10 @@ const apiKeysFileSchema = z.strictObject({
   }),
 });
 
-/** The keys file `path` names, or `undefined` when unset; throws {@link ConfigError} naming each invalid field. */
-function readKeysFile(path: string | undefined): readonly ApiKeyEntry[] | undefined {
-  const text = readVariableFile('API_KEYS_FILE', path);
-  if (text === undefined) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`API_KEYS_FILE ${path}: not valid JSON (${(error as Error).message})`);
-  }
-  const parsed = apiKeysFileSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new ConfigError(`API_KEYS_FILE ${path}: ${formatIssues(parsed.error).join('; ')}`);
-  }
-  return parsed.data.keys;
-}
+type Env = Readonly<Record<string, string | undefined>>;
 
 const API = ['api'] as const;
 const SERVER = readBy(API, { ensureSearchAttributes: ENSURE_SEARCH_ATTRIBUTES, logLevel: LOG_LEVEL });
-/** A whole number from the environment (or given as one), at least `min`. */
-const atLeast = (min: number) => z.coerce.number().int().min(min);
 
 const LISTEN = readBy(API, {
   host: variable(
@@ -96,17 +76,13 @@ const LISTEN = readBy(API, {
     z.string().min(1).default('127.0.0.1'),
     'Interface the API listens on (loopback: put a TLS proxy in front to expose it).',
   ),
-  port: variable(
-    'API_PORT',
-    z.coerce.number().int().min(0).max(65535).default(8090),
-    'Port of the API (the Temporal Web UI’s default is 8080).',
-  ),
+  port: variable('API_PORT', port.default(8090), 'Port of the API (the Temporal Web UI’s default is 8080).'),
 });
 
 const API_KEYS = readBy(API, {
   apiKeys: variable(
     'API_KEYS_FILE',
-    z.array(apiKeyEntrySchema).default([]),
+    apiKeysFileSchema.transform((file) => file.keys).default([]),
     'JSON file of API keys, `{ "keys": [{ "id", "sha256", "scopes" }] }`.',
     { defaultText: 'none: then OIDC is required' },
   ),
@@ -152,33 +128,33 @@ export type OidcConfig = z.infer<typeof oidcConfigSchema>;
 const LIMITS = readBy(API, {
   bodyLimitBytes: variable(
     'API_BODY_LIMIT_BYTES',
-    atLeast(1024).default(1024 * 1024),
+    wholeNumber(1024, 1024 * 1024),
     'Largest JSON request body, bytes.',
   ),
-  rateLimitMax: variable('API_RATE_LIMIT_MAX', atLeast(1).default(120), 'Requests per key per window.'),
+  rateLimitMax: variable('API_RATE_LIMIT_MAX', wholeNumber(1, 120), 'Requests per key per window.'),
   rateLimitWindowMs: variable(
     'API_RATE_LIMIT_WINDOW_MS',
-    atLeast(1000).default(60_000),
+    wholeNumber(1000, 60_000),
     'The rate limits’ window, ms.',
   ),
   authFailureMax: variable(
     'API_AUTH_FAILURE_MAX',
-    atLeast(1).default(20),
+    wholeNumber(1, 20),
     'Failed authentications per address per window; beyond it 429 until the window ends.',
   ),
   requestTimeoutMs: variable(
     'API_REQUEST_TIMEOUT_MS',
-    atLeast(1000).default(30_000),
+    wholeNumber(1000, 30_000),
     'Time a caller has to send a whole request, ms.',
   ),
   operationTimeoutMs: variable(
     'API_OPERATION_TIMEOUT_MS',
-    atLeast(100).default(20_000),
+    wholeNumber(100, 20_000),
     'Time one call to Temporal may take before the API answers 504, ms.',
   ),
   queryTimeoutMs: variable(
     'API_QUERY_TIMEOUT_MS',
-    atLeast(100).default(5_000),
+    wholeNumber(100, 5_000),
     'Time the status query may take before the view falls back to search attributes, ms.',
   ),
 });
@@ -190,17 +166,17 @@ export type ApiLimits = z.infer<typeof apiLimitsSchema>;
 const UPLOADS = readBy(API, {
   maxConcurrent: variable(
     'API_UPLOAD_MAX_CONCURRENT',
-    atLeast(1).default(4),
+    wholeNumber(1, 4),
     'Uploads of one client at the same time.',
   ),
   quotaBytes: variable(
     'API_UPLOAD_QUOTA_BYTES',
-    atLeast(1).default(10 * 1024 ** 3),
+    wholeNumber(1, 10 * 1024 ** 3),
     'Bytes one client may upload per window, stored or not.',
   ),
   quotaWindowMs: variable(
     'API_UPLOAD_QUOTA_WINDOW_MS',
-    atLeast(1000).default(3_600_000),
+    wholeNumber(1000, 3_600_000),
     'The upload quota’s window, ms.',
   ),
 });
@@ -210,78 +186,52 @@ export const uploadLimitsSchema = z.object(variableShape(UPLOADS));
 const COLLECTION = readBy(API, {
   graceMs: variable(
     'DOCUMENT_COLLECTION_GRACE_MS',
-    atLeast(60_000).default(7 * 24 * 3_600_000),
+    wholeNumber(60_000, 7 * 24 * 3_600_000),
     'A stored document no order named for this long is deleted, ms.',
   ),
   intervalMs: variable(
     'DOCUMENT_COLLECTION_INTERVAL_MS',
-    atLeast(0).default(3_600_000),
+    wholeNumber(0, 3_600_000),
     'How often this API collects, ms; 0: never.',
   ),
 });
 
-const apiConfigSchema = z
-  .object({
-    ...variableShape(LISTEN),
-    apiKeys: API_KEYS.schema,
-    oidc: oidcConfigSchema.optional(),
-    limits: apiLimitsSchema,
-    /** `POST /v1/documents` stores uploads here; orders then name them by reference (docs/documents.md). */
-    documents: z.object({
-      ...variableShape(DOCUMENTS),
-      store: documentStoreConfigSchema,
-      uploads: uploadLimitsSchema.prefault({}),
-      collection: z.object(variableShape(COLLECTION)).prefault({}),
-    }),
-    /** As the workers have it: a `callbackUrl` they would refuse is refused here already (400). */
-    webhooks: z.object(variableShape(WEBHOOK_POLICY)).prefault({}),
-    /** `ensureSearchAttributes`: on a fresh namespace the API may be the first to start. */
-    ...variableShape(SERVER),
-  })
-  .superRefine((config, context) => {
-    if (config.apiKeys.length === 0 && config.oidc === undefined) {
-      context.addIssue({
-        code: 'custom',
-        path: ['apiKeys'],
-        message:
-          'no caller could authenticate: set API_KEYS_FILE, or API_OIDC_JWKS_URL with issuer and audience',
-      });
-    }
-  });
+/** What the API reads into each field of its configuration. */
+const API_LAYOUT = {
+  ...LISTEN,
+  apiKeys: jsonFile(API_KEYS),
+  oidc: {
+    schema: oidcConfigSchema.optional(),
+    layout: OIDC,
+    read: (env: Env) => {
+      const oidc = readVariables(env, OIDC);
+      return oidc.jwksUrl || oidc.issuer || oidc.audience ? oidc : undefined;
+    },
+  },
+  limits: { schema: apiLimitsSchema, layout: LIMITS },
+  /** `POST /v1/documents` stores uploads here; orders then name them by reference (docs/documents.md). */
+  documents: { ...DOCUMENTS, store: DOCUMENT_STORE, uploads: UPLOADS, collection: COLLECTION },
+  /** As the workers have it: a `callbackUrl` they would refuse is refused here already (400). */
+  webhooks: WEBHOOK_POLICY,
+  /** `ensureSearchAttributes`: on a fresh namespace the API may be the first to start. */
+  ...SERVER,
+};
+
+const apiConfigSchema = z.object(variableShape(API_LAYOUT)).superRefine((config, context) => {
+  if (config.apiKeys.length === 0 && config.oidc === undefined) {
+    context.addIssue({
+      code: 'custom',
+      path: ['apiKeys'],
+      message:
+        'no caller could authenticate: set API_KEYS_FILE, or API_OIDC_JWKS_URL with issuer and audience',
+    });
+  }
+});
 
 /** The API's configuration. */
 export type ApiConfig = z.infer<typeof apiConfigSchema> & { readonly temporal: TemporalConfig };
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 /** The API's configuration from the environment; throws {@link ConfigError} naming each invalid variable. */
 export function loadApiConfig(env: Env): Readonly<ApiConfig> {
-  const oidc = readVariables(env, OIDC);
-  const raw = {
-    ...readVariables(env, LISTEN),
-    apiKeys: readKeysFile(env[API_KEYS.name]),
-    oidc: oidc.jwksUrl || oidc.issuer || oidc.audience ? oidc : undefined,
-    limits: readVariables(env, LIMITS),
-    documents: {
-      ...readVariables(env, DOCUMENTS),
-      store: documentStoreFromEnv(env),
-      uploads: readVariables(env, UPLOADS),
-      collection: readVariables(env, COLLECTION),
-    },
-    webhooks: readVariables(env, WEBHOOK_POLICY),
-    ...readVariables(env, SERVER),
-  };
-  const parsed = parseVariables(apiConfigSchema, raw, {
-    ...variableNames('', LISTEN),
-    apiKeys: API_KEYS.name,
-    ...variableNames('oidc.', OIDC),
-    ...variableNames('limits.', LIMITS),
-    ...variableNames('documents.', DOCUMENTS),
-    ...documentStoreNames('documents.store'),
-    ...variableNames('documents.uploads.', UPLOADS),
-    ...variableNames('documents.collection.', COLLECTION),
-    ...variableNames('webhooks.', WEBHOOK_POLICY),
-    ...variableNames('', SERVER),
-  });
-  return Object.freeze({ ...parsed, temporal: loadTemporalConfig(env) });
+  return Object.freeze({ ...load(apiConfigSchema, env, API_LAYOUT), temporal: loadTemporalConfig(env) });
 }

@@ -1,5 +1,5 @@
 /** Entry point of `npm run schedule -- <command>`: configuration from the environment, then the command. */
-import { ConfigError, loadReplayScheduleConfig } from '../config';
+import { loadReplayScheduleConfig } from '../config';
 import { lazyClient } from '../temporal/connection';
 import { runScheduleCommand } from '../commands/schedule-command';
 
@@ -9,12 +9,7 @@ async function main(): Promise<number> {
   try {
     return await runScheduleCommand(process.argv.slice(2), {
       client,
-      settings: {
-        taskQueue: config.temporal.taskQueue,
-        time: config.time,
-        timezone: config.timezone,
-        maxConcurrentSignals: config.maxConcurrentSignals,
-      },
+      settings: { ...config, taskQueue: config.temporal.taskQueue },
       out: (text) => process.stdout.write(`${text}\n`),
       err: (text) => process.stderr.write(`${text}\n`),
     });
@@ -28,7 +23,7 @@ main().then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(error instanceof ConfigError || error instanceof Error ? error.message : String(error));
+    console.error(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;
   },
 );

@@ -1,7 +1,7 @@
 /**
  * Client connections to Temporal from configuration: plain for a local dev server, mTLS or an API key for a
  * secured cluster or Temporal Cloud, as the connection profile says. Loads no native worker code, so backend
- * code can use it; the worker's own connection is in `worker-connection.ts`.
+ * code can use it; the worker's own connection (`src/worker/create-worker.ts`) takes the same options.
  */
 import { toClientOptions } from '@temporalio/envconfig';
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';

@@ -19,7 +19,7 @@ import {
 } from '../contract';
 import { WORKFLOW_TYPES } from '../workflow-contract';
 
-/** What the Schedule looks like; built from `ReplayScheduleConfig` by the commands. */
+/** What the Schedule looks like; built from `loadReplayScheduleConfig` by the commands. */
 export interface ReplayScheduleSettings {
   /** Task queue of the badge order workers. */
   readonly taskQueue: string;

@@ -1,12 +1,6 @@
 /** Makes sure the service's custom search attributes exist on the namespace (idempotent). */
-import { SearchAttributeType } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { BADGE_SEARCH_ATTRIBUTES } from '../workflow-contract';
-
-const { IndexedValueType } = temporal.api.enums.v1;
-const INDEXED_VALUE_TYPE: Partial<Record<string, temporal.api.enums.v1.IndexedValueType>> = {
-  [SearchAttributeType.KEYWORD]: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-};
 
 /** Result of {@link ensureSearchAttributes}: names that were added and names that already existed. */
 interface EnsureSearchAttributesResult {
@@ -30,10 +24,8 @@ export async function ensureSearchAttributes(
       await connection.operatorService.addSearchAttributes({
         namespace,
         searchAttributes: Object.fromEntries(
-          missing.map((key) => [
-            key.name,
-            INDEXED_VALUE_TYPE[key.type] ?? IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-          ]),
+          // Every badge search attribute is a Keyword.
+          missing.map((key) => [key.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
         ),
       });
     } catch (error) {

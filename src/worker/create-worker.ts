@@ -4,7 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Runtime, Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import {
+  NativeConnection,
+  Runtime,
+  Worker,
+  type NativeConnectionOptions,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { createActivities } from '../activities';
@@ -13,9 +19,8 @@ import { createReplayActivities } from '../activities/replay';
 import { createDataConverter } from '../codec/data-converter';
 import { ConfigError, type WorkerConfig } from '../config';
 import { createServiceMetrics } from '../metrics';
-import { connectClient } from '../temporal/connection';
+import { connectClient, connectionOptions } from '../temporal/connection';
 import { tracingWorkerOptions, withPlatformSpans, type Tracing } from '../tracing';
-import { connectWorker } from '../temporal/worker-connection';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
 import { buildServiceBundle, serviceBundleOptions } from '../workflow-bundle';
 import { packageVersion } from '../version';
@@ -93,7 +98,8 @@ export async function createBadgeOrderWorker(
       'Invalid configuration: PAYLOAD_KEYS: is required: set PAYLOAD_KEYS or PAYLOAD_KEYS_FILE, or PAYLOAD_ENCRYPTION=off',
     );
   }
-  const connection = await connectWorker(config.temporal);
+  const options = connectionOptions(config.temporal) as NativeConnectionOptions;
+  const connection = await NativeConnection.connect(options);
   let client: Client | undefined;
   try {
     client = await connectClient(config.temporal);

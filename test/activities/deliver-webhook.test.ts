@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { deliverWebhookActivity, type DeliverWebhookInput } from '../../src/activities/deliver-webhook';
 import type { WebhookEvent } from '../../src/contract';
-import type { HostResolver, ResolvedAddress } from '../../src/webhook-destination';
+import type { LookupAddress } from 'node:dns';
+import type { HostResolver } from '../../src/webhook-destination';
 
 const event = {
   id: 'evt_test_1',
@@ -34,7 +35,7 @@ describe('deliverWebhook', () => {
   afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())));
 
   /** A resolver that gives `answers` in turn (the last one again once they run out), counting its calls. */
-  function answering(...answers: (readonly ResolvedAddress[])[]): HostResolver & { calls: number } {
+  function answering(...answers: (readonly LookupAddress[])[]): HostResolver & { calls: number } {
     const resolver = Object.assign(
       () => {
         const answer = answers[Math.min(resolver.calls, answers.length - 1)] ?? [];

@@ -7,7 +7,7 @@
  */
 import { temporal } from '@temporalio/proto';
 import { BadgeOrdersClient } from '../../src/client/badge-orders-client';
-import { tracingConfigSchema } from '../../src/config';
+import { loadTracingConfig } from '../../src/config';
 import { badgeOrderWorkflowId } from '../../src/contract';
 import { startTracing, type Tracing } from '../../src/tracing';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
@@ -35,10 +35,10 @@ let orders: BadgeOrdersClient;
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
   tracing = await startTracing(
-    tracingConfigSchema.parse({
-      endpoint: `${receiver.url}/v1/traces`,
-      protocol: 'http/json',
-      scheduleDelayMs: 50,
+    loadTracingConfig({
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/v1/traces`,
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
     }),
     { serviceName: 'badge-orders-test-starter' },
   );
