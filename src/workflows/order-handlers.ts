@@ -42,11 +42,7 @@ export function registerOrderHandlers(
     },
     {
       validator: (answer: ReconcileOrderInput): void => {
-        const { reconcileOrderInputSchema, formatIssues } = contractSchemas();
-        const parsed = reconcileOrderInputSchema.safeParse(answer);
-        if (!parsed.success) {
-          throw new Error(`Invalid reconcileOrder input: ${formatIssues(parsed.error).join('; ')}`);
-        }
+        checkInput('reconcileOrder', answer);
         const refusal = state.reconcilable();
         if (refusal !== null) throw new Error(`reconcileOrder refused: ${refusal}`);
       },
@@ -63,11 +59,7 @@ export function registerOrderHandlers(
     },
     {
       validator: (correction: SetDocumentOwnerInput): void => {
-        const { setDocumentOwnerInputSchema, formatIssues } = contractSchemas();
-        const parsed = setDocumentOwnerInputSchema.safeParse(correction);
-        if (!parsed.success) {
-          throw new Error(`Invalid setDocumentOwner input: ${formatIssues(parsed.error).join('; ')}`);
-        }
+        checkInput('setDocumentOwner', correction);
         const refusal = state.ownerCorrectable();
         if (refusal !== null) throw new Error(`setDocumentOwner refused: ${refusal}`);
       },
@@ -104,10 +96,7 @@ export function registerOrderHandlers(
     },
     {
       validator: (replacement: ReplaceDocumentInput): void => {
-        const { replaceDocumentInputSchema, formatIssues } = contractSchemas();
-        const parsed = replaceDocumentInputSchema.safeParse(replacement);
-        if (!parsed.success)
-          throw new Error(`Invalid replaceDocument input: ${formatIssues(parsed.error).join('; ')}`);
+        checkInput('replaceDocument', replacement);
         const document = state.documents.find(replacement.path);
         if (!document) throw new Error(`path: no document ${replacement.path} in this order`);
         if (document.status !== 'failed') {
@@ -121,4 +110,13 @@ export function registerOrderHandlers(
       },
     },
   );
+}
+
+/** Refuses an update whose input the contract refuses, naming every field. */
+function checkInput(update: 'reconcileOrder' | 'setDocumentOwner' | 'replaceDocument', input: unknown): void {
+  const schemas = contractSchemas();
+  const parsed = schemas[`${update}InputSchema` as const].safeParse(input);
+  if (!parsed.success) {
+    throw new Error(`Invalid ${update} input: ${schemas.formatIssues(parsed.error).join('; ')}`);
+  }
 }

@@ -8,7 +8,6 @@ import {
   CREATE_ORDER_OPTIONS,
   INSPECT_DOCUMENT_OPTIONS,
   platformCallOptions,
-  platformReadOptions,
   uploadOptions,
 } from './activity-options';
 
@@ -26,7 +25,7 @@ export interface StepSettings {
 export interface OrderSteps {
   /** Authentication and stock lookup, with a summary. */
   platformCall(summary: string): BadgeOrderActivities;
-  /** Authentication and stock lookup as local activities, with a summary (see `platformReadOptions`). */
+  /** Authentication and stock lookup as local activities, with a summary (see `platformCallOptions`). */
   platformRead(summary: string): BadgeOrderActivities;
   /** One order creation attempt, with a summary. */
   createOrder(summary: string): BadgeOrderActivities;
@@ -60,14 +59,13 @@ export const inputResolverWithSignIn = proxyLocalActivities<BadgeOrderActivities
 /** Builds the activity proxies of one order. */
 export function orderSteps(settings: StepSettings): OrderSteps {
   const platform = platformCallOptions(settings.platformRetryWindowMs);
-  const reads = platformReadOptions(settings.platformRetryWindowMs);
   const upload = uploadOptions({
     retryWindowMs: settings.uploadRetryWindowMs,
     heartbeatTimeoutMs: settings.uploadHeartbeatTimeoutMs,
   });
   return {
     platformCall: (summary) => proxyActivities<BadgeOrderActivities>({ ...platform, summary }),
-    platformRead: (summary) => proxyLocalActivities<BadgeOrderActivities>({ ...reads, summary }),
+    platformRead: (summary) => proxyLocalActivities<BadgeOrderActivities>({ ...platform, summary }),
     createOrder: (summary) => proxyActivities<BadgeOrderActivities>({ ...CREATE_ORDER_OPTIONS, summary }),
     upload: (summary) => proxyActivities<BadgeOrderActivities>({ ...upload, summary }),
     inspector: proxyActivities<BadgeOrderActivities>({
