@@ -57,27 +57,13 @@ interface RunPatches {
 
 function askPatches(): RunPatches {
   // The newest patch implies the earlier ones: a new order records one patch marker, not four.
-  if (patched(PATCHES.stockLookupAdvisory)) {
-    return {
-      resolvedInputRecorded: true,
-      localPlatformReads: true,
-      inputWithSignIn: true,
-      stockLookupAdvisory: true,
-    };
-  }
-  if (patched(PATCHES.inputWithSignIn)) {
-    return {
-      resolvedInputRecorded: true,
-      localPlatformReads: true,
-      inputWithSignIn: true,
-      stockLookupAdvisory: false,
-    };
-  }
+  const stockLookupAdvisory = patched(PATCHES.stockLookupAdvisory);
+  const inputWithSignIn = stockLookupAdvisory || patched(PATCHES.inputWithSignIn);
   return {
-    resolvedInputRecorded: patched(PATCHES.resolvedInputRecorded),
-    localPlatformReads: patched(PATCHES.localPlatformReads),
-    inputWithSignIn: false,
-    stockLookupAdvisory: false,
+    resolvedInputRecorded: inputWithSignIn || patched(PATCHES.resolvedInputRecorded),
+    localPlatformReads: inputWithSignIn || patched(PATCHES.localPlatformReads),
+    inputWithSignIn,
+    stockLookupAdvisory,
   };
 }
 
@@ -143,7 +129,9 @@ export async function badgeOrder(
       beforeContinuing: () => webhooks.settled(),
       input,
     });
-    const result = await finish(state, orderId);
+    // Let a replaceDocument update that is still running return its answer before the workflow completes.
+    if (!allHandlersFinished()) await condition(allHandlersFinished);
+    const result = finish(state, orderId);
     if (webhooks.delivering) await webhooks.settled();
     return result;
   } catch (error) {
@@ -184,13 +172,15 @@ async function resolvedInput(
     setHandler(statusQuery, () => startingView(rawInput));
     try {
       // Not cancellable (it takes a moment): a cancellation takes effect at the first step, which records it.
-      return await CancellationScope.nonCancellable(async () => {
-        if (runPatches.inputWithSignIn) {
-          const started = await inputResolverWithSignIn.resolveInputAndSignIn({ input: rawInput });
-          return { input: started.input, firstSession: started.session };
-        }
-        return { input: await inputResolver.resolveOrderInput({ input: rawInput }), firstSession: null };
-      });
+      return await CancellationScope.nonCancellable(() =>
+        runPatches.inputWithSignIn
+          ? inputResolverWithSignIn
+              .resolveInputAndSignIn({ input: rawInput })
+              .then((started) => ({ input: started.input, firstSession: started.session }))
+          : inputResolver
+              .resolveOrderInput({ input: rawInput })
+              .then((input) => ({ input, firstSession: null })),
+      );
     } catch (error) {
       if (!failedWith(error, 'INVALID_INPUT')) throw error;
       throw invalidInput(describeInvalidInput(error));
@@ -385,10 +375,8 @@ async function uploadUntilAllStored(
   }
 }
 
-/** Completes the order once every handler has answered. */
-async function finish(state: OrderState, orderId: string): Promise<BadgeOrderResult> {
-  // Let a replaceDocument update that is still running return its answer before the workflow completes.
-  if (!allHandlersFinished()) await condition(allHandlersFinished);
+/** Completes the order (every handler has answered). */
+function finish(state: OrderState, orderId: string): BadgeOrderResult {
   state.phase = 'completed';
   state.setStatus('Completed');
   setCurrentDetails(`Completed: order ${orderId}, ${state.documents.count} document(s) uploaded`);

@@ -101,22 +101,22 @@ function creationKey(withStock: boolean): string {
  * One creation attempt. It is not cancellable: a cancelled order still learns the id of an order that
  * was created meanwhile, so nothing on the platform is left unaccounted for.
  */
-async function createOnce(
+function createOnce(
   state: OrderState,
   activities: ReturnType<OrderSteps['createOrder']>,
   idempotencyKey: string,
 ): Promise<string> {
   const stockId = state.stockId;
-  const result = await CancellationScope.nonCancellable(() =>
-    activities.createOrder({
-      vehicle: state.input.vehicle,
-      badge: state.input.badge,
-      idempotencyKey,
-      ...(stockId === null ? {} : { stockId }),
-    }),
-  );
-  // Results recorded before 0.4.0 hold a number.
-  return idText(result.orderId);
+  return CancellationScope.nonCancellable(
+    () =>
+      activities.createOrder({
+        vehicle: state.input.vehicle,
+        badge: state.input.badge,
+        idempotencyKey,
+        ...(stockId === null ? {} : { stockId }),
+      }),
+    // Results recorded before 0.4.0 hold a number.
+  ).then((result) => idText(result.orderId));
 }
 
 /** Waits for `reconcileOrder`; past the deadline the order fails, saying what to check. */
