@@ -5,7 +5,6 @@
  */
 import {
   ApplicationFailure,
-  CancellationScope,
   ContinueAsNew,
   allHandlersFinished,
   condition,
@@ -43,7 +42,7 @@ import { contractSchemas } from './contract-schemas';
 import { idText, OrderState, type OrderContinuation } from './order-state';
 import { PATCHES } from './patches';
 import { placeOrder } from './place-order';
-import { inputResolver, inputResolverWithSignIn, orderSteps, type OrderSteps } from './steps';
+import { inputResolver, inputResolverWithSignIn, nonCancellable, orderSteps, type OrderSteps } from './steps';
 import { awaitRepair, uploadPendingDocuments } from './upload-documents';
 import { OrderWebhooks } from './webhooks';
 
@@ -159,32 +158,30 @@ interface StartingInput {
  * release neither parses the input with that release's schema nor takes its defaults. Since 0.3.0 the same
  * activity makes a first sign-in. A run continued by such a run gets the resolved input as its own input.
  */
-async function resolvedInput(
+function resolvedInput(
   rawInput: BadgeOrderInput,
   continued: OrderContinuation | undefined,
   runPatches: RunPatches,
-): Promise<StartingInput> {
+): StartingInput | Promise<StartingInput> {
   if (continued?.inputResolved === true) {
     return { input: rawInput as ResolvedBadgeOrderInput, firstSession: null };
   }
   if (runPatches.resolvedInputRecorded) {
     // The status query answers from the first moment; the order's handlers replace this one.
     setHandler(statusQuery, () => startingView(rawInput));
-    try {
-      // Not cancellable (it takes a moment): a cancellation takes effect at the first step, which records it.
-      return await CancellationScope.nonCancellable(() =>
-        runPatches.inputWithSignIn
-          ? inputResolverWithSignIn
-              .resolveInputAndSignIn({ input: rawInput })
-              .then((started) => ({ input: started.input, firstSession: started.session }))
-          : inputResolver
-              .resolveOrderInput({ input: rawInput })
-              .then((input) => ({ input, firstSession: null })),
-      );
-    } catch (error) {
+    // Not cancellable (it takes a moment): a cancellation takes effect at the first step, which records it.
+    return nonCancellable(() =>
+      runPatches.inputWithSignIn
+        ? inputResolverWithSignIn
+            .resolveInputAndSignIn({ input: rawInput })
+            .then((started) => ({ input: started.input, firstSession: started.session }))
+        : inputResolver
+            .resolveOrderInput({ input: rawInput })
+            .then((input) => ({ input, firstSession: null })),
+    ).catch((error: unknown) => {
       if (!failedWith(error, 'INVALID_INPUT')) throw error;
       throw invalidInput(describeInvalidInput(error));
-    }
+    });
   }
   // Orders started before 0.2.0 (and runs they continued): as they ran then, parsed in workflow code.
   const valid = validateInput(rawInput);
@@ -301,28 +298,31 @@ async function orderOnce(
  * line, the `badge_stock_advice` metric): the order is sent with the stock, and only creation's 404 leaves it
  * out. Orders started before 0.4.0 ordered without a stock that a complete list lacked, and replay so.
  */
-async function checkStock(
+function checkStock(
   state: OrderState,
   platformRead: PlatformRead,
   runPatches: RunPatches,
-): Promise<void> {
+): Promise<void> | undefined {
   const stockId = state.stockId;
-  if (stockId === null) return;
+  if (stockId === null) return undefined;
   state.phase = 'checking-stock';
-  const stock = await platformRead(`Look up stock ${String(stockId)}`).lookUpStock({ stockId });
-  if (!runPatches.stockLookupAdvisory) {
-    if (stock.listed === false) {
-      state.fallBackFromStock(
-        `stock ${String(stockId)} is not among the user's ${stock.stockCount ?? 'listed'} stocks`,
-      );
-    }
-    return;
-  }
-  state.stockAdvice = {
-    verdict: stock.listed === null ? 'unknown' : stock.listed ? 'listed' : 'unlisted',
-    stockCount: stock.stockCount,
-  };
-  log.info('stock lookup (advice only: order creation decides)', { stockId, ...state.stockAdvice });
+  return platformRead(`Look up stock ${String(stockId)}`)
+    .lookUpStock({ stockId })
+    .then((stock) => {
+      if (!runPatches.stockLookupAdvisory) {
+        if (stock.listed === false) {
+          state.fallBackFromStock(
+            `stock ${String(stockId)} is not among the user's ${stock.stockCount ?? 'listed'} stocks`,
+          );
+        }
+        return;
+      }
+      state.stockAdvice = {
+        verdict: stock.listed === null ? 'unknown' : stock.listed ? 'listed' : 'unlisted',
+        stockCount: stock.stockCount,
+      };
+      log.info('stock lookup (advice only: order creation decides)', { stockId, ...state.stockAdvice });
+    });
 }
 
 /** Counts what the stock lookup advised against what the platform did with the stock (advised orders only). */

@@ -5,15 +5,7 @@
  * `Idempotency-Key` is asked again after the last kind; otherwise the order waits for an operator's
  * `reconcileOrder`, because an order costs the customer money and must never be placed twice.
  */
-import {
-  CancellationScope,
-  condition,
-  isCancellation,
-  log,
-  setCurrentDetails,
-  sleep,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { condition, isCancellation, log, setCurrentDetails, sleep, workflowInfo } from '@temporalio/workflow';
 import { applicationFailure } from '../failure-types';
 import { creationBackoffMs } from './activity-options';
 import {
@@ -24,7 +16,7 @@ import {
   requestedRetryDelayMs,
 } from './failures';
 import { idText, type OrderState } from './order-state';
-import type { OrderSteps } from './steps';
+import { nonCancellable, type OrderSteps } from './steps';
 
 /** What placing the order needs besides the state. */
 export interface PlaceOrderSettings {
@@ -107,7 +99,7 @@ function createOnce(
   idempotencyKey: string,
 ): Promise<string> {
   const stockId = state.stockId;
-  return CancellationScope.nonCancellable(
+  return nonCancellable(
     () =>
       activities.createOrder({
         vehicle: state.input.vehicle,

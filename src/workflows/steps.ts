@@ -2,7 +2,7 @@
  * The activities of a badge order, each proxied with its options and a summary for the Web UI's timeline
  * (refs and ids only: no personal data). Workflow code imports activities as types only.
  */
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { CancellationScope, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import {
   CREATE_ORDER_OPTIONS,
@@ -55,6 +55,16 @@ export const inputResolverWithSignIn = proxyLocalActivities<BadgeOrderActivities
   retry: { maximumAttempts: 3 },
   summary: 'Validate the order input, resolve its options and sign in',
 });
+
+let shield: CancellationScope | undefined;
+
+/**
+ * Runs `step` shielded from the order's cancellation. Every call of a run shares one non-cancellable scope
+ * (module state is per workflow execution): building a scope costs three promises, each with a captured stack.
+ */
+export function nonCancellable<T>(step: () => Promise<T>): Promise<T> {
+  return (shield ??= new CancellationScope({ cancellable: false })).run(step);
+}
 
 /** Builds the activity proxies of one order. */
 export function orderSteps(settings: StepSettings): OrderSteps {
