@@ -40,13 +40,7 @@ export function registerOrderHandlers(
       log.info('reconcileOrder received', { answer: taken });
       return state.view();
     },
-    {
-      validator: (answer: ReconcileOrderInput): void => {
-        checkInput('reconcileOrder', answer);
-        const refusal = state.reconcilable();
-        if (refusal !== null) throw new Error(`reconcileOrder refused: ${refusal}`);
-      },
-    },
+    validated('reconcileOrder', () => state.reconcilable()),
   );
 
   setHandler(
@@ -57,13 +51,7 @@ export function registerOrderHandlers(
       log.info('setDocumentOwner received', { documentOwner, documentsQueued: queued });
       return state.view();
     },
-    {
-      validator: (correction: SetDocumentOwnerInput): void => {
-        checkInput('setDocumentOwner', correction);
-        const refusal = state.ownerCorrectable();
-        if (refusal !== null) throw new Error(`setDocumentOwner refused: ${refusal}`);
-      },
-    },
+    validated('setDocumentOwner', () => state.ownerCorrectable()),
   );
 
   setHandler(
@@ -110,6 +98,20 @@ export function registerOrderHandlers(
       },
     },
   );
+}
+
+/** The validator of an operator's update: its input as the contract wants it, and `refusal` (why not now) null. */
+function validated(
+  update: 'reconcileOrder' | 'setDocumentOwner',
+  refusal: () => string | null,
+): { validator: (input: unknown) => void } {
+  return {
+    validator: (input) => {
+      checkInput(update, input);
+      const reason = refusal();
+      if (reason !== null) throw new Error(`${update} refused: ${reason}`);
+    },
+  };
 }
 
 /** Refuses an update whose input the contract refuses, naming every field. */
