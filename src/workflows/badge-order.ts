@@ -3,8 +3,8 @@
  * documents, wait for repair while some fail, finish. Each step is a small function over one state object
  * (`OrderState`); the handlers operators use are in `order-handlers.ts`.
  */
+import type { ApplicationFailure } from '@temporalio/workflow';
 import {
-  ApplicationFailure,
   ContinueAsNew,
   allHandlersFinished,
   condition,
@@ -35,7 +35,7 @@ import { statusQuery } from '../workflow-messages';
 import type { AuthenticateResult } from '../activities/types';
 import { applicationFailure } from '../failure-types';
 import { METRIC_NAMES } from '../metrics/names';
-import { describeFailure, failedWith, failureType } from './failures';
+import { applicationCause, describeFailure, failedWith, failureType } from './failures';
 import { registerOrderHandlers } from './order-handlers';
 import { startingView, withDefaultOptions, type ResolvedBadgeOrderInput } from './order-input';
 import { contractSchemas } from './contract-schemas';
@@ -180,22 +180,13 @@ function resolvedInput(
             .then((input) => ({ input, firstSession: null })),
     ).catch((error: unknown) => {
       if (!failedWith(error, 'INVALID_INPUT')) throw error;
-      throw invalidInput(describeInvalidInput(error));
+      // The activity's INVALID_INPUT message names every field.
+      throw invalidInput(applicationCause(error)?.message ?? String(error));
     });
   }
   // Orders started before 0.2.0 (and runs they continued): as they ran then, parsed in workflow code.
   const valid = validateInput(rawInput);
   return { input: { ...valid, options: withDefaultOptions(valid.options) }, firstSession: null };
-}
-
-/** The message of the activity's INVALID_INPUT failure (it names every field). */
-function describeInvalidInput(error: unknown): string {
-  let current: unknown = error;
-  while (current instanceof Error) {
-    if (current instanceof ApplicationFailure) return current.message;
-    current = current.cause;
-  }
-  return String(error);
 }
 
 /** The order ends at once as Failed with INVALID_INPUT: a clean failure, never a failing workflow task. */
