@@ -19,7 +19,6 @@ import { BadgeOrderId, BadgeOrderStatus } from '../../src/workflow-contract';
 import {
   DEFAULT_ORDER_OPTIONS,
   platformCallOptions,
-  platformReadOptions,
   uploadOptions,
 } from '../../src/workflows/activity-options';
 import { runWithConcurrency } from '../../src/concurrency';
@@ -55,7 +54,7 @@ type Step = (summary: string) => FloorActivities;
 
 /** The own-shape floor; see the module comment. */
 export async function floorOrder(input: FloorOrderInput): Promise<FloorOrderResult> {
-  const options = platformReadOptions(DEFAULT_ORDER_OPTIONS.platformRetryWindowMs);
+  const options = platformCallOptions(DEFAULT_ORDER_OPTIONS.platformRetryWindowMs);
   return placeAndUpload(input, (summary) =>
     proxyLocalActivities<FloorActivities>(withSummary(input, options, summary)),
   );

@@ -29,23 +29,13 @@ const PLATFORM_RETRY_POLICY: RetryPolicy = {
 /**
  * Authentication and stock lookup: small JSON calls that change nothing on the platform. The attempt timeout
  * sits above the client's total deadline of a call, so a call lost with a crashed worker is retried soon.
+ * New orders run them as local activities: they only read, are safe to repeat, and take milliseconds
+ * (authentication answers from the worker's token cache), so running them inside the workflow task saves two
+ * activity round trips through the server per order. Their results (user id, stock verdict; never the token)
+ * are recorded in history as markers; a long retry runs as timers between attempts (the SDK's local retry
+ * threshold).
  */
-export function platformCallOptions(retryWindowMs: number): ActivityOptions {
-  return {
-    startToCloseTimeout: '35 seconds',
-    scheduleToCloseTimeout: retryWindowMs,
-    retry: PLATFORM_RETRY_POLICY,
-  };
-}
-
-/**
- * Authentication and stock lookup as local activities: they only read, are safe to repeat, and take
- * milliseconds (authentication answers from the worker's token cache), so running them inside the workflow
- * task saves two activity round trips through the server per order. Their results (user id, stock verdict;
- * never the token) are recorded in history as markers. Retries and windows are those of
- * {@link platformCallOptions}; a long retry runs as timers between attempts (the SDK's local retry threshold).
- */
-export function platformReadOptions(retryWindowMs: number): LocalActivityOptions {
+export function platformCallOptions(retryWindowMs: number): ActivityOptions & LocalActivityOptions {
   return {
     startToCloseTimeout: '35 seconds',
     scheduleToCloseTimeout: retryWindowMs,

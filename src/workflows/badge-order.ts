@@ -3,9 +3,8 @@
  * documents, wait for repair while some fail, finish. Each step is a small function over one state object
  * (`OrderState`); the handlers operators use are in `order-handlers.ts`.
  */
+import type { ApplicationFailure } from '@temporalio/workflow';
 import {
-  ApplicationFailure,
-  CancellationScope,
   ContinueAsNew,
   allHandlersFinished,
   condition,
@@ -36,14 +35,14 @@ import { statusQuery } from '../workflow-messages';
 import type { AuthenticateResult } from '../activities/types';
 import { applicationFailure } from '../failure-types';
 import { METRIC_NAMES } from '../metrics/names';
-import { describeFailure, failedWith, failureType } from './failures';
+import { applicationCause, describeFailure, failedWith, failureType } from './failures';
 import { registerOrderHandlers } from './order-handlers';
 import { startingView, withDefaultOptions, type ResolvedBadgeOrderInput } from './order-input';
 import { contractSchemas } from './contract-schemas';
 import { idText, OrderState, type OrderContinuation } from './order-state';
 import { PATCHES } from './patches';
 import { placeOrder } from './place-order';
-import { inputResolver, inputResolverWithSignIn, orderSteps, type OrderSteps } from './steps';
+import { inputResolver, inputResolverWithSignIn, nonCancellable, orderSteps, type OrderSteps } from './steps';
 import { awaitRepair, uploadPendingDocuments } from './upload-documents';
 import { OrderWebhooks } from './webhooks';
 
@@ -57,27 +56,13 @@ interface RunPatches {
 
 function askPatches(): RunPatches {
   // The newest patch implies the earlier ones: a new order records one patch marker, not four.
-  if (patched(PATCHES.stockLookupAdvisory)) {
-    return {
-      resolvedInputRecorded: true,
-      localPlatformReads: true,
-      inputWithSignIn: true,
-      stockLookupAdvisory: true,
-    };
-  }
-  if (patched(PATCHES.inputWithSignIn)) {
-    return {
-      resolvedInputRecorded: true,
-      localPlatformReads: true,
-      inputWithSignIn: true,
-      stockLookupAdvisory: false,
-    };
-  }
+  const stockLookupAdvisory = patched(PATCHES.stockLookupAdvisory);
+  const inputWithSignIn = stockLookupAdvisory || patched(PATCHES.inputWithSignIn);
   return {
-    resolvedInputRecorded: patched(PATCHES.resolvedInputRecorded),
-    localPlatformReads: patched(PATCHES.localPlatformReads),
-    inputWithSignIn: false,
-    stockLookupAdvisory: false,
+    resolvedInputRecorded: inputWithSignIn || patched(PATCHES.resolvedInputRecorded),
+    localPlatformReads: inputWithSignIn || patched(PATCHES.localPlatformReads),
+    inputWithSignIn,
+    stockLookupAdvisory,
   };
 }
 
@@ -143,7 +128,9 @@ export async function badgeOrder(
       beforeContinuing: () => webhooks.settled(),
       input,
     });
-    const result = await finish(state, orderId);
+    // Let a replaceDocument update that is still running return its answer before the workflow completes.
+    if (!allHandlersFinished()) await condition(allHandlersFinished);
+    const result = finish(state, orderId);
     if (webhooks.delivering) await webhooks.settled();
     return result;
   } catch (error) {
@@ -171,44 +158,35 @@ interface StartingInput {
  * release neither parses the input with that release's schema nor takes its defaults. Since 0.3.0 the same
  * activity makes a first sign-in. A run continued by such a run gets the resolved input as its own input.
  */
-async function resolvedInput(
+function resolvedInput(
   rawInput: BadgeOrderInput,
   continued: OrderContinuation | undefined,
   runPatches: RunPatches,
-): Promise<StartingInput> {
+): StartingInput | Promise<StartingInput> {
   if (continued?.inputResolved === true) {
     return { input: rawInput as ResolvedBadgeOrderInput, firstSession: null };
   }
   if (runPatches.resolvedInputRecorded) {
     // The status query answers from the first moment; the order's handlers replace this one.
     setHandler(statusQuery, () => startingView(rawInput));
-    try {
-      // Not cancellable (it takes a moment): a cancellation takes effect at the first step, which records it.
-      return await CancellationScope.nonCancellable(async () => {
-        if (runPatches.inputWithSignIn) {
-          const started = await inputResolverWithSignIn.resolveInputAndSignIn({ input: rawInput });
-          return { input: started.input, firstSession: started.session };
-        }
-        return { input: await inputResolver.resolveOrderInput({ input: rawInput }), firstSession: null };
-      });
-    } catch (error) {
+    // Not cancellable (it takes a moment): a cancellation takes effect at the first step, which records it.
+    return nonCancellable(() =>
+      runPatches.inputWithSignIn
+        ? inputResolverWithSignIn
+            .resolveInputAndSignIn({ input: rawInput })
+            .then((started) => ({ input: started.input, firstSession: started.session }))
+        : inputResolver
+            .resolveOrderInput({ input: rawInput })
+            .then((input) => ({ input, firstSession: null })),
+    ).catch((error: unknown) => {
       if (!failedWith(error, 'INVALID_INPUT')) throw error;
-      throw invalidInput(describeInvalidInput(error));
-    }
+      // The activity's INVALID_INPUT message names every field.
+      throw invalidInput(applicationCause(error)?.message ?? String(error));
+    });
   }
   // Orders started before 0.2.0 (and runs they continued): as they ran then, parsed in workflow code.
   const valid = validateInput(rawInput);
   return { input: { ...valid, options: withDefaultOptions(valid.options) }, firstSession: null };
-}
-
-/** The message of the activity's INVALID_INPUT failure (it names every field). */
-function describeInvalidInput(error: unknown): string {
-  let current: unknown = error;
-  while (current instanceof Error) {
-    if (current instanceof ApplicationFailure) return current.message;
-    current = current.cause;
-  }
-  return String(error);
 }
 
 /** The order ends at once as Failed with INVALID_INPUT: a clean failure, never a failing workflow task. */
@@ -311,28 +289,31 @@ async function orderOnce(
  * line, the `badge_stock_advice` metric): the order is sent with the stock, and only creation's 404 leaves it
  * out. Orders started before 0.4.0 ordered without a stock that a complete list lacked, and replay so.
  */
-async function checkStock(
+function checkStock(
   state: OrderState,
   platformRead: PlatformRead,
   runPatches: RunPatches,
-): Promise<void> {
+): Promise<void> | undefined {
   const stockId = state.stockId;
-  if (stockId === null) return;
+  if (stockId === null) return undefined;
   state.phase = 'checking-stock';
-  const stock = await platformRead(`Look up stock ${String(stockId)}`).lookUpStock({ stockId });
-  if (!runPatches.stockLookupAdvisory) {
-    if (stock.listed === false) {
-      state.fallBackFromStock(
-        `stock ${String(stockId)} is not among the user's ${stock.stockCount ?? 'listed'} stocks`,
-      );
-    }
-    return;
-  }
-  state.stockAdvice = {
-    verdict: stock.listed === null ? 'unknown' : stock.listed ? 'listed' : 'unlisted',
-    stockCount: stock.stockCount,
-  };
-  log.info('stock lookup (advice only: order creation decides)', { stockId, ...state.stockAdvice });
+  return platformRead(`Look up stock ${String(stockId)}`)
+    .lookUpStock({ stockId })
+    .then((stock) => {
+      if (!runPatches.stockLookupAdvisory) {
+        if (stock.listed === false) {
+          state.fallBackFromStock(
+            `stock ${String(stockId)} is not among the user's ${stock.stockCount ?? 'listed'} stocks`,
+          );
+        }
+        return;
+      }
+      state.stockAdvice = {
+        verdict: stock.listed === null ? 'unknown' : stock.listed ? 'listed' : 'unlisted',
+        stockCount: stock.stockCount,
+      };
+      log.info('stock lookup (advice only: order creation decides)', { stockId, ...state.stockAdvice });
+    });
 }
 
 /** Counts what the stock lookup advised against what the platform did with the stock (advised orders only). */
@@ -385,10 +366,8 @@ async function uploadUntilAllStored(
   }
 }
 
-/** Completes the order once every handler has answered. */
-async function finish(state: OrderState, orderId: string): Promise<BadgeOrderResult> {
-  // Let a replaceDocument update that is still running return its answer before the workflow completes.
-  if (!allHandlersFinished()) await condition(allHandlersFinished);
+/** Completes the order (every handler has answered). */
+function finish(state: OrderState, orderId: string): BadgeOrderResult {
   state.phase = 'completed';
   state.setStatus('Completed');
   setCurrentDetails(`Completed: order ${orderId}, ${state.documents.count} document(s) uploaded`);

@@ -6,7 +6,7 @@ import { ActivityFailure, ApplicationFailure, TemporalFailure, TimeoutFailure } 
 import type { CallOutcome, FailureCode, FailureDetails } from '../failure-types';
 
 /** The innermost ApplicationFailure of a failure chain, if any. */
-function applicationCause(error: unknown): ApplicationFailure | undefined {
+export function applicationCause(error: unknown): ApplicationFailure | undefined {
   let current: unknown = error;
   while (current instanceof Error) {
     if (current instanceof ApplicationFailure) return current;

@@ -40,17 +40,7 @@ export function registerOrderHandlers(
       log.info('reconcileOrder received', { answer: taken });
       return state.view();
     },
-    {
-      validator: (answer: ReconcileOrderInput): void => {
-        const { reconcileOrderInputSchema, formatIssues } = contractSchemas();
-        const parsed = reconcileOrderInputSchema.safeParse(answer);
-        if (!parsed.success) {
-          throw new Error(`Invalid reconcileOrder input: ${formatIssues(parsed.error).join('; ')}`);
-        }
-        const refusal = state.reconcilable();
-        if (refusal !== null) throw new Error(`reconcileOrder refused: ${refusal}`);
-      },
-    },
+    validated('reconcileOrder', () => state.reconcilable()),
   );
 
   setHandler(
@@ -61,17 +51,7 @@ export function registerOrderHandlers(
       log.info('setDocumentOwner received', { documentOwner, documentsQueued: queued });
       return state.view();
     },
-    {
-      validator: (correction: SetDocumentOwnerInput): void => {
-        const { setDocumentOwnerInputSchema, formatIssues } = contractSchemas();
-        const parsed = setDocumentOwnerInputSchema.safeParse(correction);
-        if (!parsed.success) {
-          throw new Error(`Invalid setDocumentOwner input: ${formatIssues(parsed.error).join('; ')}`);
-        }
-        const refusal = state.ownerCorrectable();
-        if (refusal !== null) throw new Error(`setDocumentOwner refused: ${refusal}`);
-      },
-    },
+    validated('setDocumentOwner', () => state.ownerCorrectable()),
   );
 
   setHandler(
@@ -104,10 +84,7 @@ export function registerOrderHandlers(
     },
     {
       validator: (replacement: ReplaceDocumentInput): void => {
-        const { replaceDocumentInputSchema, formatIssues } = contractSchemas();
-        const parsed = replaceDocumentInputSchema.safeParse(replacement);
-        if (!parsed.success)
-          throw new Error(`Invalid replaceDocument input: ${formatIssues(parsed.error).join('; ')}`);
+        checkInput('replaceDocument', replacement);
         const document = state.documents.find(replacement.path);
         if (!document) throw new Error(`path: no document ${replacement.path} in this order`);
         if (document.status !== 'failed') {
@@ -121,4 +98,27 @@ export function registerOrderHandlers(
       },
     },
   );
+}
+
+/** The validator of an operator's update: its input as the contract wants it, and `refusal` (why not now) null. */
+function validated(
+  update: 'reconcileOrder' | 'setDocumentOwner',
+  refusal: () => string | null,
+): { validator: (input: unknown) => void } {
+  return {
+    validator: (input) => {
+      checkInput(update, input);
+      const reason = refusal();
+      if (reason !== null) throw new Error(`${update} refused: ${reason}`);
+    },
+  };
+}
+
+/** Refuses an update whose input the contract refuses, naming every field. */
+function checkInput(update: 'reconcileOrder' | 'setDocumentOwner' | 'replaceDocument', input: unknown): void {
+  const schemas = contractSchemas();
+  const parsed = schemas[`${update}InputSchema` as const].safeParse(input);
+  if (!parsed.success) {
+    throw new Error(`Invalid ${update} input: ${schemas.formatIssues(parsed.error).join('; ')}`);
+  }
 }

@@ -5,15 +5,7 @@
  * `Idempotency-Key` is asked again after the last kind; otherwise the order waits for an operator's
  * `reconcileOrder`, because an order costs the customer money and must never be placed twice.
  */
-import {
-  CancellationScope,
-  condition,
-  isCancellation,
-  log,
-  setCurrentDetails,
-  sleep,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { condition, isCancellation, log, setCurrentDetails, sleep, workflowInfo } from '@temporalio/workflow';
 import { applicationFailure } from '../failure-types';
 import { creationBackoffMs } from './activity-options';
 import {
@@ -24,7 +16,7 @@ import {
   requestedRetryDelayMs,
 } from './failures';
 import { idText, type OrderState } from './order-state';
-import type { OrderSteps } from './steps';
+import { nonCancellable, type OrderSteps } from './steps';
 
 /** What placing the order needs besides the state. */
 export interface PlaceOrderSettings {
@@ -101,22 +93,22 @@ function creationKey(withStock: boolean): string {
  * One creation attempt. It is not cancellable: a cancelled order still learns the id of an order that
  * was created meanwhile, so nothing on the platform is left unaccounted for.
  */
-async function createOnce(
+function createOnce(
   state: OrderState,
   activities: ReturnType<OrderSteps['createOrder']>,
   idempotencyKey: string,
 ): Promise<string> {
   const stockId = state.stockId;
-  const result = await CancellationScope.nonCancellable(() =>
-    activities.createOrder({
-      vehicle: state.input.vehicle,
-      badge: state.input.badge,
-      idempotencyKey,
-      ...(stockId === null ? {} : { stockId }),
-    }),
-  );
-  // Results recorded before 0.4.0 hold a number.
-  return idText(result.orderId);
+  return nonCancellable(
+    () =>
+      activities.createOrder({
+        vehicle: state.input.vehicle,
+        badge: state.input.badge,
+        idempotencyKey,
+        ...(stockId === null ? {} : { stockId }),
+      }),
+    // Results recorded before 0.4.0 hold a number.
+  ).then((result) => idText(result.orderId));
 }
 
 /** Waits for `reconcileOrder`; past the deadline the order fails, saying what to check. */

@@ -2,13 +2,12 @@
  * The activities of a badge order, each proxied with its options and a summary for the Web UI's timeline
  * (refs and ids only: no personal data). Workflow code imports activities as types only.
  */
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { CancellationScope, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import {
   CREATE_ORDER_OPTIONS,
   INSPECT_DOCUMENT_OPTIONS,
   platformCallOptions,
-  platformReadOptions,
   uploadOptions,
 } from './activity-options';
 
@@ -26,7 +25,7 @@ export interface StepSettings {
 export interface OrderSteps {
   /** Authentication and stock lookup, with a summary. */
   platformCall(summary: string): BadgeOrderActivities;
-  /** Authentication and stock lookup as local activities, with a summary (see `platformReadOptions`). */
+  /** Authentication and stock lookup as local activities, with a summary (see `platformCallOptions`). */
   platformRead(summary: string): BadgeOrderActivities;
   /** One order creation attempt, with a summary. */
   createOrder(summary: string): BadgeOrderActivities;
@@ -57,17 +56,26 @@ export const inputResolverWithSignIn = proxyLocalActivities<BadgeOrderActivities
   summary: 'Validate the order input, resolve its options and sign in',
 });
 
+let shield: CancellationScope | undefined;
+
+/**
+ * Runs `step` shielded from the order's cancellation. Every call of a run shares one non-cancellable scope
+ * (module state is per workflow execution): building a scope costs three promises, each with a captured stack.
+ */
+export function nonCancellable<T>(step: () => Promise<T>): Promise<T> {
+  return (shield ??= new CancellationScope({ cancellable: false })).run(step);
+}
+
 /** Builds the activity proxies of one order. */
 export function orderSteps(settings: StepSettings): OrderSteps {
   const platform = platformCallOptions(settings.platformRetryWindowMs);
-  const reads = platformReadOptions(settings.platformRetryWindowMs);
   const upload = uploadOptions({
     retryWindowMs: settings.uploadRetryWindowMs,
     heartbeatTimeoutMs: settings.uploadHeartbeatTimeoutMs,
   });
   return {
     platformCall: (summary) => proxyActivities<BadgeOrderActivities>({ ...platform, summary }),
-    platformRead: (summary) => proxyLocalActivities<BadgeOrderActivities>({ ...reads, summary }),
+    platformRead: (summary) => proxyLocalActivities<BadgeOrderActivities>({ ...platform, summary }),
     createOrder: (summary) => proxyActivities<BadgeOrderActivities>({ ...CREATE_ORDER_OPTIONS, summary }),
     upload: (summary) => proxyActivities<BadgeOrderActivities>({ ...upload, summary }),
     inspector: proxyActivities<BadgeOrderActivities>({

@@ -18,21 +18,25 @@ export interface UploadSettings {
   readonly maxParallelUploads: number;
 }
 
-/** Uploads every pending document, at most `maxParallelUploads` at once; failures are recorded, not thrown. */
-export async function uploadPendingDocuments(state: OrderState, settings: UploadSettings): Promise<void> {
+/**
+ * Uploads every pending document, at most `maxParallelUploads` at once; failures are recorded, not thrown.
+ * Promise chains rather than async functions: the SDK captures a stack for every promise workflow code creates.
+ */
+export function uploadPendingDocuments(state: OrderState, settings: UploadSettings): Promise<unknown> {
   state.phase = 'uploading';
   state.setStatus('Running');
   setCurrentDetails(`Uploading documents for order ${settings.orderId}`);
   const documentCount = state.documents.count;
   // Where the order's path documents must lie (an order placed through the HTTP API: its client's folder).
   const folder = state.input.documentsFolder;
-  const upload = async (job: UploadJob): Promise<void> => {
+  const upload = (job: UploadJob): Promise<void> => {
     state.documents.markUploading(job.path);
     // Read per upload: an operator's setDocumentOwner applies to every upload from then on.
     const documentOwner = state.documentOwner?.id ?? '';
     const summary = `Upload document ${job.index + 1}/${documentCount} to order ${settings.orderId}`;
-    try {
-      const result = await settings.steps.upload(summary).uploadDocument({
+    return settings.steps
+      .upload(summary)
+      .uploadDocument({
         idempotencyKey: job.idempotencyKey,
         orderId: settings.orderId,
         documentOwner,
@@ -40,26 +44,30 @@ export async function uploadPendingDocuments(state: OrderState, settings: Upload
         ...(folder === undefined ? {} : { documentsFolder: folder }),
         contentType: job.contentType,
         filename: job.filename,
-      });
-      state.documents.markUploaded(job.path, {
-        documentId: result.documentId ?? null,
-        links: { original: result.links.original, thumbnail: result.links.thumbnail },
-        attempts: result.attempt,
-        possibleDuplicate: result.possibleDuplicate ?? false,
-      });
-    } catch (error) {
-      if (isCancellation(error)) throw error;
-      const ownerRefused = refusedDocumentOwner(error) && ownerRefusal(state, String(documentOwner));
-      state.documents.markFailed(job.path, {
-        error: ownerRefused
-          ? `${describeFailure(error)} — document_owner ${String(documentOwner)} refused: correct it with setDocumentOwner`
-          : describeFailure(error),
-        attempts: activityAttempts(error),
-        mayHaveBeenStored: attemptOutcome(error) === 'maybe-applied',
-      });
-    }
+      })
+      .then(
+        (result) => {
+          state.documents.markUploaded(job.path, {
+            documentId: result.documentId ?? null,
+            links: { original: result.links.original, thumbnail: result.links.thumbnail },
+            attempts: result.attempt,
+            possibleDuplicate: result.possibleDuplicate ?? false,
+          });
+        },
+        (error: unknown) => {
+          if (isCancellation(error)) throw error;
+          const ownerRefused = refusedDocumentOwner(error) && ownerRefusal(state, String(documentOwner));
+          state.documents.markFailed(job.path, {
+            error: ownerRefused
+              ? `${describeFailure(error)} — document_owner ${String(documentOwner)} refused: correct it with setDocumentOwner`
+              : describeFailure(error),
+            attempts: activityAttempts(error),
+            mayHaveBeenStored: attemptOutcome(error) === 'maybe-applied',
+          });
+        },
+      );
   };
-  await runWithConcurrency(state.documents.pendingJobs(), settings.maxParallelUploads, upload);
+  return runWithConcurrency(state.documents.pendingJobs(), settings.maxParallelUploads, upload);
 }
 
 /**

@@ -5,12 +5,12 @@
  * delivery has bounded retries; one that finally fails is recorded and shown in the `status` query. The run
  * waits for deliveries still under way only before it ends or continues as new, so none is lost.
  */
-import { CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { FailedWebhookDelivery, WebhookDeliveriesView, WebhookEvent } from '../contract';
 import { WEBHOOK_EVENT_TYPES, type BadgeOrderStatusValue } from '../workflow-contract';
 import { activityAttempts } from './failures';
 import type { OrderState, WebhookContinuation } from './order-state';
-import type { BadgeOrderActivities } from './steps';
+import { nonCancellable, type BadgeOrderActivities } from './steps';
 
 /** At most this many failed deliveries are kept for the status query (newest last). */
 const MAX_FAILED_SHOWN = 20;
@@ -59,7 +59,7 @@ export class OrderWebhooks {
     if (callbackUrl === undefined || status === previous || status === 'Running') return;
     this.sequence += 1;
     const event = this.event(status, state);
-    const sent = CancellationScope.nonCancellable(() =>
+    const sent = nonCancellable(() =>
       delivery.deliverWebhook({
         callbackUrl,
         ...(this.target.clientId === undefined ? {} : { clientId: this.target.clientId }),

@@ -11,7 +11,6 @@ import {
   CREATE_ORDER_OPTIONS,
   INSPECT_DOCUMENT_OPTIONS,
   platformCallOptions,
-  platformReadOptions,
   uploadOptions,
 } from '../../src/workflows/activity-options';
 import { PlatformError } from '../../src/platform';
@@ -62,7 +61,6 @@ describe('the failure table, the error type and the boundary agree', () => {
     expect(applicationFailure('DOCUMENT_UNAVAILABLE', 'x').nonRetryable).toBe(false);
     const policies = [
       platformCallOptions(60_000),
-      platformReadOptions(60_000),
       uploadOptions({ retryWindowMs: 60_000, heartbeatTimeoutMs: 1_000 }),
       CREATE_ORDER_OPTIONS,
       INSPECT_DOCUMENT_OPTIONS,
