@@ -31,7 +31,7 @@ export type AccessTokenVerifier = (token: string) => Promise<boolean>;
  * Bounds on what one caller can make the server hold. The defaults fit the Web UI and the CLI, which send the
  * payloads of one history event (or one query, signal or update) per request.
  */
-export interface CodecServerLimits {
+interface CodecServerLimits {
   /** Largest request body. One payload is at most 2 MiB (Temporal's blob limit), 2.7 MiB as base64. @default 4 MiB */
   readonly bodyLimitBytes?: number;
   /** Most payloads in one request; more are refused with 413 before the body is parsed. @default 1000 */
@@ -51,7 +51,7 @@ export interface CodecServerLimits {
 }
 
 /** The limits used when {@link CodecServerOptions.limits} leaves one out. */
-export const DEFAULT_CODEC_SERVER_LIMITS: Readonly<Required<CodecServerLimits>> = Object.freeze({
+const DEFAULT_CODEC_SERVER_LIMITS: Readonly<Required<CodecServerLimits>> = Object.freeze({
   bodyLimitBytes: 4 * 1024 * 1024,
   maxPayloads: 1000,
   maxConcurrentRequests: 16,

@@ -7,7 +7,7 @@ import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { inspect } from 'node:util';
 
 /** AES-256 keys are 32 bytes. */
-export const PAYLOAD_KEY_BYTES = 32;
+const PAYLOAD_KEY_BYTES = 32;
 
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -18,7 +18,7 @@ export class PayloadKeysError extends Error {
 }
 
 /** One key of the ring. */
-export interface PayloadKey {
+interface PayloadKey {
   readonly id: string;
   readonly material: Buffer;
 }

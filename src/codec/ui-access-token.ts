@@ -9,7 +9,7 @@ import { insecureUrlProblem } from '../url-policy';
 import type { AccessTokenVerifier } from './codec-server';
 
 /** Signature algorithms accepted by default: the asymmetric ones identity providers sign with. */
-export const DEFAULT_UI_TOKEN_ALGORITHMS: readonly string[] = Object.freeze([
+const DEFAULT_UI_TOKEN_ALGORITHMS: readonly string[] = Object.freeze([
   'RS256',
   'RS384',
   'RS512',
@@ -100,7 +100,7 @@ export function remoteJwksAccessTokenVerifier(
 }
 
 /** The codec server's settings for the Web UI's access tokens (`loadCodecServerConfig()` has them). */
-export interface UiAccessTokenSettings {
+interface UiAccessTokenSettings {
   /** `CODEC_ALLOW_UI_ACCESS_TOKEN` */
   readonly allowUiAccessToken: boolean;
   /** `CODEC_UI_JWKS_URL` */

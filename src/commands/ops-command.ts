@@ -66,6 +66,12 @@ export interface ListedOrder {
   readonly closedAt: string | null;
 }
 
+/** An order as the commands name it: `<orderRef>` and `--client`. */
+interface OrderKey {
+  readonly orderRef: string;
+  readonly clientId: string | undefined;
+}
+
 /** An error for the operator: printed without a stack trace, exit code 1. */
 class OpsError extends Error {
   override readonly name = 'OpsError';
@@ -171,7 +177,7 @@ function renderProbe(report: ProbeReport): string {
   ].join('\n');
 }
 
-/** Builds the commander program; exported for `--help` tests and documentation. */
+/** Builds the commander program. */
 function buildOpsProgram(deps: OpsDependencies): Command {
   let connected: { readonly temporal: OpsTemporal; readonly orders: BadgeOrdersClient } | undefined;
   const temporal = (): OpsTemporal => connect().temporal;
@@ -266,73 +272,87 @@ function buildOpsProgram(deps: OpsDependencies): Command {
       },
     );
 
-  program
-    .command('status')
-    .description("show one order's phase and documents (the status query)")
-    .argument('<orderRef>', 'the order reference')
-    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
-    .action(async (orderRef: string, options: { client?: string }, command: Command) => {
-      const order = { orderRef, clientId: options.client };
-      const view = await forOrder(orderRef, () => orders().status(order));
-      print(wantsJson(command), view, () =>
-        renderStatus(view, workflowLink(orders().getHandle(order).workflowId)),
-      );
-    });
+  /**
+   * A command on one order: `<orderRef>`, then `args`, and `--client`. `run` gets the order, the other
+   * arguments, the options and `--json`; "no such workflow" becomes a message naming the order.
+   */
+  const orderCommand = <O extends object>(
+    name: string,
+    description: string,
+    args: readonly (readonly [string, string])[],
+    run: (order: OrderKey, args: readonly string[], options: O, json: boolean) => Promise<void>,
+  ): Command => {
+    const command = program.command(name).description(description);
+    for (const [argument, about] of [['<orderRef>', 'the order reference'] as const, ...args]) {
+      command.argument(argument, about);
+    }
+    return command
+      .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
+      .action(async () => {
+        const [orderRef = '', ...rest] = command.args;
+        const options = command.opts<O & { client?: string }>();
+        const order = { orderRef, clientId: options.client };
+        await forOrder(orderRef, () => run(order, rest, options, wantsJson(command)));
+      });
+  };
+  /** Prints an order's status view, for people or as JSON. */
+  const printView = (order: OrderKey, json: boolean, view: BadgeOrderStatusView): void =>
+    print(json, view, () => renderStatus(view, workflowLink(orders().getHandle(order).workflowId)));
 
-  program
-    .command('retry')
-    .description('retry every failed document of an order now (the retryUploads signal)')
-    .argument('<orderRef>', 'the order reference')
-    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
-    .action(async (orderRef: string, options: { client?: string }, command: Command) => {
-      const order = { orderRef, clientId: options.client };
-      await forOrder(orderRef, () => orders().retryUploads(order));
+  orderCommand(
+    'status',
+    "show one order's phase and documents (the status query)",
+    [],
+    async (order, _, __, json) => printView(order, json, await orders().status(order)),
+  );
+
+  orderCommand(
+    'retry',
+    'retry every failed document of an order now (the retryUploads signal)',
+    [],
+    async (order, _, __, json) => {
+      await orders().retryUploads(order);
       const workflowId = orders().getHandle(order).workflowId;
       print(
-        wantsJson(command),
-        { orderRef, workflowId, signal: 'retryUploads' },
-        () => `Sent retryUploads to ${workflowId}; follow it with: ops status ${orderRef}`,
+        json,
+        { orderRef: order.orderRef, workflowId, signal: 'retryUploads' },
+        () => `Sent retryUploads to ${workflowId}; follow it with: ops status ${order.orderRef}`,
       );
-    });
+    },
+  );
 
-  program
-    .command('replace')
-    .description("replace a failed document's file and upload it (the replaceDocument update)")
-    .argument('<orderRef>', 'the order reference')
-    .argument('<path>', 'the document as named in the order')
-    .argument('<newPath>', 'the new file, relative to DOCUMENTS_ROOT on the workers')
-    .option('--content-type <type>', 'MIME type of the new file (derived from its name when absent)')
-    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
-    .action(
-      async (
-        orderRef: string,
-        path: string,
-        newPath: string,
-        options: { contentType?: string; client?: string },
-        command: Command,
-      ) => {
-        const document = await forOrder(orderRef, () =>
-          orders().replaceDocument(
-            { orderRef, clientId: options.client },
-            {
-              path,
-              newPath,
-              ...(options.contentType ? { contentType: options.contentType } : {}),
-            },
-          ),
-        );
-        print(wantsJson(command), document, () => renderTable(DOCUMENT_COLUMNS, documentRows([document])));
-        if (document.status !== 'uploaded')
-          throw new OpsError(`Document ${path} is ${document.status} after the replacement`);
-      },
-    );
+  orderCommand<{ contentType?: string }>(
+    'replace',
+    "replace a failed document's file and upload it (the replaceDocument update)",
+    [
+      ['<path>', 'the document as named in the order'],
+      ['<newPath>', 'the new file, relative to DOCUMENTS_ROOT on the workers'],
+    ],
+    async (order, [path = '', newPath = ''], options, json) => {
+      const document = await orders().replaceDocument(order, {
+        path,
+        newPath,
+        ...(options.contentType ? { contentType: options.contentType } : {}),
+      });
+      print(json, document, () => renderTable(DOCUMENT_COLUMNS, documentRows([document])));
+      if (document.status !== 'uploaded')
+        throw new OpsError(`Document ${path} is ${document.status} after the replacement`);
+    },
+  ).option('--content-type <type>', 'MIME type of the new file (derived from its name when absent)');
 
-  program
-    .command('reconcile')
-    .description(
-      'answer an order awaiting reconciliation after checking the platform (the reconcileOrder update)',
-    )
-    .argument('<orderRef>', 'the order reference')
+  orderCommand<{ orderId?: string; notCreated?: boolean }>(
+    'reconcile',
+    'answer an order awaiting reconciliation after checking the platform (the reconcileOrder update)',
+    [],
+    async (order, _, options, json) => {
+      if (options.orderId === undefined && !options.notCreated) {
+        throw new OpsError('reconcile: give --order-id <id> or --not-created');
+      }
+      const answer =
+        options.orderId !== undefined ? { orderId: options.orderId } : { notCreated: true as const };
+      printView(order, json, await orders().reconcileOrder(order, answer));
+    },
+  )
     .addOption(
       new Option('--order-id <id>', 'the platform created the order with this id: continue with its uploads')
         .argParser((value) => {
@@ -343,44 +363,15 @@ function buildOpsProgram(deps: OpsDependencies): Command {
         })
         .conflicts('notCreated'),
     )
-    .option('--not-created', 'the platform holds no such order: create it now')
-    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
-    .action(
-      async (
-        orderRef: string,
-        options: { orderId?: string; notCreated?: boolean; client?: string },
-        command: Command,
-      ) => {
-        const order = { orderRef, clientId: options.client };
-        if (options.orderId === undefined && !options.notCreated) {
-          throw new OpsError('reconcile: give --order-id <id> or --not-created');
-        }
-        const answer =
-          options.orderId !== undefined ? { orderId: options.orderId } : { notCreated: true as const };
-        const view = await forOrder(orderRef, () => orders().reconcileOrder(order, answer));
-        print(wantsJson(command), view, () =>
-          renderStatus(view, workflowLink(orders().getHandle(order).workflowId)),
-        );
-      },
-    );
+    .option('--not-created', 'the platform holds no such order: create it now');
 
-  program
-    .command('set-owner')
-    .description(
-      "correct whose documents an order's are after the platform refused the owner, and send its failed documents again (the setDocumentOwner update)",
-    )
-    .argument('<orderRef>', 'the order reference')
-    .argument('<documentOwner>', 'the platform user id the documents belong to')
-    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
-    .action(
-      async (orderRef: string, documentOwner: string, options: { client?: string }, command: Command) => {
-        const order = { orderRef, clientId: options.client };
-        const view = await forOrder(orderRef, () => orders().setDocumentOwner(order, { documentOwner }));
-        print(wantsJson(command), view, () =>
-          renderStatus(view, workflowLink(orders().getHandle(order).workflowId)),
-        );
-      },
-    );
+  orderCommand(
+    'set-owner',
+    "correct whose documents an order's are after the platform refused the owner, and send its failed documents again (the setDocumentOwner update)",
+    [['<documentOwner>', 'the platform user id the documents belong to']],
+    async (order, [documentOwner = ''], _, json) =>
+      printView(order, json, await orders().setDocumentOwner(order, { documentOwner })),
+  );
 
   program
     .command('probe')
