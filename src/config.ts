@@ -792,16 +792,6 @@ export function documentStoreNames(prefix: string): Record<string, string> {
   };
 }
 
-/** The document store's settings alone; throws {@link ConfigError} naming each variable. */
-export function loadDocumentStoreConfig(env: Env): Readonly<DocumentStoreConfig> {
-  const parsed = parse(
-    z.object({ documentStore: documentStoreConfigSchema }),
-    { documentStore: documentStoreFromEnv(env) },
-    documentStoreNames('documentStore'),
-  );
-  return Object.freeze(parsed.documentStore);
-}
-
 // ---- The worker -----------------------------------------------------------------------------------------
 
 const ENSURE_SEARCH_ATTRIBUTES = variable(

@@ -44,19 +44,8 @@ interface InspectedDocument {
   readonly sizeBytes: number;
 }
 
-/**
- * The result of the deprecated {@link DocumentsRoot.resolve}.
- * @deprecated an absolute path invites opening the file again; use {@link DocumentsRoot.open}
- */
-interface ResolvedDocument {
-  readonly absolutePath: string;
-  readonly sizeBytes: number;
-}
-
 /** Opens and checks document paths inside one root folder. */
 export interface DocumentsRoot {
-  /** The configured root, made absolute. */
-  readonly root: string;
   /**
    * Opens a document once and checks the open handle (regular file, not empty, within the size limit, still
    * under the root).
@@ -72,11 +61,6 @@ export interface DocumentsRoot {
    * @throws as {@link DocumentsRoot.open}
    */
   inspect(relativePath: string, options?: OpenOptions): Promise<InspectedDocument>;
-  /**
-   * Checks like {@link DocumentsRoot.inspect} and returns the absolute path too.
-   * @deprecated opening that path again reopens the race `open()` closes; upload from {@link DocumentsRoot.open}
-   */
-  resolve(relativePath: string): Promise<ResolvedDocument>;
 }
 
 /** Options of {@link DocumentsRoot.open}. */
@@ -92,7 +76,7 @@ interface OpenOptions {
 export type HandleLocation = 'procfs' | 'path';
 
 /** Options of {@link createDocumentsRoot}. */
-export interface DocumentsRootOptions {
+interface DocumentsRootOptions {
   /** The folder that holds every document. */
   readonly root: string;
   /** Largest file accepted for upload, in bytes. */
@@ -284,20 +268,11 @@ export function createDocumentsRoot(options: DocumentsRootOptions): DocumentsRoo
   }
 
   return {
-    root,
     open: openDocument,
     async inspect(relativePath, options) {
       const document = await openDocument(relativePath, options);
       await document.close();
       return { relativePath, sizeBytes: document.sizeBytes };
-    },
-    async resolve(relativePath) {
-      const document = await openDocument(relativePath);
-      await document.close();
-      return {
-        absolutePath: resolve(await realRootOf(root, relativePath), relativePath),
-        sizeBytes: document.sizeBytes,
-      };
     },
   };
 }

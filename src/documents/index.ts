@@ -7,7 +7,6 @@ export {
   createDocumentsRoot,
   withOpenedDocument,
   type DocumentsRoot,
-  type DocumentsRootOptions,
   type HandleLocation,
   type OpenedDocument,
 } from './documents-root';
