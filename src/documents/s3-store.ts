@@ -26,15 +26,12 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { isDocumentReference } from '../contract';
-import { DocumentRefusedError, DocumentUnavailableError, InvalidDocumentError } from './errors';
-import { HashingStream } from './hashing-stream';
-import { assertReference } from './local-store';
+import { DocumentUnavailableError, InvalidDocumentError } from './errors';
 import {
-  assertOwner,
+  createDocumentStore,
   ownersKey,
   referenceHex,
   referenceKey,
-  ReferenceLocks,
   type DocumentReference,
   type DocumentStore,
   type DocumentToOpen,
@@ -132,12 +129,6 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
   const queueSize = options.queueSize ?? 2;
   const keyOf = (ref: string): string => `${prefix}${referenceKey(ref)}`;
   const markerOf = (ref: string, owner: string): string => `${prefix}${ownersKey(ref)}${owner}`;
-  const locks = new ReferenceLocks();
-
-  /** Marks `owner` as having stored or claimed `ref` now (the marker's time is S3's LastModified). */
-  async function mark(ref: string, owner: string): Promise<void> {
-    await client.send(new PutObjectCommand({ Bucket: bucket, Key: markerOf(ref, owner), Body: '' }));
-  }
 
   /** Every object under `keyPrefix`, page by page. */
   async function listAll(keyPrefix: string): Promise<_Object[]> {
@@ -151,21 +142,6 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
     return objects;
-  }
-
-  /** The last time anyone stored or claimed `ref`, and its markers' keys (null when the document is gone). */
-  async function lastUsed(ref: string): Promise<{ latest: number; markers: string[] } | null> {
-    const object = await head(ref).catch((error: unknown) => {
-      if (error instanceof InvalidDocumentError) return null;
-      throw error;
-    });
-    if (object === null) return null;
-    const markers = await listAll(`${prefix}${ownersKey(ref)}`);
-    const times = [object.LastModified, ...markers.map((marker) => marker.LastModified)];
-    return {
-      latest: Math.max(...times.map((time) => time?.getTime() ?? 0)),
-      markers: markers.flatMap((marker) => (marker.Key === undefined ? [] : [marker.Key])),
-    };
   }
 
   async function head(ref: string): Promise<HeadObjectCommandOutput> {
@@ -184,7 +160,6 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
 
   async function openStored(document: DocumentToOpen): Promise<OpenedStoredDocument> {
     const { ref } = document;
-    assertReference(ref);
     const found = await head(ref);
     const sizeBytes = found.ContentLength ?? -1;
     if (sizeBytes <= 0) {
@@ -266,7 +241,7 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
     };
   }
 
-  return {
+  return createDocumentStore<string>({
     kind: 's3',
     async check() {
       try {
@@ -277,10 +252,8 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
         });
       }
     },
-    async put(input) {
-      assertOwner(input.owner);
+    async receive(input, hashing) {
       const temporary = `${prefix}incoming/${randomUUID()}`;
-      const hashing = new HashingStream(input.maxBytes);
       let bodyError: Error | undefined;
       pipeline(input.body, hashing, (error) => {
         if (error) bodyError = error;
@@ -307,74 +280,67 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
         await deleteQuietly(temporary);
         throw bodyError;
       }
-      try {
-        if (hashing.bytes === 0) throw new DocumentRefusedError({ reason: 'empty' });
-        const ref = hashing.reference();
-        const key = keyOf(ref);
-        return await locks.with(ref, async () => {
-          const existing = await client
-            .send(new HeadObjectCommand({ Bucket: bucket, Key: key }))
-            .catch((error: unknown) => {
-              if (isNotFound(error)) return null;
-              throw error;
-            });
-          if (
-            existing !== null &&
-            existing.ContentLength === hashing.bytes &&
-            existing.Metadata?.sha256 === referenceHex(ref)
-          ) {
-            // Stored before: one copy, and the first content type stays.
-            await mark(ref, input.owner);
-            return { ref, sizeBytes: hashing.bytes, contentType: existing.ContentType ?? input.contentType };
-          }
-          // Copied on the server: the bytes travel once. A damaged copy is replaced by this one.
-          await client.send(
-            new CopyObjectCommand({
-              Bucket: bucket,
-              Key: key,
-              CopySource: `${bucket}/${temporary.split('/').map(encodeURIComponent).join('/')}`,
-              MetadataDirective: 'REPLACE',
-              ContentType: input.contentType,
-              Metadata: { sha256: referenceHex(ref) },
-            }),
-          );
-          await mark(ref, input.owner);
-          return { ref, sizeBytes: hashing.bytes, contentType: input.contentType };
+      return temporary;
+    },
+    async place(temporary, ref, sizeBytes, contentType) {
+      const existing = await client
+        .send(new HeadObjectCommand({ Bucket: bucket, Key: keyOf(ref) }))
+        .catch((error: unknown) => {
+          if (isNotFound(error)) return null;
+          throw error;
         });
-      } catch (error) {
-        if (error instanceof DocumentRefusedError) throw error;
-        throw unavailable('store the document', error);
-      } finally {
-        await deleteQuietly(temporary);
+      if (existing?.ContentLength === sizeBytes && existing.Metadata?.sha256 === referenceHex(ref)) {
+        // Stored before: one copy, and the first content type stays.
+        return existing.ContentType ?? contentType;
       }
+      // Copied on the server: the bytes travel once. A damaged copy is replaced by this one.
+      await client.send(
+        new CopyObjectCommand({
+          Bucket: bucket,
+          Key: keyOf(ref),
+          CopySource: `${bucket}/${temporary.split('/').map(encodeURIComponent).join('/')}`,
+          MetadataDirective: 'REPLACE',
+          ContentType: contentType,
+          Metadata: { sha256: referenceHex(ref) },
+        }),
+      );
+      return contentType;
     },
+    discard: deleteQuietly,
     open: openStored,
-    async inspect(document) {
-      const opened = await openStored(document);
-      await opened.close();
-      return opened.reference;
+    exists: (ref, owner) =>
+      client
+        .send(
+          new HeadObjectCommand({
+            Bucket: bucket,
+            Key: owner === undefined ? keyOf(ref) : markerOf(ref, owner),
+          }),
+        )
+        .then(
+          () => true,
+          (error: unknown) => {
+            if (isNotFound(error)) return false;
+            throw error;
+          },
+        ),
+    async mark(ref, owner) {
+      // The marker's time is S3's LastModified.
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: markerOf(ref, owner), Body: '' }));
     },
-    async claim(ref, owner) {
-      assertReference(ref);
-      assertOwner(owner);
-      return locks.with(ref, async () => {
-        try {
-          const exists = (key: string): Promise<boolean> =>
-            client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
-              () => true,
-              (error: unknown) => {
-                if (isNotFound(error)) return false;
-                throw error;
-              },
-            );
-          const [object, marker] = await Promise.all([exists(keyOf(ref)), exists(markerOf(ref, owner))]);
-          if (!object || !marker) return false;
-          await mark(ref, owner);
-          return true;
-        } catch (error) {
-          throw unavailable('be read', error, ref);
-        }
+    async lastUsed(ref) {
+      const object = await head(ref).catch((error: unknown) => {
+        if (error instanceof InvalidDocumentError) return null;
+        throw error;
       });
+      if (object === null) return null;
+      const markers = await listAll(`${prefix}${ownersKey(ref)}`);
+      return Math.max(...[object, ...markers].map((found) => found.LastModified?.getTime() ?? 0));
+    },
+    async delete(ref) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(ref) }));
+      for (const marker of await listAll(`${prefix}${ownersKey(ref)}`)) {
+        if (marker.Key !== undefined) await deleteQuietly(marker.Key);
+      }
     },
     async listStored() {
       try {
@@ -395,16 +361,6 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
         throw unavailable('be listed', error);
       }
     },
-    async remove(ref, { unusedSince }) {
-      assertReference(ref);
-      return locks.with(ref, async () => {
-        const used = await lastUsed(ref);
-        if (used === null || used.latest >= unusedSince.getTime()) return false;
-        // The data first: marks without data claim nothing (claim checks both).
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(ref) }));
-        for (const marker of used.markers) await deleteQuietly(marker);
-        return true;
-      });
-    },
-  };
+    unavailable,
+  });
 }
