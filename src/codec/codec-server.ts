@@ -121,44 +121,29 @@ const jsonPayloadSchema = z.object({
 const bodySchema = z.strictObject({ payloads: z.array(jsonPayloadSchema).nullish() });
 type JsonPayload = z.infer<typeof jsonPayloadSchema>;
 
-function fromJson(payload: JsonPayload): Payload {
-  return {
-    metadata: Object.fromEntries(
-      Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value ?? '', 'base64')]),
-    ),
-    data: Buffer.from(payload.data ?? '', 'base64'),
-  };
+/** A payload with `convert` applied to its data and each metadata value (proto JSON ⇄ bytes). */
+function mapPayload<A, B>(
+  payload: { readonly metadata?: Record<string, A | null> | null; readonly data?: A | null },
+  convert: (value: A | null | undefined) => B,
+): { metadata: Record<string, B>; data: B } {
+  const metadata = Object.entries(payload.metadata ?? {}).map(([key, value]): [string, B] => [
+    key,
+    convert(value),
+  ]);
+  return { metadata: Object.fromEntries(metadata), data: convert(payload.data) };
 }
 
-function toJson(payload: Payload): { metadata: Record<string, string>; data: string } {
-  return {
-    metadata: Object.fromEntries(
-      Object.entries(payload.metadata ?? {}).map(([key, value]) => [
-        key,
-        Buffer.from(value ?? new Uint8Array()).toString('base64'),
-      ]),
-    ),
-    data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
-  };
-}
+const fromJson = (payload: JsonPayload): Payload =>
+  mapPayload(payload, (value) => Buffer.from(value ?? '', 'base64'));
+const toJson = (payload: Payload): { metadata: Record<string, string>; data: string } =>
+  mapPayload(payload, (value) => Buffer.from(value ?? new Uint8Array()).toString('base64'));
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
-
-/**
- * Compares a given secret with the expected one's digest. Both sides are hashed first, so the comparison
- * always runs over 32 bytes: neither its time nor an early length check tells a caller anything.
- */
-function sameSecret(given: string, expectedDigest: Buffer): boolean {
-  return timingSafeEqual(sha256(given), expectedDigest);
-}
 
 /** An error the error handler answers with its own status and code. */
 function httpError(statusCode: number, code: string, message: string): Error {
   return Object.assign(new Error(message), { statusCode, code });
 }
-
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
 
 /**
  * Objects and arrays a JSON text can hold at most: its `{` and `[` characters (some may sit inside strings,
@@ -168,8 +153,8 @@ const OPEN_BRACKET = 0x5b;
 function containerCount(text: string): number {
   let count = 0;
   for (let index = 0; index < text.length; index += 1) {
-    const char = text.charCodeAt(index);
-    if (char === OPEN_BRACE || char === OPEN_BRACKET) count += 1;
+    const char = text[index];
+    if (char === '{' || char === '[') count += 1;
   }
   return count;
 }
@@ -245,7 +230,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const given = match?.[1];
     if (given === undefined) return !hasCredentials;
-    if (tokenDigest !== undefined && sameSecret(given, tokenDigest)) return true;
+    // Digests compared: always 32 bytes, so neither the time nor a length check tells a caller anything.
+    if (tokenDigest !== undefined && timingSafeEqual(sha256(given), tokenDigest)) return true;
     if (options.verifyUiAccessToken) return options.verifyUiAccessToken(given).catch(() => false);
     return false;
   };

@@ -85,20 +85,6 @@ export function jwtAccessTokenVerifier(options: UiAccessTokenOptions): AccessTok
   };
 }
 
-/**
- * The verifier for a provider's JWKS URL (HTTPS, or HTTP on loopback for local providers: keys fetched in
- * clear could be swapped on the way).
- */
-export function remoteJwksAccessTokenVerifier(
-  jwksUrl: string,
-  options: Omit<UiAccessTokenOptions, 'keys'>,
-): AccessTokenVerifier {
-  requireIssuerAndAudience(options);
-  const problem = insecureUrlProblem(jwksUrl);
-  if (problem !== undefined) throw new UiAccessTokenConfigError(`CODEC_UI_JWKS_URL ${problem}`);
-  return jwtAccessTokenVerifier({ ...options, keys: createRemoteJWKSet(new URL(jwksUrl)) });
-}
-
 /** The codec server's settings for the Web UI's access tokens (`loadCodecServerConfig()` has them). */
 interface UiAccessTokenSettings {
   /** `CODEC_ALLOW_UI_ACCESS_TOKEN` */
@@ -133,5 +119,12 @@ export function uiAccessTokenVerifierFromSettings(
         'provider would be accepted',
     );
   }
-  return remoteJwksAccessTokenVerifier(uiJwksUrl, { issuer: uiTokenIssuer, audience: uiTokenAudience });
+  // The keys over HTTPS (HTTP on loopback for local providers): keys fetched in clear could be swapped on the way.
+  const problem = insecureUrlProblem(uiJwksUrl);
+  if (problem !== undefined) throw new UiAccessTokenConfigError(`CODEC_UI_JWKS_URL ${problem}`);
+  return jwtAccessTokenVerifier({
+    keys: createRemoteJWKSet(new URL(uiJwksUrl)),
+    issuer: uiTokenIssuer,
+    audience: uiTokenAudience,
+  });
 }

@@ -318,12 +318,8 @@ export async function withOpenedDocument<T>(
 export async function assertDocumentsRootReadable(root: string): Promise<void> {
   const absolute = resolve(root);
   try {
-    const real = await realpath(absolute);
-    if (!(await stat(real)).isDirectory()) {
-      throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-    }
-    // Listing needs read and search permission on the folder itself, which `stat` does not.
-    const listing = await opendir(real);
+    // Listing needs read and search permission on the folder itself (and fails for a missing root or a file).
+    const listing = await opendir(absolute);
     try {
       await listing.read();
     } finally {

@@ -31,13 +31,13 @@ export function documentStoreFromConfig(
   return createS3DocumentStore({
     bucket: config.bucket,
     maxBytes: context.maxBytes,
-    ...(config.prefix !== undefined && { prefix: config.prefix }),
-    ...(config.endpoint !== undefined && { endpoint: config.endpoint }),
-    ...(config.region !== undefined && { region: config.region }),
-    ...(config.forcePathStyle !== undefined && { forcePathStyle: config.forcePathStyle }),
-    ...(accessKeyId !== undefined &&
-      secretAccessKey !== undefined && {
-        credentials: { accessKeyId, secretAccessKey, ...(sessionToken !== undefined && { sessionToken }) },
-      }),
+    prefix: config.prefix,
+    endpoint: config.endpoint,
+    region: config.region,
+    forcePathStyle: config.forcePathStyle,
+    credentials:
+      accessKeyId !== undefined && secretAccessKey !== undefined
+        ? { accessKeyId, secretAccessKey, sessionToken }
+        : undefined,
   });
 }

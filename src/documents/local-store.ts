@@ -73,11 +73,7 @@ function unavailable(what: string, error: unknown): DocumentUnavailableError {
 export function createLocalDocumentStore(options: LocalDocumentStoreOptions): DocumentStore {
   const root = resolve(options.root);
   const { maxBytes } = options;
-  const files = createDocumentsRoot({
-    root,
-    maxBytes,
-    ...(options.handleLocation !== undefined && { handleLocation: options.handleLocation }),
-  });
+  const files = createDocumentsRoot({ root, maxBytes, handleLocation: options.handleLocation });
   const incoming = join(root, 'incoming');
   const objects = join(root, 'sha256');
   const ownersOf = (ref: string): string => join(root, ownersKey(ref));

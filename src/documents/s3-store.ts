@@ -34,8 +34,6 @@ import {
   referenceKey,
   type DocumentReference,
   type DocumentStore,
-  type DocumentToOpen,
-  type OpenedStoredDocument,
   type StoredDocument,
 } from './store';
 import { createVerifiedStream, mismatchError } from './verified-stream';
@@ -158,89 +156,6 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
     await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => undefined);
   }
 
-  async function openStored(document: DocumentToOpen): Promise<OpenedStoredDocument> {
-    const { ref } = document;
-    const found = await head(ref);
-    const sizeBytes = found.ContentLength ?? -1;
-    if (sizeBytes <= 0) {
-      throw new InvalidDocumentError({ relativePath: ref, message: `${ref}: the stored document is empty` });
-    }
-    if (document.sizeBytes !== undefined && sizeBytes !== document.sizeBytes) {
-      throw mismatchError(ref, `${sizeBytes} bytes instead of ${document.sizeBytes}`);
-    }
-    if (sizeBytes > maxBytes) {
-      throw new InvalidDocumentError({
-        relativePath: ref,
-        message: `${ref}: is ${sizeBytes} bytes, above the limit of ${maxBytes} bytes`,
-      });
-    }
-    const reference: DocumentReference = {
-      ref,
-      sizeBytes,
-      contentType: found.ContentType ?? 'application/octet-stream',
-    };
-    const reads = new Set<AbortController>();
-    let closed = false;
-    return {
-      reference,
-      sizeBytes,
-      openStream() {
-        const verified = createVerifiedStream({ ref, sizeBytes });
-        if (closed) {
-          verified.destroy(
-            new DocumentUnavailableError({ relativePath: ref, message: `${ref}: the document was closed` }),
-          );
-          return verified;
-        }
-        const abort = new AbortController();
-        reads.add(abort);
-        verified.once('close', () => {
-          reads.delete(abort);
-          abort.abort();
-        });
-        client
-          .send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(ref) }), { abortSignal: abort.signal })
-          .then(
-            (answer) => {
-              const body = answer.Body as Readable | undefined;
-              if (verified.destroyed) {
-                body?.destroy();
-                return;
-              }
-              if (body === undefined) {
-                verified.destroy(unavailable('be read (no body)', new Error('no body'), ref));
-                return;
-              }
-              if (answer.ContentLength !== undefined && answer.ContentLength !== sizeBytes) {
-                // Changed since open: fail before a single byte passes.
-                body.destroy();
-                verified.destroy(mismatchError(ref, `${answer.ContentLength} bytes instead of ${sizeBytes}`));
-                return;
-              }
-              // Not `pipeline`: it would pass the body's raw error on. A broken connection mid-read is no
-              // mismatch, and says so (retryable).
-              body.once('error', (error) => {
-                if (!verified.destroyed) verified.destroy(unavailable('be read', error, ref));
-              });
-              verified.once('close', () => body.destroy());
-              body.pipe(verified);
-            },
-            (error: unknown) => {
-              if (verified.destroyed) return;
-              verified.destroy(isNotFound(error) ? notInStore(ref) : unavailable('be read', error, ref));
-            },
-          );
-        return verified;
-      },
-      close() {
-        closed = true;
-        for (const abort of reads) abort.abort();
-        reads.clear();
-        return Promise.resolve();
-      },
-    };
-  }
-
   return createDocumentStore<string>({
     kind: 's3',
     async check() {
@@ -307,7 +222,93 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
       return contentType;
     },
     discard: deleteQuietly,
-    open: openStored,
+    async open(document) {
+      const { ref } = document;
+      const found = await head(ref);
+      const sizeBytes = found.ContentLength ?? -1;
+      if (sizeBytes <= 0) {
+        throw new InvalidDocumentError({
+          relativePath: ref,
+          message: `${ref}: the stored document is empty`,
+        });
+      }
+      if (document.sizeBytes !== undefined && sizeBytes !== document.sizeBytes) {
+        throw mismatchError(ref, `${sizeBytes} bytes instead of ${document.sizeBytes}`);
+      }
+      if (sizeBytes > maxBytes) {
+        throw new InvalidDocumentError({
+          relativePath: ref,
+          message: `${ref}: is ${sizeBytes} bytes, above the limit of ${maxBytes} bytes`,
+        });
+      }
+      const reference: DocumentReference = {
+        ref,
+        sizeBytes,
+        contentType: found.ContentType ?? 'application/octet-stream',
+      };
+      const reads = new Set<AbortController>();
+      let closed = false;
+      return {
+        reference,
+        sizeBytes,
+        openStream() {
+          const verified = createVerifiedStream({ ref, sizeBytes });
+          if (closed) {
+            verified.destroy(
+              new DocumentUnavailableError({ relativePath: ref, message: `${ref}: the document was closed` }),
+            );
+            return verified;
+          }
+          const abort = new AbortController();
+          reads.add(abort);
+          verified.once('close', () => {
+            reads.delete(abort);
+            abort.abort();
+          });
+          client
+            .send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(ref) }), { abortSignal: abort.signal })
+            .then(
+              (answer) => {
+                const body = answer.Body as Readable | undefined;
+                if (verified.destroyed) {
+                  body?.destroy();
+                  return;
+                }
+                if (body === undefined) {
+                  verified.destroy(unavailable('be read (no body)', new Error('no body'), ref));
+                  return;
+                }
+                if (answer.ContentLength !== undefined && answer.ContentLength !== sizeBytes) {
+                  // Changed since open: fail before a single byte passes.
+                  body.destroy();
+                  verified.destroy(
+                    mismatchError(ref, `${answer.ContentLength} bytes instead of ${sizeBytes}`),
+                  );
+                  return;
+                }
+                // Not `pipeline`: it would pass the body's raw error on. A broken connection mid-read is no
+                // mismatch, and says so (retryable).
+                body.once('error', (error) => {
+                  if (!verified.destroyed) verified.destroy(unavailable('be read', error, ref));
+                });
+                verified.once('close', () => body.destroy());
+                body.pipe(verified);
+              },
+              (error: unknown) => {
+                if (verified.destroyed) return;
+                verified.destroy(isNotFound(error) ? notInStore(ref) : unavailable('be read', error, ref));
+              },
+            );
+          return verified;
+        },
+        close() {
+          closed = true;
+          for (const abort of reads) abort.abort();
+          reads.clear();
+          return Promise.resolve();
+        },
+      };
+    },
     exists: (ref, owner) =>
       client
         .send(
