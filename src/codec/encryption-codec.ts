@@ -48,7 +48,6 @@ export class PayloadDecryptionError extends Error {
 const text = (value: Uint8Array | null | undefined): string | undefined =>
   value ? Buffer.from(value).toString('utf8') : undefined;
 
-/** True for a payload this codec encrypted. */
 function isEncryptedPayload(payload: Payload): boolean {
   return text(payload.metadata?.encoding) === ENCRYPTED_ENCODING;
 }
@@ -67,7 +66,6 @@ function settle<T>(work: () => T): Promise<T> {
   }
 }
 
-/** Options of {@link EncryptionCodec}. */
 interface EncryptionCodecOptions {
   /**
    * Gives the 12-byte nonce of each encryption. Only for test vectors (docs/payload-codec.md), which need a

@@ -17,7 +17,6 @@ export class PayloadKeysError extends Error {
   override readonly name = 'PayloadKeysError';
 }
 
-/** One key of the ring. */
 interface PayloadKey {
   readonly id: string;
   readonly material: Buffer;
@@ -71,7 +70,6 @@ export class PayloadKeyRing {
     return new PayloadKeyRing(keys);
   }
 
-  /** True when new payloads are encrypted. */
   get encrypts(): boolean {
     return this.encryptKeyId !== null;
   }

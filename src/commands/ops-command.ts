@@ -5,7 +5,7 @@
  * for scripts. {@link runOps} takes its dependencies, so tests run it in-process against a dev server.
  */
 import { Option, type Command } from 'commander';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { BadgeOrdersClient } from '../client/badge-orders-client';
 import {
   BADGE_ORDER_STATUSES,
@@ -45,7 +45,6 @@ interface OpsDependencies {
   readonly temporal: () => OpsTemporal;
   /** Standard output (one call per result). */
   readonly out: (text: string) => void;
-  /** Standard error. */
   readonly err: (text: string) => void;
   /**
    * Builds a platform client from the worker's settings (`BADGE_*`), for `probe`; `baseUrl` overrides the
@@ -55,16 +54,19 @@ interface OpsDependencies {
 }
 
 /** One order as `list` prints it. */
-export interface ListedOrder {
-  readonly orderRef: string | null;
-  readonly status: string | null;
-  readonly orderId: string | null;
-  readonly workflowId: string;
-  readonly runId: string;
-  readonly execution: string;
-  readonly startedAt: string;
-  readonly closedAt: string | null;
+function listedOrder(info: WorkflowExecutionInfo) {
+  return {
+    orderRef: info.typedSearchAttributes.get(BadgeOrderRef) ?? null,
+    status: info.typedSearchAttributes.get(BadgeOrderStatus) ?? null,
+    orderId: info.typedSearchAttributes.get(BadgeOrderId) ?? null,
+    workflowId: info.workflowId,
+    runId: info.runId,
+    execution: info.status.name,
+    startedAt: info.startTime.toISOString(),
+    closedAt: info.closeTime?.toISOString() ?? null,
+  };
 }
+export type ListedOrder = Readonly<ReturnType<typeof listedOrder>>;
 
 /** An order as the commands name it: `<orderRef>` and `--client`. */
 interface OrderKey {
@@ -177,7 +179,6 @@ function renderProbe(report: ProbeReport): string {
   ].join('\n');
 }
 
-/** Builds the commander program. */
 function buildOpsProgram(deps: OpsDependencies): Command {
   let connected: { readonly temporal: OpsTemporal; readonly orders: BadgeOrdersClient } | undefined;
   const temporal = (): OpsTemporal => connect().temporal;
@@ -243,16 +244,7 @@ function buildOpsProgram(deps: OpsDependencies): Command {
           query,
           pageSize: Math.min(options.limit, 100),
         })) {
-          listed.push({
-            orderRef: info.typedSearchAttributes.get(BadgeOrderRef) ?? null,
-            status: info.typedSearchAttributes.get(BadgeOrderStatus) ?? null,
-            orderId: info.typedSearchAttributes.get(BadgeOrderId) ?? null,
-            workflowId: info.workflowId,
-            runId: info.runId,
-            execution: info.status.name,
-            startedAt: info.startTime.toISOString(),
-            closedAt: info.closeTime?.toISOString() ?? null,
-          });
+          listed.push(listedOrder(info));
           if (listed.length >= options.limit) break;
         }
         print(wantsJson(command), listed, () =>

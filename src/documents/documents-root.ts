@@ -38,7 +38,6 @@ export interface OpenedDocument extends UploadSource {
   close(): Promise<void>;
 }
 
-/** The result of {@link DocumentsRoot.inspect}. */
 interface InspectedDocument {
   readonly relativePath: string;
   readonly sizeBytes: number;
@@ -63,7 +62,6 @@ export interface DocumentsRoot {
   inspect(relativePath: string, options?: OpenOptions): Promise<InspectedDocument>;
 }
 
-/** Options of {@link DocumentsRoot.open}. */
 interface OpenOptions {
   /**
    * A folder under the root (relative to it) the document must be in: the path lexically, and the open file
@@ -75,7 +73,6 @@ interface OpenOptions {
 /** How the location of an open handle is confirmed to be under the root. */
 export type HandleLocation = 'procfs' | 'path';
 
-/** Options of {@link createDocumentsRoot}. */
 interface DocumentsRootOptions {
   /** The folder that holds every document. */
   readonly root: string;
@@ -200,7 +197,6 @@ async function confirmLocation(options: {
   }
 }
 
-/** Creates the access to one DOCUMENTS_ROOT. */
 export function createDocumentsRoot(options: DocumentsRootOptions): DocumentsRoot {
   const root = resolve(options.root);
   const { maxBytes } = options;

@@ -32,7 +32,6 @@ import { createVerifiedStream } from './verified-stream';
 /** Content type of a stored document whose metadata file is missing. */
 const UNKNOWN_CONTENT_TYPE = 'application/octet-stream';
 
-/** Options of {@link createLocalDocumentStore}. */
 interface LocalDocumentStoreOptions {
   /** The store's folder (created by `check()`). */
   readonly root: string;
@@ -69,7 +68,6 @@ function unavailable(what: string, error: unknown): DocumentUnavailableError {
   return new DocumentUnavailableError({ fsCode, message: `the document store cannot ${what} (${fsCode})` });
 }
 
-/** Creates the local-folder document store. */
 export function createLocalDocumentStore(options: LocalDocumentStoreOptions): DocumentStore {
   const root = resolve(options.root);
   const { maxBytes } = options;

@@ -45,7 +45,6 @@ interface S3Credentials {
   readonly sessionToken?: string;
 }
 
-/** Options of {@link createS3DocumentStore}. */
 interface S3DocumentStoreOptions {
   readonly bucket: string;
   /** Prefix of every key, e.g. `badge-orders/` (a missing trailing `/` is added). @default none */
@@ -106,7 +105,6 @@ function notInStore(ref: string): InvalidDocumentError {
   return new InvalidDocumentError({ relativePath: ref, message: `${ref}: is not in the document store` });
 }
 
-/** Creates the S3-compatible document store. */
 export function createS3DocumentStore(options: S3DocumentStoreOptions): DocumentStore {
   const { bucket, maxBytes } = options;
   const prefix =

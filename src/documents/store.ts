@@ -31,7 +31,6 @@ export interface DocumentToOpen {
   readonly sizeBytes?: number;
 }
 
-/** Input of {@link DocumentStore.put}. */
 export interface PutDocumentInput {
   /** The bytes, streamed (never buffered whole). */
   readonly body: Readable;

@@ -21,7 +21,6 @@ interface StatusMetricsLogger {
   warn(fields: Record<string, unknown>, message: string): void;
 }
 
-/** Options of {@link startStatusMetrics}. */
 interface StatusMetricsOptions {
   readonly client: Client;
   /** `Runtime.instance().metricMeter` of the worker. */
