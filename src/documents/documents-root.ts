@@ -38,11 +38,6 @@ export interface OpenedDocument extends UploadSource {
   close(): Promise<void>;
 }
 
-interface InspectedDocument {
-  readonly relativePath: string;
-  readonly sizeBytes: number;
-}
-
 /** Opens and checks document paths inside one root folder. */
 export interface DocumentsRoot {
   /**
@@ -59,7 +54,10 @@ export interface DocumentsRoot {
    * replacement document) before it is uploaded. The upload must call `open()` itself, not trust this answer.
    * @throws as {@link DocumentsRoot.open}
    */
-  inspect(relativePath: string, options?: OpenOptions): Promise<InspectedDocument>;
+  inspect(
+    relativePath: string,
+    options?: OpenOptions,
+  ): Promise<Pick<OpenedDocument, 'relativePath' | 'sizeBytes'>>;
 }
 
 interface OpenOptions {

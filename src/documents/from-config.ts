@@ -27,17 +27,5 @@ export function documentStoreFromConfig(
       maxBytes: context.maxBytes,
     });
   }
-  const { accessKeyId, secretAccessKey, sessionToken } = config.credentials ?? {};
-  return createS3DocumentStore({
-    bucket: config.bucket,
-    maxBytes: context.maxBytes,
-    prefix: config.prefix,
-    endpoint: config.endpoint,
-    region: config.region,
-    forcePathStyle: config.forcePathStyle,
-    credentials:
-      accessKeyId !== undefined && secretAccessKey !== undefined
-        ? { accessKeyId, secretAccessKey, sessionToken }
-        : undefined,
-  });
+  return createS3DocumentStore({ ...config, maxBytes: context.maxBytes });
 }

@@ -25,6 +25,7 @@ import {
   type _Object,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import type { DocumentStoreConfig } from '../config';
 import { isDocumentReference } from '../contract';
 import { DocumentUnavailableError, InvalidDocumentError } from './errors';
 import {
@@ -38,24 +39,14 @@ import {
 } from './store';
 import { createVerifiedStream, mismatchError } from './verified-stream';
 
-/** Static credentials; without them the SDK's standard chain is used (environment, shared files, roles). */
-interface S3Credentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-}
-
-interface S3DocumentStoreOptions {
-  readonly bucket: string;
-  /** Prefix of every key, e.g. `badge-orders/` (a missing trailing `/` is added). @default none */
-  readonly prefix?: string;
-  /** An S3-compatible server's URL; AWS when absent. */
-  readonly endpoint?: string;
-  /** @default the SDK's (`AWS_REGION`, shared config); `us-east-1` with an `endpoint` */
-  readonly region?: string;
-  readonly credentials?: S3Credentials;
-  /** Bucket in the path, not the host name (most S3-compatible servers). @default true with an `endpoint` */
-  readonly forcePathStyle?: boolean;
+/**
+ * The `DOCUMENT_STORE_S3_*` settings (`src/config.ts` says what each means and its default; without credentials
+ * the SDK's standard chain is used), and what the process adds.
+ */
+interface S3DocumentStoreOptions extends Omit<
+  Extract<DocumentStoreConfig, { kind: 's3' }>,
+  'kind' | 'allowInsecureHttp'
+> {
   /** Largest document `open` accepts (the worker's `MAX_DOCUMENT_BYTES`). */
   readonly maxBytes: number;
   /** Size of one part of a multipart upload (at least 5 MiB, S3's minimum). @default 5 MiB */
@@ -110,13 +101,15 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
   const prefix =
     options.prefix === undefined || options.prefix === '' ? '' : `${options.prefix.replace(/\/+$/, '')}/`;
   const region = options.region ?? (options.endpoint === undefined ? undefined : 'us-east-1');
+  const { accessKeyId, secretAccessKey, sessionToken } = options.credentials ?? {};
   const client =
     options.client ??
     new S3Client({
       ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
       ...(region !== undefined && { region }),
       forcePathStyle: options.forcePathStyle ?? options.endpoint !== undefined,
-      ...(options.credentials !== undefined && { credentials: { ...options.credentials } }),
+      ...(accessKeyId !== undefined &&
+        secretAccessKey !== undefined && { credentials: { accessKeyId, secretAccessKey, sessionToken } }),
       // Retries belong to the activity's retry policy, which knows how long a document may take.
       maxAttempts: 2,
     });
