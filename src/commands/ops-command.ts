@@ -180,19 +180,12 @@ function renderProbe(report: ProbeReport): string {
 }
 
 function buildOpsProgram(deps: OpsDependencies): Command {
-  let connected: { readonly temporal: OpsTemporal; readonly orders: BadgeOrdersClient } | undefined;
-  const temporal = (): OpsTemporal => connect().temporal;
-  const orders = (): BadgeOrdersClient => connect().orders;
-  function connect(): NonNullable<typeof connected> {
-    if (connected === undefined) {
-      const settings = deps.temporal();
-      connected = {
-        temporal: settings,
-        orders: new BadgeOrdersClient({ client: settings.client, taskQueue: settings.taskQueue }),
-      };
-    }
-    return connected;
-  }
+  // Connected on first use only (see OpsDependencies.temporal).
+  let settings: OpsTemporal | undefined;
+  let ordersClient: BadgeOrdersClient | undefined;
+  const temporal = (): OpsTemporal => (settings ??= deps.temporal());
+  const orders = (): BadgeOrdersClient =>
+    (ordersClient ??= new BadgeOrdersClient({ client: temporal().client, taskQueue: temporal().taskQueue }));
   const workflowLink = (workflowId: string): string | null => {
     const { client, webUiUrl } = temporal();
     return webUiUrl ? webUiWorkflowLink({ webUiUrl, namespace: client.options.namespace }, workflowId) : null;

@@ -18,7 +18,6 @@ export {
   defaultReferenceFilename,
   type DocumentReference,
   type DocumentStore,
-  type DocumentToOpen,
   type OpenedStoredDocument,
   type PutDocumentInput,
 } from './store';

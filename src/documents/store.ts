@@ -26,7 +26,7 @@ export interface DocumentReference {
  * What `open` needs: the reference, and the size when the caller knows it (an order carries only `ref`; the
  * hash covers the size anyway, a known size only fails sooner).
  */
-export interface DocumentToOpen {
+interface DocumentToOpen {
   readonly ref: string;
   readonly sizeBytes?: number;
 }
@@ -146,7 +146,7 @@ function assertOwner(owner: string): void {
 }
 
 /** A store's own storage (a local folder, S3); {@link createDocumentStore} adds what both share. */
-export interface StoreBackend<Received> {
+interface StoreBackend<Received> {
   readonly kind: DocumentStore['kind'];
   check(): Promise<void>;
   /** Streams the body through `hashing` to a temporary place (nothing left there when it fails). */
