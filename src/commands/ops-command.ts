@@ -100,36 +100,25 @@ const DOCUMENT_COLUMNS = [
 ] as const;
 
 function renderStatus(view: BadgeOrderStatusView, link: string | null): string {
+  const { stockAdvice, documentOwner, reconciliation } = view;
   const summary = renderFields([
     ['order', view.orderRef],
     ['phase', view.phase],
     ['status', view.searchStatus],
     ['platform order id', view.orderId],
     ['stock fallback', view.stockFallbackReason ?? 'no'],
-    ...(view.stockAdvice
-      ? ([
-          [
-            'stock lookup (advice)',
-            `${view.stockAdvice.verdict} (${view.stockAdvice.stockCount ?? '?'} stocks)`,
-          ],
-        ] as const)
-      : []),
-    ...(view.documentOwner
-      ? ([
-          ['document owner', `${view.documentOwner.id} (${view.documentOwner.source})`],
-          ...(view.documentOwner.refused ? ([['owner refused', view.documentOwner.refused]] as const) : []),
-        ] as const)
-      : []),
+    stockAdvice && [
+      'stock lookup (advice)',
+      `${stockAdvice.verdict} (${stockAdvice.stockCount ?? '?'} stocks)`,
+    ],
+    documentOwner && ['document owner', `${documentOwner.id} (${documentOwner.source})`],
+    documentOwner?.refused ? ['owner refused', documentOwner.refused] : undefined,
     ['repair deadline', view.repairDeadline],
-    ...(view.reconciliation
-      ? ([
-          ['unknown outcome', view.reconciliation.reason],
-          ['idempotency key', view.reconciliation.idempotencyKey],
-          ['reconcile before', view.reconciliationDeadline],
-        ] as const)
-      : []),
+    reconciliation && ['unknown outcome', reconciliation.reason],
+    reconciliation && ['idempotency key', reconciliation.idempotencyKey],
+    reconciliation && ['reconcile before', view.reconciliationDeadline],
     ['failure', view.failure],
-    ...(link ? ([['web ui', link]] as const) : []),
+    link ? ['web ui', link] : undefined,
   ]);
   if (view.documents.length === 0) return `${summary}\n\n(no documents)`;
   return `${summary}\n\n${renderTable(DOCUMENT_COLUMNS, documentRows(view.documents))}`;

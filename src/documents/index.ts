@@ -16,7 +16,6 @@ export { createLocalDocumentStore } from './local-store';
 export { createS3DocumentStore } from './s3-store';
 export {
   defaultReferenceFilename,
-  type DocumentReference,
   type DocumentStore,
   type OpenedStoredDocument,
   type PutDocumentInput,
