@@ -149,15 +149,12 @@ function renderProbe(report: ProbeReport): string {
     ['upload key', keyVerdict(report.documents?.keyHonoured)],
     ['upload answer', report.documents?.first.shape.join(', ') ?? null],
   ]);
+  const { BADGE_IDEMPOTENCY_KEYS, BADGE_USER_ID_CLAIM, responseMap } = report.recommended;
   const settings = [
-    `BADGE_IDEMPOTENCY_KEYS=${report.recommended.BADGE_IDEMPOTENCY_KEYS ?? 'unknown'}`,
-    ...(report.recommended.BADGE_USER_ID_CLAIM
-      ? [`BADGE_USER_ID_CLAIM=${report.recommended.BADGE_USER_ID_CLAIM}`]
-      : []),
-    ...(report.recommended.responseMap
-      ? [`BADGE_RESPONSE_MAP='${JSON.stringify(report.recommended.responseMap)}'`]
-      : []),
-  ];
+    `BADGE_IDEMPOTENCY_KEYS=${BADGE_IDEMPOTENCY_KEYS ?? 'unknown'}`,
+    BADGE_USER_ID_CLAIM && `BADGE_USER_ID_CLAIM=${BADGE_USER_ID_CLAIM}`,
+    responseMap && `BADGE_RESPONSE_MAP='${JSON.stringify(responseMap)}'`,
+  ].filter(Boolean);
   const notes = report.notes.map((note) => `- ${note}`);
   return [
     fields,

@@ -30,13 +30,6 @@ interface StatusMetricsOptions {
   readonly logger: StatusMetricsLogger;
 }
 
-/** A running collection; `stop()` ends it (and waits for a collection under way). */
-interface StatusMetrics {
-  /** Collects once now (also what the interval runs). */
-  collect(): Promise<void>;
-  stop(): Promise<void>;
-}
-
 /** The gauges collected, by the key of their name: value type, unit and help text. */
 const GAUGES = {
   ordersInStatus: ['int', '1', 'Open badge orders by BadgeOrderStatus, from Temporal visibility'],
@@ -81,8 +74,11 @@ async function lastReplayClose(client: Client, statusClause: string): Promise<nu
   return latest;
 }
 
-/** Starts collecting every `intervalMs` (the first collection at once); see the module comment. */
-export function startStatusMetrics(options: StatusMetricsOptions): StatusMetrics {
+/**
+ * Starts collecting every `intervalMs` (the first collection at once); see the module comment. `stop()` ends it
+ * and waits for a collection under way.
+ */
+export function startStatusMetrics(options: StatusMetricsOptions): { stop(): Promise<void> } {
   const { client, meter } = options;
   const gauge = (key: keyof typeof GAUGES): MetricGauge => {
     const [valueType, unit, help]: readonly [NumericMetricValueType, string, string] = GAUGES[key];
@@ -146,7 +142,6 @@ export function startStatusMetrics(options: StatusMetricsOptions): StatusMetrics
   timer.unref();
   void collect();
   return {
-    collect,
     async stop() {
       stopped = true;
       clearInterval(timer);
