@@ -133,6 +133,13 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
     return objects;
   }
 
+  /** What S3 knows of an object, or null when there is no such object. */
+  const found = (key: string): Promise<HeadObjectCommandOutput | null> =>
+    client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).catch((error: unknown) => {
+      if (isNotFound(error)) return null;
+      throw error;
+    });
+
   async function head(ref: string): Promise<HeadObjectCommandOutput> {
     try {
       return await client.send(new HeadObjectCommand({ Bucket: bucket, Key: keyOf(ref) }));
@@ -189,12 +196,7 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
       return temporary;
     },
     async place(temporary, ref, sizeBytes, contentType) {
-      const existing = await client
-        .send(new HeadObjectCommand({ Bucket: bucket, Key: keyOf(ref) }))
-        .catch((error: unknown) => {
-          if (isNotFound(error)) return null;
-          throw error;
-        });
+      const existing = await found(keyOf(ref));
       if (existing?.ContentLength === sizeBytes && existing.Metadata?.sha256 === referenceHex(ref)) {
         // Stored before: one copy, and the first content type stays.
         return existing.ContentType ?? contentType;
@@ -300,21 +302,8 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
         },
       };
     },
-    exists: (ref, owner) =>
-      client
-        .send(
-          new HeadObjectCommand({
-            Bucket: bucket,
-            Key: owner === undefined ? keyOf(ref) : markerOf(ref, owner),
-          }),
-        )
-        .then(
-          () => true,
-          (error: unknown) => {
-            if (isNotFound(error)) return false;
-            throw error;
-          },
-        ),
+    exists: async (ref, owner) =>
+      (await found(owner === undefined ? keyOf(ref) : markerOf(ref, owner))) !== null,
     async mark(ref, owner) {
       // The marker's time is S3's LastModified.
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: markerOf(ref, owner), Body: '' }));
