@@ -18,15 +18,7 @@ import { z } from 'zod';
 import { isDocumentReference } from '../contract';
 import { createDocumentsRoot, type HandleLocation } from './documents-root';
 import { DocumentRefusedError, DocumentUnavailableError, errnoCode, InvalidDocumentError } from './errors';
-import {
-  createDocumentStore,
-  ownersKey,
-  referenceHex,
-  referenceKey,
-  type DocumentReference,
-  type DocumentStore,
-  type StoredDocument,
-} from './store';
+import { createDocumentStore, referenceKeys, type DocumentStore, type StoredDocument } from './store';
 import { createVerifiedStream } from './verified-stream';
 
 /** Content type of a stored document whose metadata file is missing. */
@@ -74,8 +66,8 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
   const files = createDocumentsRoot({ root, maxBytes, handleLocation: options.handleLocation });
   const incoming = join(root, 'incoming');
   const objects = join(root, 'sha256');
-  const ownersOf = (ref: string): string => join(root, ownersKey(ref));
-  const dataOf = (ref: string): string => join(objects, referenceHex(ref));
+  const ownersOf = (ref: string): string => join(root, referenceKeys(ref).owners);
+  const dataOf = (ref: string): string => join(objects, referenceKeys(ref).hex);
   const metadataOf = (ref: string): string => `${dataOf(ref)}.json`;
 
   async function contentTypeOf(ref: string): Promise<string> {
@@ -152,7 +144,7 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
       const { ref } = document;
       let opened;
       try {
-        opened = await files.open(referenceKey(ref));
+        opened = await files.open(referenceKeys(ref).data);
       } catch (error) {
         throw asStoreError(error, ref);
       }
@@ -164,7 +156,7 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
         });
       }
       const sizeBytes = opened.sizeBytes;
-      const reference: DocumentReference = { ref, sizeBytes, contentType: await contentTypeOf(ref) };
+      const reference = { ref, sizeBytes, contentType: await contentTypeOf(ref) };
       return {
         reference,
         sizeBytes,

@@ -28,15 +28,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import type { DocumentStoreConfig } from '../config';
 import { isDocumentReference } from '../contract';
 import { DocumentUnavailableError, InvalidDocumentError } from './errors';
-import {
-  createDocumentStore,
-  ownersKey,
-  referenceHex,
-  referenceKey,
-  type DocumentReference,
-  type DocumentStore,
-  type StoredDocument,
-} from './store';
+import { createDocumentStore, referenceKeys, type DocumentStore, type StoredDocument } from './store';
 import { createVerifiedStream, mismatchError } from './verified-stream';
 
 /**
@@ -116,8 +108,8 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
   // The smallest part S3 takes: the parts in memory (queueSize + the one filling) are what an upload costs.
   const partSize = Math.max(options.partSizeBytes ?? 5 * MIB, 5 * MIB);
   const queueSize = options.queueSize ?? 2;
-  const keyOf = (ref: string): string => `${prefix}${referenceKey(ref)}`;
-  const markerOf = (ref: string, owner: string): string => `${prefix}${ownersKey(ref)}${owner}`;
+  const keyOf = (ref: string): string => `${prefix}${referenceKeys(ref).data}`;
+  const markerOf = (ref: string, owner: string): string => `${prefix}${referenceKeys(ref).owners}${owner}`;
 
   /** Every object under `keyPrefix`, page by page. */
   async function listAll(keyPrefix: string): Promise<_Object[]> {
@@ -197,7 +189,7 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
     },
     async place(temporary, ref, sizeBytes, contentType) {
       const existing = await found(keyOf(ref));
-      if (existing?.ContentLength === sizeBytes && existing.Metadata?.sha256 === referenceHex(ref)) {
+      if (existing?.ContentLength === sizeBytes && existing.Metadata?.sha256 === referenceKeys(ref).hex) {
         // Stored before: one copy, and the first content type stays.
         return existing.ContentType ?? contentType;
       }
@@ -209,7 +201,7 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
           CopySource: `${bucket}/${temporary.split('/').map(encodeURIComponent).join('/')}`,
           MetadataDirective: 'REPLACE',
           ContentType: contentType,
-          Metadata: { sha256: referenceHex(ref) },
+          Metadata: { sha256: referenceKeys(ref).hex },
         }),
       );
       return contentType;
@@ -234,7 +226,7 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
           message: `${ref}: is ${sizeBytes} bytes, above the limit of ${maxBytes} bytes`,
         });
       }
-      const reference: DocumentReference = {
+      const reference = {
         ref,
         sizeBytes,
         contentType: found.ContentType ?? 'application/octet-stream',
@@ -314,12 +306,12 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
         throw error;
       });
       if (object === null) return null;
-      const markers = await listAll(`${prefix}${ownersKey(ref)}`);
+      const markers = await listAll(`${prefix}${referenceKeys(ref).owners}`);
       return Math.max(...[object, ...markers].map((found) => found.LastModified?.getTime() ?? 0));
     },
     async delete(ref) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(ref) }));
-      for (const marker of await listAll(`${prefix}${ownersKey(ref)}`)) {
+      for (const marker of await listAll(`${prefix}${referenceKeys(ref).owners}`)) {
         if (marker.Key !== undefined) await deleteQuietly(marker.Key);
       }
     },

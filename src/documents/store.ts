@@ -120,14 +120,14 @@ export function referenceHex(ref: string): string {
   return ref.slice('sha256:'.length);
 }
 
-/** The object key of a reference under a store's root or prefix: `sha256/<hex>`. */
-export function referenceKey(ref: string): string {
-  return `sha256/${referenceHex(ref)}`;
-}
-
-/** The folder (or key prefix) of a reference's owner marks under a store's root or prefix: `owners/<hex>/`. */
-export function ownersKey(ref: string): string {
-  return `owners/${referenceHex(ref)}/`;
+/** Where a reference's bytes and its owners' marks live under a store's root or prefix. */
+export function referenceKeys(ref: string): {
+  readonly hex: string;
+  readonly data: string;
+  readonly owners: string;
+} {
+  const hex = referenceHex(ref);
+  return { hex, data: `sha256/${hex}`, owners: `owners/${hex}/` };
 }
 
 /** Refuses a malformed reference before anything touches the store. */
