@@ -79,25 +79,22 @@ class OpsError extends Error {
   override readonly name = 'OpsError';
 }
 
-function documentRows(documents: readonly DocumentState[]): (string | number | null)[][] {
-  return documents.map((document) => [
-    document.path,
-    document.status,
-    document.attempts,
-    document.sourcePath === document.path ? null : document.sourcePath,
-    document.possibleDuplicate ? 'yes' : null,
-    document.lastError,
-  ]);
-}
+/** The documents table: each column and how a document fills it. */
+const DOCUMENT_COLUMNS: readonly (readonly [string, (document: DocumentState) => string | number | null])[] =
+  [
+    ['path', (document) => document.path],
+    ['status', (document) => document.status],
+    ['attempts', (document) => document.attempts],
+    ['replaced by', (document) => (document.sourcePath === document.path ? null : document.sourcePath)],
+    ['possible duplicate', (document) => (document.possibleDuplicate ? 'yes' : null)],
+    ['last error', (document) => document.lastError],
+  ];
 
-const DOCUMENT_COLUMNS = [
-  'path',
-  'status',
-  'attempts',
-  'replaced by',
-  'possible duplicate',
-  'last error',
-] as const;
+const renderDocuments = (documents: readonly DocumentState[]): string =>
+  renderTable(
+    DOCUMENT_COLUMNS.map(([column]) => column),
+    documents.map((document) => DOCUMENT_COLUMNS.map(([, cell]) => cell(document))),
+  );
 
 function renderStatus(view: BadgeOrderStatusView, link: string | null): string {
   const { stockAdvice, documentOwner, reconciliation } = view;
@@ -121,7 +118,7 @@ function renderStatus(view: BadgeOrderStatusView, link: string | null): string {
     link ? ['web ui', link] : undefined,
   ]);
   if (view.documents.length === 0) return `${summary}\n\n(no documents)`;
-  return `${summary}\n\n${renderTable(DOCUMENT_COLUMNS, documentRows(view.documents))}`;
+  return `${summary}\n\n${renderDocuments(view.documents)}`;
 }
 
 function keyVerdict(honoured: boolean | null | undefined): string {
@@ -305,7 +302,7 @@ function buildOpsProgram(deps: OpsDependencies): Command {
         newPath,
         ...(options.contentType ? { contentType: options.contentType } : {}),
       });
-      print(json, document, () => renderTable(DOCUMENT_COLUMNS, documentRows([document])));
+      print(json, document, () => renderDocuments([document]));
       if (document.status !== 'uploaded')
         throw new OpsError(`Document ${path} is ${document.status} after the replacement`);
     },
