@@ -826,12 +826,6 @@ export const DOCUMENT_STORE: Part<typeof documentStoreConfigSchema> = {
   },
 };
 
-/** The document store's settings alone; throws {@link ConfigError} naming each variable. */
-export function loadDocumentStoreConfig(env: Env): Readonly<DocumentStoreConfig> {
-  const schema = z.object({ documentStore: documentStoreConfigSchema });
-  return Object.freeze(load(schema, env, { documentStore: DOCUMENT_STORE }).documentStore);
-}
-
 // ---- The worker -----------------------------------------------------------------------------------------
 
 const ENSURE_SEARCH_ATTRIBUTES = variable(

@@ -8,7 +8,7 @@
  * The server holds the keys to every order's personal data, so it spends as little as possible on callers it
  * does not know: credentials are checked as soon as the headers are in (`onRequest`), before a byte of the body
  * is read, and a refused request's connection is closed instead of drained. Bodies, payload counts, requests
- * in progress, connections and the time a request may take are all bounded ({@link CodecServerLimits}).
+ * in progress, connections and the time a request may take are all bounded ({@link DEFAULT_LIMITS}).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -28,37 +28,25 @@ const ALLOWED_HEADERS = 'content-type, x-namespace, authorization, authorization
 export type AccessTokenVerifier = (token: string) => Promise<boolean>;
 
 /**
- * Bounds on what one caller can make the server hold. The defaults fit the Web UI and the CLI, which send the
- * payloads of one history event (or one query, signal or update) per request.
+ * Bounds on what one caller can make the server hold, and their defaults, which fit the Web UI and the CLI: they
+ * send the payloads of one history event (or one query, signal or update) per request.
  */
-export interface CodecServerLimits {
-  /** Largest request body. One payload is at most 2 MiB (Temporal's blob limit), 2.7 MiB as base64. @default 4 MiB */
-  readonly bodyLimitBytes?: number;
-  /** Most payloads in one request; more are refused with 413 before the body is parsed. @default 1000 */
-  readonly maxPayloads?: number;
-  /** Authenticated requests in progress at once; more are answered 503 with `retry-after`. @default 16 */
-  readonly maxConcurrentRequests?: number;
-  /** Open connections; more are closed as they arrive. @default 256 */
-  readonly maxConnections?: number;
-  /** Time a caller has to send the request headers. @default 10 s */
-  readonly headersTimeoutMs?: number;
-  /** Time a caller has to send the whole request, body included (a slow drip ends here). @default 30 s */
-  readonly requestTimeoutMs?: number;
-  /** A connection on which nothing moves for this long is closed. @default 30 s */
-  readonly idleTimeoutMs?: number;
-  /** An idle keep-alive connection is closed after this long. @default 5 s */
-  readonly keepAliveTimeoutMs?: number;
-}
-
-/** The limits used when {@link CodecServerOptions.limits} leaves one out. */
-export const DEFAULT_CODEC_SERVER_LIMITS: Readonly<Required<CodecServerLimits>> = Object.freeze({
+const DEFAULT_LIMITS = Object.freeze({
+  /** Largest request body. One payload is at most 2 MiB (Temporal's blob limit), 2.7 MiB as base64. */
   bodyLimitBytes: 4 * 1024 * 1024,
+  /** Most payloads in one request; more are refused with 413 before the body is parsed. */
   maxPayloads: 1000,
+  /** Authenticated requests in progress at once; more are answered 503 with `retry-after`. */
   maxConcurrentRequests: 16,
+  /** Open connections; more are closed as they arrive. */
   maxConnections: 256,
+  /** Time a caller has to send the request headers. */
   headersTimeoutMs: 10_000,
+  /** Time a caller has to send the whole request, body included (a slow drip ends here). */
   requestTimeoutMs: 30_000,
+  /** A connection on which nothing moves for this long is closed. */
   idleTimeoutMs: 30_000,
+  /** An idle keep-alive connection is closed after this long. */
   keepAliveTimeoutMs: 5_000,
 });
 
@@ -80,8 +68,8 @@ export interface CodecServerOptions {
    * unless `host` is a loopback address.
    */
   readonly allowUnauthenticatedOnLoopback?: boolean;
-  /** Size, count, concurrency and time limits; see {@link DEFAULT_CODEC_SERVER_LIMITS}. */
-  readonly limits?: CodecServerLimits;
+  /** Size, count, concurrency and time limits; see {@link DEFAULT_LIMITS}. */
+  readonly limits?: { readonly [K in keyof typeof DEFAULT_LIMITS]?: number };
   /**
    * Serve HTTPS with this certificate and key (PEM). The Web UI passes the operator's access token only to an
    * `https://` codec endpoint, so the UI's sign-in needs it (or TLS terminated in front of the server).
@@ -91,7 +79,6 @@ export interface CodecServerOptions {
   readonly logger?: Logger;
 }
 
-/** A running codec server. */
 export interface RunningCodecServer {
   /** Base URL, e.g. `http://127.0.0.1:8888` (`https://` with `tls`): the UI's and the CLI's codec endpoint. */
   readonly url: string;
@@ -121,44 +108,29 @@ const jsonPayloadSchema = z.object({
 const bodySchema = z.strictObject({ payloads: z.array(jsonPayloadSchema).nullish() });
 type JsonPayload = z.infer<typeof jsonPayloadSchema>;
 
-function fromJson(payload: JsonPayload): Payload {
-  return {
-    metadata: Object.fromEntries(
-      Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value ?? '', 'base64')]),
-    ),
-    data: Buffer.from(payload.data ?? '', 'base64'),
-  };
+/** A payload with `convert` applied to its data and each metadata value (proto JSON ⇄ bytes). */
+function mapPayload<A, B>(
+  payload: { readonly metadata?: Record<string, A | null> | null; readonly data?: A | null },
+  convert: (value: A | null | undefined) => B,
+): { metadata: Record<string, B>; data: B } {
+  const metadata = Object.entries(payload.metadata ?? {}).map(([key, value]): [string, B] => [
+    key,
+    convert(value),
+  ]);
+  return { metadata: Object.fromEntries(metadata), data: convert(payload.data) };
 }
 
-function toJson(payload: Payload): { metadata: Record<string, string>; data: string } {
-  return {
-    metadata: Object.fromEntries(
-      Object.entries(payload.metadata ?? {}).map(([key, value]) => [
-        key,
-        Buffer.from(value ?? new Uint8Array()).toString('base64'),
-      ]),
-    ),
-    data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
-  };
-}
+const fromJson = (payload: JsonPayload): Payload =>
+  mapPayload(payload, (value) => Buffer.from(value ?? '', 'base64'));
+const toJson = (payload: Payload): { metadata: Record<string, string>; data: string } =>
+  mapPayload(payload, (value) => Buffer.from(value ?? new Uint8Array()).toString('base64'));
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
-
-/**
- * Compares a given secret with the expected one's digest. Both sides are hashed first, so the comparison
- * always runs over 32 bytes: neither its time nor an early length check tells a caller anything.
- */
-function sameSecret(given: string, expectedDigest: Buffer): boolean {
-  return timingSafeEqual(sha256(given), expectedDigest);
-}
 
 /** An error the error handler answers with its own status and code. */
 function httpError(statusCode: number, code: string, message: string): Error {
   return Object.assign(new Error(message), { statusCode, code });
 }
-
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
 
 /**
  * Objects and arrays a JSON text can hold at most: its `{` and `[` characters (some may sit inside strings,
@@ -168,13 +140,12 @@ const OPEN_BRACKET = 0x5b;
 function containerCount(text: string): number {
   let count = 0;
   for (let index = 0; index < text.length; index += 1) {
-    const char = text.charCodeAt(index);
-    if (char === OPEN_BRACE || char === OPEN_BRACKET) count += 1;
+    const char = text[index];
+    if (char === '{' || char === '[') count += 1;
   }
   return count;
 }
 
-/** Starts the codec server; see the module comment. */
 export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
   const host = options.host ?? '127.0.0.1';
   const corsOrigin = new URL(options.corsOrigin).origin;
@@ -185,7 +156,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     );
   }
   if (!options.keys.encrypts) throw new CodecServerOptionsError('The codec server needs at least one key');
-  const limits = { ...DEFAULT_CODEC_SERVER_LIMITS, ...options.limits };
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const codec = new EncryptionCodec(options.keys);
   const tokenDigest = options.token === undefined ? undefined : sha256(options.token);
   // A payload is an object with a metadata object (and, in newer protocol versions, a list of external
@@ -245,7 +216,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const given = match?.[1];
     if (given === undefined) return !hasCredentials;
-    if (tokenDigest !== undefined && sameSecret(given, tokenDigest)) return true;
+    // Digests compared: always 32 bytes, so neither the time nor a length check tells a caller anything.
+    if (tokenDigest !== undefined && timingSafeEqual(sha256(given), tokenDigest)) return true;
     if (options.verifyUiAccessToken) return options.verifyUiAccessToken(given).catch(() => false);
     return false;
   };

@@ -12,9 +12,9 @@ import type { PayloadKeyRing } from './key-ring';
 /** `metadata.encoding` of an encrypted payload. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 /** Metadata entry holding the id of the key a payload was encrypted with. */
-export const KEY_ID_METADATA = 'encryption-key-id';
+const KEY_ID_METADATA = 'encryption-key-id';
 /** Metadata entry naming the cipher, for people reading raw histories. */
-export const CIPHER_METADATA = 'encryption-cipher';
+const CIPHER_METADATA = 'encryption-cipher';
 
 const CIPHER = 'aes-256-gcm';
 const IV_BYTES = 12;
@@ -24,7 +24,7 @@ const TAG_BYTES = 16;
  * Why a payload could not be decrypted: it names no key, it names a key this process does not have, or the
  * key it names did not decrypt it (another key under the same id, or an altered payload).
  */
-export type PayloadDecryptionFailure = 'no-key-id' | 'unknown-key' | 'wrong-key';
+type PayloadDecryptionFailure = 'no-key-id' | 'unknown-key' | 'wrong-key';
 
 /**
  * Thrown when an encrypted payload cannot be decrypted; the message names the key id (never the key) and, for
@@ -48,8 +48,7 @@ export class PayloadDecryptionError extends Error {
 const text = (value: Uint8Array | null | undefined): string | undefined =>
   value ? Buffer.from(value).toString('utf8') : undefined;
 
-/** True for a payload this codec encrypted. */
-export function isEncryptedPayload(payload: Payload): boolean {
+function isEncryptedPayload(payload: Payload): boolean {
   return text(payload.metadata?.encoding) === ENCRYPTED_ENCODING;
 }
 
@@ -67,8 +66,7 @@ function settle<T>(work: () => T): Promise<T> {
   }
 }
 
-/** Options of {@link EncryptionCodec}. */
-export interface EncryptionCodecOptions {
+interface EncryptionCodecOptions {
   /**
    * Gives the 12-byte nonce of each encryption. Only for test vectors (docs/payload-codec.md), which need a
    * known nonce: a nonce used twice with one key gives away the plaintexts. @default 12 random bytes

@@ -7,7 +7,7 @@ import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { inspect } from 'node:util';
 
 /** AES-256 keys are 32 bytes. */
-export const PAYLOAD_KEY_BYTES = 32;
+const PAYLOAD_KEY_BYTES = 32;
 
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -17,8 +17,7 @@ export class PayloadKeysError extends Error {
   override readonly name = 'PayloadKeysError';
 }
 
-/** One key of the ring. */
-export interface PayloadKey {
+interface PayloadKey {
   readonly id: string;
   readonly material: Buffer;
 }
@@ -71,7 +70,6 @@ export class PayloadKeyRing {
     return new PayloadKeyRing(keys);
   }
 
-  /** True when new payloads are encrypted. */
   get encrypts(): boolean {
     return this.encryptKeyId !== null;
   }

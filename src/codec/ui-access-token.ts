@@ -9,7 +9,7 @@ import { insecureUrlProblem } from '../url-policy';
 import type { AccessTokenVerifier } from './codec-server';
 
 /** Signature algorithms accepted by default: the asymmetric ones identity providers sign with. */
-export const DEFAULT_UI_TOKEN_ALGORITHMS: readonly string[] = Object.freeze([
+const DEFAULT_UI_TOKEN_ALGORITHMS: readonly string[] = Object.freeze([
   'RS256',
   'RS384',
   'RS512',
@@ -85,22 +85,8 @@ export function jwtAccessTokenVerifier(options: UiAccessTokenOptions): AccessTok
   };
 }
 
-/**
- * The verifier for a provider's JWKS URL (HTTPS, or HTTP on loopback for local providers: keys fetched in
- * clear could be swapped on the way).
- */
-export function remoteJwksAccessTokenVerifier(
-  jwksUrl: string,
-  options: Omit<UiAccessTokenOptions, 'keys'>,
-): AccessTokenVerifier {
-  requireIssuerAndAudience(options);
-  const problem = insecureUrlProblem(jwksUrl);
-  if (problem !== undefined) throw new UiAccessTokenConfigError(`CODEC_UI_JWKS_URL ${problem}`);
-  return jwtAccessTokenVerifier({ ...options, keys: createRemoteJWKSet(new URL(jwksUrl)) });
-}
-
 /** The codec server's settings for the Web UI's access tokens (`loadCodecServerConfig()` has them). */
-export interface UiAccessTokenSettings {
+interface UiAccessTokenSettings {
   /** `CODEC_ALLOW_UI_ACCESS_TOKEN` */
   readonly allowUiAccessToken: boolean;
   /** `CODEC_UI_JWKS_URL` */
@@ -133,5 +119,12 @@ export function uiAccessTokenVerifierFromSettings(
         'provider would be accepted',
     );
   }
-  return remoteJwksAccessTokenVerifier(uiJwksUrl, { issuer: uiTokenIssuer, audience: uiTokenAudience });
+  // The keys over HTTPS (HTTP on loopback for local providers): keys fetched in clear could be swapped on the way.
+  const problem = insecureUrlProblem(uiJwksUrl);
+  if (problem !== undefined) throw new UiAccessTokenConfigError(`CODEC_UI_JWKS_URL ${problem}`);
+  return jwtAccessTokenVerifier({
+    keys: createRemoteJWKSet(new URL(uiJwksUrl)),
+    issuer: uiTokenIssuer,
+    audience: uiTokenAudience,
+  });
 }

@@ -5,7 +5,7 @@
  * for scripts. {@link runOps} takes its dependencies, so tests run it in-process against a dev server.
  */
 import { Option, type Command } from 'commander';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { BadgeOrdersClient } from '../client/badge-orders-client';
 import {
   BADGE_ORDER_STATUSES,
@@ -45,7 +45,6 @@ interface OpsDependencies {
   readonly temporal: () => OpsTemporal;
   /** Standard output (one call per result). */
   readonly out: (text: string) => void;
-  /** Standard error. */
   readonly err: (text: string) => void;
   /**
    * Builds a platform client from the worker's settings (`BADGE_*`), for `probe`; `baseUrl` overrides the
@@ -55,15 +54,24 @@ interface OpsDependencies {
 }
 
 /** One order as `list` prints it. */
-export interface ListedOrder {
-  readonly orderRef: string | null;
-  readonly status: string | null;
-  readonly orderId: string | null;
-  readonly workflowId: string;
-  readonly runId: string;
-  readonly execution: string;
-  readonly startedAt: string;
-  readonly closedAt: string | null;
+function listedOrder(info: WorkflowExecutionInfo) {
+  return {
+    orderRef: info.typedSearchAttributes.get(BadgeOrderRef) ?? null,
+    status: info.typedSearchAttributes.get(BadgeOrderStatus) ?? null,
+    orderId: info.typedSearchAttributes.get(BadgeOrderId) ?? null,
+    workflowId: info.workflowId,
+    runId: info.runId,
+    execution: info.status.name,
+    startedAt: info.startTime.toISOString(),
+    closedAt: info.closeTime?.toISOString() ?? null,
+  };
+}
+export type ListedOrder = Readonly<ReturnType<typeof listedOrder>>;
+
+/** An order as the commands name it: `<orderRef>` and `--client`. */
+interface OrderKey {
+  readonly orderRef: string;
+  readonly clientId: string | undefined;
 }
 
 /** An error for the operator: printed without a stack trace, exit code 1. */
@@ -71,60 +79,46 @@ class OpsError extends Error {
   override readonly name = 'OpsError';
 }
 
-function documentRows(documents: readonly DocumentState[]): (string | number | null)[][] {
-  return documents.map((document) => [
-    document.path,
-    document.status,
-    document.attempts,
-    document.sourcePath === document.path ? null : document.sourcePath,
-    document.possibleDuplicate ? 'yes' : null,
-    document.lastError,
-  ]);
-}
+/** The documents table: each column and how a document fills it. */
+const DOCUMENT_COLUMNS: readonly (readonly [string, (document: DocumentState) => string | number | null])[] =
+  [
+    ['path', (document) => document.path],
+    ['status', (document) => document.status],
+    ['attempts', (document) => document.attempts],
+    ['replaced by', (document) => (document.sourcePath === document.path ? null : document.sourcePath)],
+    ['possible duplicate', (document) => (document.possibleDuplicate ? 'yes' : null)],
+    ['last error', (document) => document.lastError],
+  ];
 
-const DOCUMENT_COLUMNS = [
-  'path',
-  'status',
-  'attempts',
-  'replaced by',
-  'possible duplicate',
-  'last error',
-] as const;
+const renderDocuments = (documents: readonly DocumentState[]): string =>
+  renderTable(
+    DOCUMENT_COLUMNS.map(([column]) => column),
+    documents.map((document) => DOCUMENT_COLUMNS.map(([, cell]) => cell(document))),
+  );
 
 function renderStatus(view: BadgeOrderStatusView, link: string | null): string {
+  const { stockAdvice, documentOwner, reconciliation } = view;
   const summary = renderFields([
     ['order', view.orderRef],
     ['phase', view.phase],
     ['status', view.searchStatus],
     ['platform order id', view.orderId],
     ['stock fallback', view.stockFallbackReason ?? 'no'],
-    ...(view.stockAdvice
-      ? ([
-          [
-            'stock lookup (advice)',
-            `${view.stockAdvice.verdict} (${view.stockAdvice.stockCount ?? '?'} stocks)`,
-          ],
-        ] as const)
-      : []),
-    ...(view.documentOwner
-      ? ([
-          ['document owner', `${view.documentOwner.id} (${view.documentOwner.source})`],
-          ...(view.documentOwner.refused ? ([['owner refused', view.documentOwner.refused]] as const) : []),
-        ] as const)
-      : []),
+    stockAdvice && [
+      'stock lookup (advice)',
+      `${stockAdvice.verdict} (${stockAdvice.stockCount ?? '?'} stocks)`,
+    ],
+    documentOwner && ['document owner', `${documentOwner.id} (${documentOwner.source})`],
+    documentOwner?.refused ? ['owner refused', documentOwner.refused] : undefined,
     ['repair deadline', view.repairDeadline],
-    ...(view.reconciliation
-      ? ([
-          ['unknown outcome', view.reconciliation.reason],
-          ['idempotency key', view.reconciliation.idempotencyKey],
-          ['reconcile before', view.reconciliationDeadline],
-        ] as const)
-      : []),
+    reconciliation && ['unknown outcome', reconciliation.reason],
+    reconciliation && ['idempotency key', reconciliation.idempotencyKey],
+    reconciliation && ['reconcile before', view.reconciliationDeadline],
     ['failure', view.failure],
-    ...(link ? ([['web ui', link]] as const) : []),
+    link ? ['web ui', link] : undefined,
   ]);
   if (view.documents.length === 0) return `${summary}\n\n(no documents)`;
-  return `${summary}\n\n${renderTable(DOCUMENT_COLUMNS, documentRows(view.documents))}`;
+  return `${summary}\n\n${renderDocuments(view.documents)}`;
 }
 
 function keyVerdict(honoured: boolean | null | undefined): string {
@@ -152,15 +146,12 @@ function renderProbe(report: ProbeReport): string {
     ['upload key', keyVerdict(report.documents?.keyHonoured)],
     ['upload answer', report.documents?.first.shape.join(', ') ?? null],
   ]);
+  const { BADGE_IDEMPOTENCY_KEYS, BADGE_USER_ID_CLAIM, responseMap } = report.recommended;
   const settings = [
-    `BADGE_IDEMPOTENCY_KEYS=${report.recommended.BADGE_IDEMPOTENCY_KEYS ?? 'unknown'}`,
-    ...(report.recommended.BADGE_USER_ID_CLAIM
-      ? [`BADGE_USER_ID_CLAIM=${report.recommended.BADGE_USER_ID_CLAIM}`]
-      : []),
-    ...(report.recommended.responseMap
-      ? [`BADGE_RESPONSE_MAP='${JSON.stringify(report.recommended.responseMap)}'`]
-      : []),
-  ];
+    `BADGE_IDEMPOTENCY_KEYS=${BADGE_IDEMPOTENCY_KEYS ?? 'unknown'}`,
+    BADGE_USER_ID_CLAIM && `BADGE_USER_ID_CLAIM=${BADGE_USER_ID_CLAIM}`,
+    responseMap && `BADGE_RESPONSE_MAP='${JSON.stringify(responseMap)}'`,
+  ].filter(Boolean);
   const notes = report.notes.map((note) => `- ${note}`);
   return [
     fields,
@@ -171,21 +162,13 @@ function renderProbe(report: ProbeReport): string {
   ].join('\n');
 }
 
-/** Builds the commander program; exported for `--help` tests and documentation. */
 function buildOpsProgram(deps: OpsDependencies): Command {
-  let connected: { readonly temporal: OpsTemporal; readonly orders: BadgeOrdersClient } | undefined;
-  const temporal = (): OpsTemporal => connect().temporal;
-  const orders = (): BadgeOrdersClient => connect().orders;
-  function connect(): NonNullable<typeof connected> {
-    if (connected === undefined) {
-      const settings = deps.temporal();
-      connected = {
-        temporal: settings,
-        orders: new BadgeOrdersClient({ client: settings.client, taskQueue: settings.taskQueue }),
-      };
-    }
-    return connected;
-  }
+  // Connected on first use only (see OpsDependencies.temporal).
+  let settings: OpsTemporal | undefined;
+  let ordersClient: BadgeOrdersClient | undefined;
+  const temporal = (): OpsTemporal => (settings ??= deps.temporal());
+  const orders = (): BadgeOrdersClient =>
+    (ordersClient ??= new BadgeOrdersClient({ client: temporal().client, taskQueue: temporal().taskQueue }));
   const workflowLink = (workflowId: string): string | null => {
     const { client, webUiUrl } = temporal();
     return webUiUrl ? webUiWorkflowLink({ webUiUrl, namespace: client.options.namespace }, workflowId) : null;
@@ -237,16 +220,7 @@ function buildOpsProgram(deps: OpsDependencies): Command {
           query,
           pageSize: Math.min(options.limit, 100),
         })) {
-          listed.push({
-            orderRef: info.typedSearchAttributes.get(BadgeOrderRef) ?? null,
-            status: info.typedSearchAttributes.get(BadgeOrderStatus) ?? null,
-            orderId: info.typedSearchAttributes.get(BadgeOrderId) ?? null,
-            workflowId: info.workflowId,
-            runId: info.runId,
-            execution: info.status.name,
-            startedAt: info.startTime.toISOString(),
-            closedAt: info.closeTime?.toISOString() ?? null,
-          });
+          listed.push(listedOrder(info));
           if (listed.length >= options.limit) break;
         }
         print(wantsJson(command), listed, () =>
@@ -266,73 +240,87 @@ function buildOpsProgram(deps: OpsDependencies): Command {
       },
     );
 
-  program
-    .command('status')
-    .description("show one order's phase and documents (the status query)")
-    .argument('<orderRef>', 'the order reference')
-    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
-    .action(async (orderRef: string, options: { client?: string }, command: Command) => {
-      const order = { orderRef, clientId: options.client };
-      const view = await forOrder(orderRef, () => orders().status(order));
-      print(wantsJson(command), view, () =>
-        renderStatus(view, workflowLink(orders().getHandle(order).workflowId)),
-      );
-    });
+  /**
+   * A command on one order: `<orderRef>`, then `args`, and `--client`. `run` gets the order, the other
+   * arguments, the options and `--json`; "no such workflow" becomes a message naming the order.
+   */
+  const orderCommand = <O extends object>(
+    name: string,
+    description: string,
+    args: readonly (readonly [string, string])[],
+    run: (order: OrderKey, args: readonly string[], options: O, json: boolean) => Promise<void>,
+  ): Command => {
+    const command = program.command(name).description(description);
+    for (const [argument, about] of [['<orderRef>', 'the order reference'] as const, ...args]) {
+      command.argument(argument, about);
+    }
+    return command
+      .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
+      .action(async () => {
+        const [orderRef = '', ...rest] = command.args;
+        const options = command.opts<O & { client?: string }>();
+        const order = { orderRef, clientId: options.client };
+        await forOrder(orderRef, () => run(order, rest, options, wantsJson(command)));
+      });
+  };
+  /** Prints an order's status view, for people or as JSON. */
+  const printView = (order: OrderKey, json: boolean, view: BadgeOrderStatusView): void =>
+    print(json, view, () => renderStatus(view, workflowLink(orders().getHandle(order).workflowId)));
 
-  program
-    .command('retry')
-    .description('retry every failed document of an order now (the retryUploads signal)')
-    .argument('<orderRef>', 'the order reference')
-    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
-    .action(async (orderRef: string, options: { client?: string }, command: Command) => {
-      const order = { orderRef, clientId: options.client };
-      await forOrder(orderRef, () => orders().retryUploads(order));
+  orderCommand(
+    'status',
+    "show one order's phase and documents (the status query)",
+    [],
+    async (order, _, __, json) => printView(order, json, await orders().status(order)),
+  );
+
+  orderCommand(
+    'retry',
+    'retry every failed document of an order now (the retryUploads signal)',
+    [],
+    async (order, _, __, json) => {
+      await orders().retryUploads(order);
       const workflowId = orders().getHandle(order).workflowId;
       print(
-        wantsJson(command),
-        { orderRef, workflowId, signal: 'retryUploads' },
-        () => `Sent retryUploads to ${workflowId}; follow it with: ops status ${orderRef}`,
+        json,
+        { orderRef: order.orderRef, workflowId, signal: 'retryUploads' },
+        () => `Sent retryUploads to ${workflowId}; follow it with: ops status ${order.orderRef}`,
       );
-    });
+    },
+  );
 
-  program
-    .command('replace')
-    .description("replace a failed document's file and upload it (the replaceDocument update)")
-    .argument('<orderRef>', 'the order reference')
-    .argument('<path>', 'the document as named in the order')
-    .argument('<newPath>', 'the new file, relative to DOCUMENTS_ROOT on the workers')
-    .option('--content-type <type>', 'MIME type of the new file (derived from its name when absent)')
-    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
-    .action(
-      async (
-        orderRef: string,
-        path: string,
-        newPath: string,
-        options: { contentType?: string; client?: string },
-        command: Command,
-      ) => {
-        const document = await forOrder(orderRef, () =>
-          orders().replaceDocument(
-            { orderRef, clientId: options.client },
-            {
-              path,
-              newPath,
-              ...(options.contentType ? { contentType: options.contentType } : {}),
-            },
-          ),
-        );
-        print(wantsJson(command), document, () => renderTable(DOCUMENT_COLUMNS, documentRows([document])));
-        if (document.status !== 'uploaded')
-          throw new OpsError(`Document ${path} is ${document.status} after the replacement`);
-      },
-    );
+  orderCommand<{ contentType?: string }>(
+    'replace',
+    "replace a failed document's file and upload it (the replaceDocument update)",
+    [
+      ['<path>', 'the document as named in the order'],
+      ['<newPath>', 'the new file, relative to DOCUMENTS_ROOT on the workers'],
+    ],
+    async (order, [path = '', newPath = ''], options, json) => {
+      const document = await orders().replaceDocument(order, {
+        path,
+        newPath,
+        ...(options.contentType ? { contentType: options.contentType } : {}),
+      });
+      print(json, document, () => renderDocuments([document]));
+      if (document.status !== 'uploaded')
+        throw new OpsError(`Document ${path} is ${document.status} after the replacement`);
+    },
+  ).option('--content-type <type>', 'MIME type of the new file (derived from its name when absent)');
 
-  program
-    .command('reconcile')
-    .description(
-      'answer an order awaiting reconciliation after checking the platform (the reconcileOrder update)',
-    )
-    .argument('<orderRef>', 'the order reference')
+  orderCommand<{ orderId?: string; notCreated?: boolean }>(
+    'reconcile',
+    'answer an order awaiting reconciliation after checking the platform (the reconcileOrder update)',
+    [],
+    async (order, _, options, json) => {
+      if (options.orderId === undefined && !options.notCreated) {
+        throw new OpsError('reconcile: give --order-id <id> or --not-created');
+      }
+      const answer =
+        options.orderId !== undefined ? { orderId: options.orderId } : { notCreated: true as const };
+      printView(order, json, await orders().reconcileOrder(order, answer));
+    },
+  )
     .addOption(
       new Option('--order-id <id>', 'the platform created the order with this id: continue with its uploads')
         .argParser((value) => {
@@ -343,44 +331,15 @@ function buildOpsProgram(deps: OpsDependencies): Command {
         })
         .conflicts('notCreated'),
     )
-    .option('--not-created', 'the platform holds no such order: create it now')
-    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
-    .action(
-      async (
-        orderRef: string,
-        options: { orderId?: string; notCreated?: boolean; client?: string },
-        command: Command,
-      ) => {
-        const order = { orderRef, clientId: options.client };
-        if (options.orderId === undefined && !options.notCreated) {
-          throw new OpsError('reconcile: give --order-id <id> or --not-created');
-        }
-        const answer =
-          options.orderId !== undefined ? { orderId: options.orderId } : { notCreated: true as const };
-        const view = await forOrder(orderRef, () => orders().reconcileOrder(order, answer));
-        print(wantsJson(command), view, () =>
-          renderStatus(view, workflowLink(orders().getHandle(order).workflowId)),
-        );
-      },
-    );
+    .option('--not-created', 'the platform holds no such order: create it now');
 
-  program
-    .command('set-owner')
-    .description(
-      "correct whose documents an order's are after the platform refused the owner, and send its failed documents again (the setDocumentOwner update)",
-    )
-    .argument('<orderRef>', 'the order reference')
-    .argument('<documentOwner>', 'the platform user id the documents belong to')
-    .option('--client <clientId>', 'the client that owns the order (one placed through the HTTP API)')
-    .action(
-      async (orderRef: string, documentOwner: string, options: { client?: string }, command: Command) => {
-        const order = { orderRef, clientId: options.client };
-        const view = await forOrder(orderRef, () => orders().setDocumentOwner(order, { documentOwner }));
-        print(wantsJson(command), view, () =>
-          renderStatus(view, workflowLink(orders().getHandle(order).workflowId)),
-        );
-      },
-    );
+  orderCommand(
+    'set-owner',
+    "correct whose documents an order's are after the platform refused the owner, and send its failed documents again (the setDocumentOwner update)",
+    [['<documentOwner>', 'the platform user id the documents belong to']],
+    async (order, [documentOwner = ''], _, json) =>
+      printView(order, json, await orders().setDocumentOwner(order, { documentOwner })),
+  );
 
   program
     .command('probe')

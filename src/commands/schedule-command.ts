@@ -53,23 +53,21 @@ export function runScheduleCommand(
       );
     });
 
-  program
-    .command('pause')
-    .description('pause the Schedule (no nightly runs until unpaused)')
-    .option('--note <note>', 'why, shown in the Web UI', 'paused from the command line')
-    .action(async (options: { note: string }, command: Command) => {
-      await replayScheduleHandle(client, scheduleId).pause(options.note);
-      print(command, { paused: true, note: options.note }, `Schedule paused: ${options.note}`);
-    });
-
-  program
-    .command('unpause')
-    .description('unpause the Schedule')
-    .option('--note <note>', 'why, shown in the Web UI', 'unpaused from the command line')
-    .action(async (options: { note: string }, command: Command) => {
-      await replayScheduleHandle(client, scheduleId).unpause(options.note);
-      print(command, { paused: false, note: options.note }, 'Schedule unpaused');
-    });
+  for (const paused of [true, false]) {
+    const verb = paused ? 'pause' : 'unpause';
+    program
+      .command(verb)
+      .description(paused ? 'pause the Schedule (no nightly runs until unpaused)' : 'unpause the Schedule')
+      .option('--note <note>', 'why, shown in the Web UI', `${verb}d from the command line`)
+      .action(async (options: { note: string }, command: Command) => {
+        await replayScheduleHandle(client, scheduleId)[verb](options.note);
+        print(
+          command,
+          { paused, note: options.note },
+          paused ? `Schedule paused: ${options.note}` : 'Schedule unpaused',
+        );
+      });
+  }
 
   program
     .command('trigger')

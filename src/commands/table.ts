@@ -17,10 +17,11 @@ export function renderTable(
   return [line(columns.map((column) => column.toUpperCase())), ...cells.map(line)].join('\n');
 }
 
-/** Renders `label: value` lines with aligned values. */
+/** Renders `label: value` lines with aligned values; a field given as `undefined` or `null` is left out. */
 export function renderFields(
-  fields: readonly (readonly [string, string | number | boolean | null])[],
+  fields: readonly (readonly [string, string | number | boolean | null] | null | undefined)[],
 ): string {
-  const width = Math.max(...fields.map(([label]) => label.length));
-  return fields.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${String(value ?? '-')}`).join('\n');
+  const shown = fields.filter((field) => field !== undefined && field !== null);
+  const width = Math.max(...shown.map(([label]) => label.length));
+  return shown.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${String(value ?? '-')}`).join('\n');
 }

@@ -15,7 +15,6 @@ interface HandleStreamOptions {
   readonly handle: FileHandle;
   /** Bytes checked at open; exactly this many leave, or the stream fails. */
   readonly sizeBytes: number;
-  /** For messages. */
   readonly relativePath: string;
   /** True once the document has been closed; a stream then fails instead of reading a reused descriptor. */
   readonly isClosed: () => boolean;

@@ -38,25 +38,8 @@ export interface OpenedDocument extends UploadSource {
   close(): Promise<void>;
 }
 
-/** The result of {@link DocumentsRoot.inspect}. */
-interface InspectedDocument {
-  readonly relativePath: string;
-  readonly sizeBytes: number;
-}
-
-/**
- * The result of the deprecated {@link DocumentsRoot.resolve}.
- * @deprecated an absolute path invites opening the file again; use {@link DocumentsRoot.open}
- */
-interface ResolvedDocument {
-  readonly absolutePath: string;
-  readonly sizeBytes: number;
-}
-
 /** Opens and checks document paths inside one root folder. */
 export interface DocumentsRoot {
-  /** The configured root, made absolute. */
-  readonly root: string;
   /**
    * Opens a document once and checks the open handle (regular file, not empty, within the size limit, still
    * under the root).
@@ -71,15 +54,12 @@ export interface DocumentsRoot {
    * replacement document) before it is uploaded. The upload must call `open()` itself, not trust this answer.
    * @throws as {@link DocumentsRoot.open}
    */
-  inspect(relativePath: string, options?: OpenOptions): Promise<InspectedDocument>;
-  /**
-   * Checks like {@link DocumentsRoot.inspect} and returns the absolute path too.
-   * @deprecated opening that path again reopens the race `open()` closes; upload from {@link DocumentsRoot.open}
-   */
-  resolve(relativePath: string): Promise<ResolvedDocument>;
+  inspect(
+    relativePath: string,
+    options?: OpenOptions,
+  ): Promise<Pick<OpenedDocument, 'relativePath' | 'sizeBytes'>>;
 }
 
-/** Options of {@link DocumentsRoot.open}. */
 interface OpenOptions {
   /**
    * A folder under the root (relative to it) the document must be in: the path lexically, and the open file
@@ -91,8 +71,7 @@ interface OpenOptions {
 /** How the location of an open handle is confirmed to be under the root. */
 export type HandleLocation = 'procfs' | 'path';
 
-/** Options of {@link createDocumentsRoot}. */
-export interface DocumentsRootOptions {
+interface DocumentsRootOptions {
   /** The folder that holds every document. */
   readonly root: string;
   /** Largest file accepted for upload, in bytes. */
@@ -216,7 +195,6 @@ async function confirmLocation(options: {
   }
 }
 
-/** Creates the access to one DOCUMENTS_ROOT. */
 export function createDocumentsRoot(options: DocumentsRootOptions): DocumentsRoot {
   const root = resolve(options.root);
   const { maxBytes } = options;
@@ -284,20 +262,11 @@ export function createDocumentsRoot(options: DocumentsRootOptions): DocumentsRoo
   }
 
   return {
-    root,
     open: openDocument,
     async inspect(relativePath, options) {
       const document = await openDocument(relativePath, options);
       await document.close();
       return { relativePath, sizeBytes: document.sizeBytes };
-    },
-    async resolve(relativePath) {
-      const document = await openDocument(relativePath);
-      await document.close();
-      return {
-        absolutePath: resolve(await realRootOf(root, relativePath), relativePath),
-        sizeBytes: document.sizeBytes,
-      };
     },
   };
 }
@@ -343,12 +312,8 @@ export async function withOpenedDocument<T>(
 export async function assertDocumentsRootReadable(root: string): Promise<void> {
   const absolute = resolve(root);
   try {
-    const real = await realpath(absolute);
-    if (!(await stat(real)).isDirectory()) {
-      throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-    }
-    // Listing needs read and search permission on the folder itself, which `stat` does not.
-    const listing = await opendir(real);
+    // Listing needs read and search permission on the folder itself (and fails for a missing root or a file).
+    const listing = await opendir(absolute);
     try {
       await listing.read();
     } finally {

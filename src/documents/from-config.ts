@@ -27,17 +27,5 @@ export function documentStoreFromConfig(
       maxBytes: context.maxBytes,
     });
   }
-  const { accessKeyId, secretAccessKey, sessionToken } = config.credentials ?? {};
-  return createS3DocumentStore({
-    bucket: config.bucket,
-    maxBytes: context.maxBytes,
-    ...(config.prefix !== undefined && { prefix: config.prefix }),
-    ...(config.endpoint !== undefined && { endpoint: config.endpoint }),
-    ...(config.region !== undefined && { region: config.region }),
-    ...(config.forcePathStyle !== undefined && { forcePathStyle: config.forcePathStyle }),
-    ...(accessKeyId !== undefined &&
-      secretAccessKey !== undefined && {
-        credentials: { accessKeyId, secretAccessKey, ...(sessionToken !== undefined && { sessionToken }) },
-      }),
-  });
+  return createS3DocumentStore({ ...config, maxBytes: context.maxBytes });
 }

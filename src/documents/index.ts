@@ -7,7 +7,6 @@ export {
   createDocumentsRoot,
   withOpenedDocument,
   type DocumentsRoot,
-  type DocumentsRootOptions,
   type HandleLocation,
   type OpenedDocument,
 } from './documents-root';
@@ -17,9 +16,7 @@ export { createLocalDocumentStore } from './local-store';
 export { createS3DocumentStore } from './s3-store';
 export {
   defaultReferenceFilename,
-  type DocumentReference,
   type DocumentStore,
-  type DocumentToOpen,
   type OpenedStoredDocument,
   type PutDocumentInput,
 } from './store';

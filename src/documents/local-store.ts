@@ -18,25 +18,12 @@ import { z } from 'zod';
 import { isDocumentReference } from '../contract';
 import { createDocumentsRoot, type HandleLocation } from './documents-root';
 import { DocumentRefusedError, DocumentUnavailableError, errnoCode, InvalidDocumentError } from './errors';
-import { HashingStream } from './hashing-stream';
-import {
-  assertOwner,
-  ownersKey,
-  referenceHex,
-  referenceKey,
-  ReferenceLocks,
-  type DocumentReference,
-  type DocumentStore,
-  type DocumentToOpen,
-  type OpenedStoredDocument,
-  type StoredDocument,
-} from './store';
+import { createDocumentStore, referenceKeys, type DocumentStore, type StoredDocument } from './store';
 import { createVerifiedStream } from './verified-stream';
 
 /** Content type of a stored document whose metadata file is missing. */
 const UNKNOWN_CONTENT_TYPE = 'application/octet-stream';
 
-/** Options of {@link createLocalDocumentStore}. */
 interface LocalDocumentStoreOptions {
   /** The store's folder (created by `check()`). */
   readonly root: string;
@@ -47,16 +34,6 @@ interface LocalDocumentStoreOptions {
 }
 
 const metadataSchema = z.object({ contentType: z.string().min(1) });
-
-/** Refuses a malformed reference before anything touches the disk. */
-export function assertReference(ref: string): void {
-  if (!isDocumentReference(ref)) {
-    throw new InvalidDocumentError({
-      relativePath: ref,
-      message: `${ref}: is not a document reference (sha256: and 64 lowercase hex digits)`,
-    });
-  }
-}
 
 /** The store's errors name the reference, never a host path. */
 function asStoreError(error: unknown, ref: string): InvalidDocumentError | DocumentUnavailableError {
@@ -83,33 +60,28 @@ function unavailable(what: string, error: unknown): DocumentUnavailableError {
   return new DocumentUnavailableError({ fsCode, message: `the document store cannot ${what} (${fsCode})` });
 }
 
-/** Creates the local-folder document store. */
 export function createLocalDocumentStore(options: LocalDocumentStoreOptions): DocumentStore {
   const root = resolve(options.root);
   const { maxBytes } = options;
-  const files = createDocumentsRoot({
-    root,
-    maxBytes,
-    ...(options.handleLocation !== undefined && { handleLocation: options.handleLocation }),
-  });
+  const files = createDocumentsRoot({ root, maxBytes, handleLocation: options.handleLocation });
   const incoming = join(root, 'incoming');
   const objects = join(root, 'sha256');
-  const locks = new ReferenceLocks();
-  const ownersOf = (ref: string): string => join(root, ownersKey(ref));
+  const ownersOf = (ref: string): string => join(root, referenceKeys(ref).owners);
+  const dataOf = (ref: string): string => join(objects, referenceKeys(ref).hex);
+  const metadataOf = (ref: string): string => `${dataOf(ref)}.json`;
 
-  /** Marks `owner` as having stored or claimed `ref` now. */
-  async function mark(ref: string, owner: string): Promise<void> {
-    const folder = ownersOf(ref);
-    await mkdir(folder, { recursive: true });
-    const marker = join(folder, owner);
-    const now = new Date();
-    await writeFile(marker, '', { flag: 'a', mode: 0o600 });
-    await utimes(marker, now, now);
+  async function contentTypeOf(ref: string): Promise<string> {
+    try {
+      const parsed = metadataSchema.safeParse(JSON.parse(await readFile(metadataOf(ref), 'utf8')));
+      return parsed.success ? parsed.data.contentType : UNKNOWN_CONTENT_TYPE;
+    } catch {
+      // The bytes are what is checked; a lost content type only loses a hint.
+      return UNKNOWN_CONTENT_TYPE;
+    }
   }
 
-  /** The last time anyone stored or claimed `ref` (null when the document is gone). */
   async function lastUsed(ref: string): Promise<number | null> {
-    const object = await stat(join(objects, referenceHex(ref))).catch(() => null);
+    const object = await stat(dataOf(ref)).catch(() => null);
     if (object === null) return null;
     let latest = object.mtimeMs;
     const owners = await readdir(ownersOf(ref)).catch(() => [] as string[]);
@@ -120,49 +92,7 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
     return latest;
   }
 
-  async function contentTypeOf(ref: string): Promise<string> {
-    try {
-      const text = await readFile(join(objects, `${referenceHex(ref)}.json`), 'utf8');
-      const parsed = metadataSchema.safeParse(JSON.parse(text));
-      return parsed.success ? parsed.data.contentType : UNKNOWN_CONTENT_TYPE;
-    } catch {
-      // The bytes are what is checked; a lost content type only loses a hint.
-      return UNKNOWN_CONTENT_TYPE;
-    }
-  }
-
-  async function openStored(document: DocumentToOpen): Promise<OpenedStoredDocument> {
-    const { ref } = document;
-    assertReference(ref);
-    let opened;
-    try {
-      opened = await files.open(referenceKey(ref));
-    } catch (error) {
-      throw asStoreError(error, ref);
-    }
-    if (document.sizeBytes !== undefined && opened.sizeBytes !== document.sizeBytes) {
-      await opened.close();
-      throw new InvalidDocumentError({
-        relativePath: ref,
-        message: `${ref}: the stored document has ${opened.sizeBytes} bytes, not ${document.sizeBytes}`,
-      });
-    }
-    const sizeBytes = opened.sizeBytes;
-    const reference: DocumentReference = { ref, sizeBytes, contentType: await contentTypeOf(ref) };
-    return {
-      reference,
-      sizeBytes,
-      openStream() {
-        const verified = createVerifiedStream({ ref, sizeBytes });
-        // The file stream's own errors (the file changed size, the handle was closed) fail the verified stream.
-        pipelineWithCallback(opened.openStream(), verified, () => undefined);
-        return verified;
-      },
-      close: () => opened.close(),
-    };
-  }
-
-  return {
+  return createDocumentStore<string>({
     kind: 'local',
     async check() {
       try {
@@ -178,8 +108,7 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
         throw unavailable(`create its folders under ${root}`, error);
       }
     },
-    async put(input) {
-      assertOwner(input.owner);
+    async receive(input, hashing) {
       try {
         await mkdir(incoming, { recursive: true });
         await mkdir(objects, { recursive: true });
@@ -187,7 +116,6 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
         throw unavailable('create its folders', error);
       }
       const temporary = join(incoming, randomUUID());
-      const hashing = new HashingStream(input.maxBytes);
       try {
         await pipeline(input.body, hashing, createWriteStream(temporary, { flags: 'wx', mode: 0o600 }));
       } catch (error) {
@@ -195,59 +123,70 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
         if (error instanceof DocumentRefusedError || errnoCode(error) === undefined) throw error;
         throw unavailable('write', error);
       }
-      try {
-        if (hashing.bytes === 0) throw new DocumentRefusedError({ reason: 'empty' });
-        const ref = hashing.reference();
-        const hex = referenceHex(ref);
-        const target = join(objects, hex);
-        const metadataPath = join(objects, `${hex}.json`);
-        return await locks.with(ref, async () => {
-          const known = await stat(metadataPath).catch(() => null);
-          if (known === null) {
-            // The metadata first: a data file in place always has its content type beside it.
-            const metadataTemporary = `${temporary}.json`;
-            await writeFile(metadataTemporary, JSON.stringify({ contentType: input.contentType }), {
-              mode: 0o600,
-            });
-            await rename(metadataTemporary, metadataPath);
-          }
-          // Always renamed into place: the same bytes replace themselves (one copy), and a copy damaged since
-          // its own put is healed by this one.
-          await rename(temporary, target);
-          await mark(ref, input.owner);
-          if (known !== null) return { ref, sizeBytes: hashing.bytes, contentType: await contentTypeOf(ref) };
-          return { ref, sizeBytes: hashing.bytes, contentType: input.contentType };
-        });
-      } catch (error) {
-        if (error instanceof DocumentRefusedError) throw error;
-        throw unavailable('store the document', error);
-      } finally {
-        await rm(temporary, { force: true });
-        await rm(`${temporary}.json`, { force: true });
+      return temporary;
+    },
+    async place(temporary, ref, _sizeBytes, contentType) {
+      const known = await stat(metadataOf(ref)).catch(() => null);
+      if (known === null) {
+        // The metadata first: a data file in place always has its content type beside it.
+        await writeFile(`${temporary}.json`, JSON.stringify({ contentType }), { mode: 0o600 });
+        await rename(`${temporary}.json`, metadataOf(ref));
       }
+      // Renamed over a copy already there (same file system: atomic).
+      await rename(temporary, dataOf(ref));
+      return known === null ? contentType : contentTypeOf(ref);
     },
-    open: openStored,
-    async inspect(document) {
-      const opened = await openStored(document);
-      await opened.close();
-      return opened.reference;
+    async discard(temporary) {
+      await rm(temporary, { force: true });
+      await rm(`${temporary}.json`, { force: true });
     },
-    async claim(ref, owner) {
-      assertReference(ref);
-      assertOwner(owner);
-      return locks.with(ref, async () => {
-        try {
-          const [object, marker] = await Promise.all([
-            stat(join(objects, referenceHex(ref))).catch(() => null),
-            stat(join(ownersOf(ref), owner)).catch(() => null),
-          ]);
-          if (object === null || marker === null) return false;
-          await mark(ref, owner);
-          return true;
-        } catch (error) {
-          throw unavailable('be read', error);
-        }
-      });
+    async open(document) {
+      const { ref } = document;
+      let opened;
+      try {
+        opened = await files.open(referenceKeys(ref).data);
+      } catch (error) {
+        throw asStoreError(error, ref);
+      }
+      if (document.sizeBytes !== undefined && opened.sizeBytes !== document.sizeBytes) {
+        await opened.close();
+        throw new InvalidDocumentError({
+          relativePath: ref,
+          message: `${ref}: the stored document has ${opened.sizeBytes} bytes, not ${document.sizeBytes}`,
+        });
+      }
+      const sizeBytes = opened.sizeBytes;
+      const reference = { ref, sizeBytes, contentType: await contentTypeOf(ref) };
+      return {
+        reference,
+        sizeBytes,
+        openStream() {
+          const verified = createVerifiedStream({ ref, sizeBytes });
+          // The file stream's own errors (the file changed size, the handle was closed) fail the verified stream.
+          pipelineWithCallback(opened.openStream(), verified, () => undefined);
+          return verified;
+        },
+        close: () => opened.close(),
+      };
+    },
+    exists: (ref, owner) =>
+      stat(owner === undefined ? dataOf(ref) : join(ownersOf(ref), owner)).then(
+        () => true,
+        () => false,
+      ),
+    async mark(ref, owner) {
+      const folder = ownersOf(ref);
+      await mkdir(folder, { recursive: true });
+      const marker = join(folder, owner);
+      const now = new Date();
+      await writeFile(marker, '', { flag: 'a', mode: 0o600 });
+      await utimes(marker, now, now);
+    },
+    lastUsed,
+    async delete(ref) {
+      await rm(dataOf(ref), { force: true });
+      await rm(metadataOf(ref), { force: true });
+      await rm(ownersOf(ref), { recursive: true, force: true });
     },
     async listStored() {
       let names: string[];
@@ -266,17 +205,6 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
       }
       return stored;
     },
-    async remove(ref, { unusedSince }) {
-      assertReference(ref);
-      return locks.with(ref, async () => {
-        const latest = await lastUsed(ref);
-        if (latest === null || latest >= unusedSince.getTime()) return false;
-        // The data first: marks without data claim nothing (claim checks both).
-        await rm(join(objects, referenceHex(ref)), { force: true });
-        await rm(join(objects, `${referenceHex(ref)}.json`), { force: true });
-        await rm(ownersOf(ref), { recursive: true, force: true });
-        return true;
-      });
-    },
-  };
+    unavailable: (what, error) => unavailable(what, error),
+  });
 }

@@ -25,43 +25,20 @@ import {
   type _Object,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import type { DocumentStoreConfig } from '../config';
 import { isDocumentReference } from '../contract';
-import { DocumentRefusedError, DocumentUnavailableError, InvalidDocumentError } from './errors';
-import { HashingStream } from './hashing-stream';
-import { assertReference } from './local-store';
-import {
-  assertOwner,
-  ownersKey,
-  referenceHex,
-  referenceKey,
-  ReferenceLocks,
-  type DocumentReference,
-  type DocumentStore,
-  type DocumentToOpen,
-  type OpenedStoredDocument,
-  type StoredDocument,
-} from './store';
+import { DocumentUnavailableError, InvalidDocumentError } from './errors';
+import { createDocumentStore, referenceKeys, type DocumentStore, type StoredDocument } from './store';
 import { createVerifiedStream, mismatchError } from './verified-stream';
 
-/** Static credentials; without them the SDK's standard chain is used (environment, shared files, roles). */
-interface S3Credentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-}
-
-/** Options of {@link createS3DocumentStore}. */
-interface S3DocumentStoreOptions {
-  readonly bucket: string;
-  /** Prefix of every key, e.g. `badge-orders/` (a missing trailing `/` is added). @default none */
-  readonly prefix?: string;
-  /** An S3-compatible server's URL; AWS when absent. */
-  readonly endpoint?: string;
-  /** @default the SDK's (`AWS_REGION`, shared config); `us-east-1` with an `endpoint` */
-  readonly region?: string;
-  readonly credentials?: S3Credentials;
-  /** Bucket in the path, not the host name (most S3-compatible servers). @default true with an `endpoint` */
-  readonly forcePathStyle?: boolean;
+/**
+ * The `DOCUMENT_STORE_S3_*` settings (`src/config.ts` says what each means and its default; without credentials
+ * the SDK's standard chain is used), and what the process adds.
+ */
+interface S3DocumentStoreOptions extends Omit<
+  Extract<DocumentStoreConfig, { kind: 's3' }>,
+  'kind' | 'allowInsecureHttp'
+> {
   /** Largest document `open` accepts (the worker's `MAX_DOCUMENT_BYTES`). */
   readonly maxBytes: number;
   /** Size of one part of a multipart upload (at least 5 MiB, S3's minimum). @default 5 MiB */
@@ -111,33 +88,28 @@ function notInStore(ref: string): InvalidDocumentError {
   return new InvalidDocumentError({ relativePath: ref, message: `${ref}: is not in the document store` });
 }
 
-/** Creates the S3-compatible document store. */
 export function createS3DocumentStore(options: S3DocumentStoreOptions): DocumentStore {
   const { bucket, maxBytes } = options;
   const prefix =
     options.prefix === undefined || options.prefix === '' ? '' : `${options.prefix.replace(/\/+$/, '')}/`;
   const region = options.region ?? (options.endpoint === undefined ? undefined : 'us-east-1');
+  const { accessKeyId, secretAccessKey, sessionToken } = options.credentials ?? {};
   const client =
     options.client ??
     new S3Client({
       ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
       ...(region !== undefined && { region }),
       forcePathStyle: options.forcePathStyle ?? options.endpoint !== undefined,
-      ...(options.credentials !== undefined && { credentials: { ...options.credentials } }),
+      ...(accessKeyId !== undefined &&
+        secretAccessKey !== undefined && { credentials: { accessKeyId, secretAccessKey, sessionToken } }),
       // Retries belong to the activity's retry policy, which knows how long a document may take.
       maxAttempts: 2,
     });
   // The smallest part S3 takes: the parts in memory (queueSize + the one filling) are what an upload costs.
   const partSize = Math.max(options.partSizeBytes ?? 5 * MIB, 5 * MIB);
   const queueSize = options.queueSize ?? 2;
-  const keyOf = (ref: string): string => `${prefix}${referenceKey(ref)}`;
-  const markerOf = (ref: string, owner: string): string => `${prefix}${ownersKey(ref)}${owner}`;
-  const locks = new ReferenceLocks();
-
-  /** Marks `owner` as having stored or claimed `ref` now (the marker's time is S3's LastModified). */
-  async function mark(ref: string, owner: string): Promise<void> {
-    await client.send(new PutObjectCommand({ Bucket: bucket, Key: markerOf(ref, owner), Body: '' }));
-  }
+  const keyOf = (ref: string): string => `${prefix}${referenceKeys(ref).data}`;
+  const markerOf = (ref: string, owner: string): string => `${prefix}${referenceKeys(ref).owners}${owner}`;
 
   /** Every object under `keyPrefix`, page by page. */
   async function listAll(keyPrefix: string): Promise<_Object[]> {
@@ -153,20 +125,12 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
     return objects;
   }
 
-  /** The last time anyone stored or claimed `ref`, and its markers' keys (null when the document is gone). */
-  async function lastUsed(ref: string): Promise<{ latest: number; markers: string[] } | null> {
-    const object = await head(ref).catch((error: unknown) => {
-      if (error instanceof InvalidDocumentError) return null;
+  /** What S3 knows of an object, or null when there is no such object. */
+  const found = (key: string): Promise<HeadObjectCommandOutput | null> =>
+    client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).catch((error: unknown) => {
+      if (isNotFound(error)) return null;
       throw error;
     });
-    if (object === null) return null;
-    const markers = await listAll(`${prefix}${ownersKey(ref)}`);
-    const times = [object.LastModified, ...markers.map((marker) => marker.LastModified)];
-    return {
-      latest: Math.max(...times.map((time) => time?.getTime() ?? 0)),
-      markers: markers.flatMap((marker) => (marker.Key === undefined ? [] : [marker.Key])),
-    };
-  }
 
   async function head(ref: string): Promise<HeadObjectCommandOutput> {
     try {
@@ -182,91 +146,7 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
     await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => undefined);
   }
 
-  async function openStored(document: DocumentToOpen): Promise<OpenedStoredDocument> {
-    const { ref } = document;
-    assertReference(ref);
-    const found = await head(ref);
-    const sizeBytes = found.ContentLength ?? -1;
-    if (sizeBytes <= 0) {
-      throw new InvalidDocumentError({ relativePath: ref, message: `${ref}: the stored document is empty` });
-    }
-    if (document.sizeBytes !== undefined && sizeBytes !== document.sizeBytes) {
-      throw mismatchError(ref, `${sizeBytes} bytes instead of ${document.sizeBytes}`);
-    }
-    if (sizeBytes > maxBytes) {
-      throw new InvalidDocumentError({
-        relativePath: ref,
-        message: `${ref}: is ${sizeBytes} bytes, above the limit of ${maxBytes} bytes`,
-      });
-    }
-    const reference: DocumentReference = {
-      ref,
-      sizeBytes,
-      contentType: found.ContentType ?? 'application/octet-stream',
-    };
-    const reads = new Set<AbortController>();
-    let closed = false;
-    return {
-      reference,
-      sizeBytes,
-      openStream() {
-        const verified = createVerifiedStream({ ref, sizeBytes });
-        if (closed) {
-          verified.destroy(
-            new DocumentUnavailableError({ relativePath: ref, message: `${ref}: the document was closed` }),
-          );
-          return verified;
-        }
-        const abort = new AbortController();
-        reads.add(abort);
-        verified.once('close', () => {
-          reads.delete(abort);
-          abort.abort();
-        });
-        client
-          .send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(ref) }), { abortSignal: abort.signal })
-          .then(
-            (answer) => {
-              const body = answer.Body as Readable | undefined;
-              if (verified.destroyed) {
-                body?.destroy();
-                return;
-              }
-              if (body === undefined) {
-                verified.destroy(unavailable('be read (no body)', new Error('no body'), ref));
-                return;
-              }
-              if (answer.ContentLength !== undefined && answer.ContentLength !== sizeBytes) {
-                // Changed since open: fail before a single byte passes.
-                body.destroy();
-                verified.destroy(mismatchError(ref, `${answer.ContentLength} bytes instead of ${sizeBytes}`));
-                return;
-              }
-              // Not `pipeline`: it would pass the body's raw error on. A broken connection mid-read is no
-              // mismatch, and says so (retryable).
-              body.once('error', (error) => {
-                if (!verified.destroyed) verified.destroy(unavailable('be read', error, ref));
-              });
-              verified.once('close', () => body.destroy());
-              body.pipe(verified);
-            },
-            (error: unknown) => {
-              if (verified.destroyed) return;
-              verified.destroy(isNotFound(error) ? notInStore(ref) : unavailable('be read', error, ref));
-            },
-          );
-        return verified;
-      },
-      close() {
-        closed = true;
-        for (const abort of reads) abort.abort();
-        reads.clear();
-        return Promise.resolve();
-      },
-    };
-  }
-
-  return {
+  return createDocumentStore<string>({
     kind: 's3',
     async check() {
       try {
@@ -277,10 +157,8 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
         });
       }
     },
-    async put(input) {
-      assertOwner(input.owner);
+    async receive(input, hashing) {
       const temporary = `${prefix}incoming/${randomUUID()}`;
-      const hashing = new HashingStream(input.maxBytes);
       let bodyError: Error | undefined;
       pipeline(input.body, hashing, (error) => {
         if (error) bodyError = error;
@@ -307,74 +185,135 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
         await deleteQuietly(temporary);
         throw bodyError;
       }
-      try {
-        if (hashing.bytes === 0) throw new DocumentRefusedError({ reason: 'empty' });
-        const ref = hashing.reference();
-        const key = keyOf(ref);
-        return await locks.with(ref, async () => {
-          const existing = await client
-            .send(new HeadObjectCommand({ Bucket: bucket, Key: key }))
-            .catch((error: unknown) => {
-              if (isNotFound(error)) return null;
-              throw error;
-            });
-          if (
-            existing !== null &&
-            existing.ContentLength === hashing.bytes &&
-            existing.Metadata?.sha256 === referenceHex(ref)
-          ) {
-            // Stored before: one copy, and the first content type stays.
-            await mark(ref, input.owner);
-            return { ref, sizeBytes: hashing.bytes, contentType: existing.ContentType ?? input.contentType };
-          }
-          // Copied on the server: the bytes travel once. A damaged copy is replaced by this one.
-          await client.send(
-            new CopyObjectCommand({
-              Bucket: bucket,
-              Key: key,
-              CopySource: `${bucket}/${temporary.split('/').map(encodeURIComponent).join('/')}`,
-              MetadataDirective: 'REPLACE',
-              ContentType: input.contentType,
-              Metadata: { sha256: referenceHex(ref) },
-            }),
-          );
-          await mark(ref, input.owner);
-          return { ref, sizeBytes: hashing.bytes, contentType: input.contentType };
-        });
-      } catch (error) {
-        if (error instanceof DocumentRefusedError) throw error;
-        throw unavailable('store the document', error);
-      } finally {
-        await deleteQuietly(temporary);
+      return temporary;
+    },
+    async place(temporary, ref, sizeBytes, contentType) {
+      const existing = await found(keyOf(ref));
+      if (existing?.ContentLength === sizeBytes && existing.Metadata?.sha256 === referenceKeys(ref).hex) {
+        // Stored before: one copy, and the first content type stays.
+        return existing.ContentType ?? contentType;
       }
+      // Copied on the server: the bytes travel once. A damaged copy is replaced by this one.
+      await client.send(
+        new CopyObjectCommand({
+          Bucket: bucket,
+          Key: keyOf(ref),
+          CopySource: `${bucket}/${temporary.split('/').map(encodeURIComponent).join('/')}`,
+          MetadataDirective: 'REPLACE',
+          ContentType: contentType,
+          Metadata: { sha256: referenceKeys(ref).hex },
+        }),
+      );
+      return contentType;
     },
-    open: openStored,
-    async inspect(document) {
-      const opened = await openStored(document);
-      await opened.close();
-      return opened.reference;
-    },
-    async claim(ref, owner) {
-      assertReference(ref);
-      assertOwner(owner);
-      return locks.with(ref, async () => {
-        try {
-          const exists = (key: string): Promise<boolean> =>
-            client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
-              () => true,
+    discard: deleteQuietly,
+    async open(document) {
+      const { ref } = document;
+      const found = await head(ref);
+      const sizeBytes = found.ContentLength ?? -1;
+      if (sizeBytes <= 0) {
+        throw new InvalidDocumentError({
+          relativePath: ref,
+          message: `${ref}: the stored document is empty`,
+        });
+      }
+      if (document.sizeBytes !== undefined && sizeBytes !== document.sizeBytes) {
+        throw mismatchError(ref, `${sizeBytes} bytes instead of ${document.sizeBytes}`);
+      }
+      if (sizeBytes > maxBytes) {
+        throw new InvalidDocumentError({
+          relativePath: ref,
+          message: `${ref}: is ${sizeBytes} bytes, above the limit of ${maxBytes} bytes`,
+        });
+      }
+      const reference = {
+        ref,
+        sizeBytes,
+        contentType: found.ContentType ?? 'application/octet-stream',
+      };
+      const reads = new Set<AbortController>();
+      let closed = false;
+      return {
+        reference,
+        sizeBytes,
+        openStream() {
+          const verified = createVerifiedStream({ ref, sizeBytes });
+          if (closed) {
+            verified.destroy(
+              new DocumentUnavailableError({ relativePath: ref, message: `${ref}: the document was closed` }),
+            );
+            return verified;
+          }
+          const abort = new AbortController();
+          reads.add(abort);
+          verified.once('close', () => {
+            reads.delete(abort);
+            abort.abort();
+          });
+          client
+            .send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(ref) }), { abortSignal: abort.signal })
+            .then(
+              (answer) => {
+                const body = answer.Body as Readable | undefined;
+                if (verified.destroyed) {
+                  body?.destroy();
+                  return;
+                }
+                if (body === undefined) {
+                  verified.destroy(unavailable('be read (no body)', new Error('no body'), ref));
+                  return;
+                }
+                if (answer.ContentLength !== undefined && answer.ContentLength !== sizeBytes) {
+                  // Changed since open: fail before a single byte passes.
+                  body.destroy();
+                  verified.destroy(
+                    mismatchError(ref, `${answer.ContentLength} bytes instead of ${sizeBytes}`),
+                  );
+                  return;
+                }
+                // Not `pipeline`: it would pass the body's raw error on. A broken connection mid-read is no
+                // mismatch, and says so (retryable).
+                body.once('error', (error) => {
+                  if (!verified.destroyed) verified.destroy(unavailable('be read', error, ref));
+                });
+                verified.once('close', () => body.destroy());
+                body.pipe(verified);
+              },
               (error: unknown) => {
-                if (isNotFound(error)) return false;
-                throw error;
+                if (verified.destroyed) return;
+                verified.destroy(isNotFound(error) ? notInStore(ref) : unavailable('be read', error, ref));
               },
             );
-          const [object, marker] = await Promise.all([exists(keyOf(ref)), exists(markerOf(ref, owner))]);
-          if (!object || !marker) return false;
-          await mark(ref, owner);
-          return true;
-        } catch (error) {
-          throw unavailable('be read', error, ref);
-        }
+          return verified;
+        },
+        close() {
+          closed = true;
+          for (const abort of reads) abort.abort();
+          reads.clear();
+          return Promise.resolve();
+        },
+      };
+    },
+    exists: async (ref, owner) =>
+      (await found(owner === undefined ? keyOf(ref) : markerOf(ref, owner))) !== null,
+    async mark(ref, owner) {
+      // The marker's time is S3's LastModified.
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: markerOf(ref, owner), Body: '' }));
+    },
+    async lastUsed(ref) {
+      const object = await head(ref).catch((error: unknown) => {
+        if (error instanceof InvalidDocumentError) return null;
+        throw error;
       });
+      if (object === null) return null;
+      const markers = await listAll(`${prefix}${referenceKeys(ref).owners}`);
+      return Math.max(...[object, ...markers].map((found) => found.LastModified?.getTime() ?? 0));
+    },
+    async delete(ref) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(ref) }));
+      for (const marker of await listAll(`${prefix}${referenceKeys(ref).owners}`)) {
+        if (marker.Key !== undefined) await deleteQuietly(marker.Key);
+      }
     },
     async listStored() {
       try {
@@ -395,16 +334,6 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
         throw unavailable('be listed', error);
       }
     },
-    async remove(ref, { unusedSince }) {
-      assertReference(ref);
-      return locks.with(ref, async () => {
-        const used = await lastUsed(ref);
-        if (used === null || used.latest >= unusedSince.getTime()) return false;
-        // The data first: marks without data claim nothing (claim checks both).
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(ref) }));
-        for (const marker of used.markers) await deleteQuietly(marker);
-        return true;
-      });
-    },
-  };
+    unavailable,
+  });
 }

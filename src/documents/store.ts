@@ -8,8 +8,10 @@
  * uploads from `open`.
  */
 import type { Readable } from 'node:stream';
-import { CLIENT_ID_PATTERN } from '../contract';
+import { CLIENT_ID_PATTERN, isDocumentReference } from '../contract';
 import type { UploadSource } from '../platform/types';
+import { DocumentRefusedError, InvalidDocumentError, type DocumentUnavailableError } from './errors';
+import { HashingStream } from './hashing-stream';
 
 /** What the store answers for a stored document, and what an order carries to name it. */
 export interface DocumentReference {
@@ -24,12 +26,11 @@ export interface DocumentReference {
  * What `open` needs: the reference, and the size when the caller knows it (an order carries only `ref`; the
  * hash covers the size anyway, a known size only fails sooner).
  */
-export interface DocumentToOpen {
+interface DocumentToOpen {
   readonly ref: string;
   readonly sizeBytes?: number;
 }
 
-/** Input of {@link DocumentStore.put}. */
 export interface PutDocumentInput {
   /** The bytes, streamed (never buffered whole). */
   readonly body: Readable;
@@ -119,42 +120,135 @@ export function referenceHex(ref: string): string {
   return ref.slice('sha256:'.length);
 }
 
-/** The object key of a reference under a store's root or prefix: `sha256/<hex>`. */
-export function referenceKey(ref: string): string {
-  return `sha256/${referenceHex(ref)}`;
+/** Where a reference's bytes and its owners' marks live under a store's root or prefix. */
+export function referenceKeys(ref: string): {
+  readonly hex: string;
+  readonly data: string;
+  readonly owners: string;
+} {
+  const hex = referenceHex(ref);
+  return { hex, data: `sha256/${hex}`, owners: `owners/${hex}/` };
+}
+
+/** Refuses a malformed reference before anything touches the store. */
+function assertReference(ref: string): void {
+  if (!isDocumentReference(ref)) {
+    throw new InvalidDocumentError({
+      relativePath: ref,
+      message: `${ref}: is not a document reference (sha256: and 64 lowercase hex digits)`,
+    });
+  }
 }
 
 /** Refuses an owner that could not be a client id (and so could leave its folder) before it names a key. */
-export function assertOwner(owner: string): void {
+function assertOwner(owner: string): void {
   if (!CLIENT_ID_PATTERN.test(owner)) throw new Error(`${JSON.stringify(owner)} is not a client id`);
 }
 
-/** The folder (or key prefix) of a reference's owner marks under a store's root or prefix: `owners/<hex>/`. */
-export function ownersKey(ref: string): string {
-  return `owners/${referenceHex(ref)}/`;
+/** A store's own storage (a local folder, S3); {@link createDocumentStore} adds what both share. */
+interface StoreBackend<Received> {
+  readonly kind: DocumentStore['kind'];
+  check(): Promise<void>;
+  /** Streams the body through `hashing` to a temporary place (nothing left there when it fails). */
+  receive(input: PutDocumentInput, hashing: HashingStream): Promise<Received>;
+  /** Puts received bytes in place as `ref`; answers the content type they are stored with (the first one's). */
+  place(received: Received, ref: string, sizeBytes: number, contentType: string): Promise<string>;
+  /** Deletes what `receive` left behind, if anything. */
+  discard(received: Received): Promise<void>;
+  open(document: DocumentToOpen): Promise<OpenedStoredDocument>;
+  /** Whether the document is there, or with `owner`, that owner's mark. */
+  exists(ref: string, owner?: string): Promise<boolean>;
+  /** Marks `owner` as having stored or claimed `ref` now. */
+  mark(ref: string, owner: string): Promise<void>;
+  /** The last time anyone stored or claimed `ref` (null when the document is gone). */
+  lastUsed(ref: string): Promise<number | null>;
+  /** Deletes the document, then its owners' marks: marks without data claim nothing. */
+  delete(ref: string): Promise<void>;
+  listStored(): Promise<readonly StoredDocument[]>;
+  /** The retryable error for an operation (`what`: "be read"). */
+  unavailable(what: string, error: unknown, ref?: string): DocumentUnavailableError;
 }
 
 /**
- * Runs work for one reference at a time within this process: storing a document and collecting it never
- * interleave here (between processes the collector's second look narrows the window to a moment).
+ * A document store from its backend: references and owners checked before the backend sees them, bodies hashed
+ * on their way in, and storing, claiming and removing one reference done one at a time.
  */
-export class ReferenceLocks {
-  private readonly held = new Map<string, Promise<unknown>>();
-
-  async with<T>(ref: string, work: () => Promise<T>): Promise<T> {
-    const before = this.held.get(ref) ?? Promise.resolve();
-    const mine = before.then(work, work);
+export function createDocumentStore<Received>(backend: StoreBackend<Received>): DocumentStore {
+  // Storing a document and collecting it never interleave in this process (between processes the collector's
+  // second look narrows the window to a moment).
+  const held = new Map<string, Promise<unknown>>();
+  const withLock = async <T>(ref: string, work: () => Promise<T>): Promise<T> => {
+    const mine = (held.get(ref) ?? Promise.resolve()).then(work, work);
     const settled = mine.then(
       () => undefined,
       () => undefined,
     );
-    this.held.set(ref, settled);
+    held.set(ref, settled);
     try {
       return await mine;
     } finally {
-      if (this.held.get(ref) === settled) this.held.delete(ref);
+      if (held.get(ref) === settled) held.delete(ref);
     }
-  }
+  };
+  const open = async (document: DocumentToOpen): Promise<OpenedStoredDocument> => {
+    assertReference(document.ref);
+    return backend.open(document);
+  };
+  return {
+    kind: backend.kind,
+    check: () => backend.check(),
+    async put(input) {
+      assertOwner(input.owner);
+      const hashing = new HashingStream(input.maxBytes);
+      const received = await backend.receive(input, hashing);
+      try {
+        if (hashing.bytes === 0) throw new DocumentRefusedError({ reason: 'empty' });
+        const ref = hashing.reference();
+        const sizeBytes = hashing.bytes;
+        return await withLock(ref, async () => {
+          // Always put in place: the same bytes stay one copy, and a copy damaged since its own put is healed.
+          const contentType = await backend.place(received, ref, sizeBytes, input.contentType);
+          await backend.mark(ref, input.owner);
+          return { ref, sizeBytes, contentType };
+        });
+      } catch (error) {
+        if (error instanceof DocumentRefusedError) throw error;
+        throw backend.unavailable('store the document', error);
+      } finally {
+        await backend.discard(received);
+      }
+    },
+    open,
+    async inspect(document) {
+      const opened = await open(document);
+      await opened.close();
+      return opened.reference;
+    },
+    async claim(ref, owner) {
+      assertReference(ref);
+      assertOwner(owner);
+      return withLock(ref, async () => {
+        try {
+          const [object, marker] = await Promise.all([backend.exists(ref), backend.exists(ref, owner)]);
+          if (!object || !marker) return false;
+          await backend.mark(ref, owner);
+          return true;
+        } catch (error) {
+          throw backend.unavailable('be read', error, ref);
+        }
+      });
+    },
+    listStored: () => backend.listStored(),
+    async remove(ref, { unusedSince }) {
+      assertReference(ref);
+      return withLock(ref, async () => {
+        const latest = await backend.lastUsed(ref);
+        if (latest === null || latest >= unusedSince.getTime()) return false;
+        await backend.delete(ref);
+        return true;
+      });
+    },
+  };
 }
 
 /**

@@ -1,14 +1,8 @@
 /** The service's metrics: process counters, workflow interceptors, and the runtime's Prometheus endpoint. */
 export { METRIC_NAMES } from './names';
-export { createServiceMetrics, type ServiceMetrics } from './service-metrics';
+export { createServiceMetrics } from './service-metrics';
 export { metricsTelemetryOptions } from './runtime';
-export {
-  OPEN_STATUSES,
-  startStatusMetrics,
-  type StatusMetrics,
-  type StatusMetricsLogger,
-  type StatusMetricsOptions,
-} from './status-metrics';
+export { startStatusMetrics } from './status-metrics';
 
 /**
  * Workflow interceptor modules to bundle with the workflows (`interceptors.workflowModules` of the worker, or

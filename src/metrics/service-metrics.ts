@@ -7,7 +7,7 @@ import type { PlatformRequestEvent } from '../platform/types';
 import { METRIC_NAMES } from './names';
 
 /** The process-level metrics; build once per process with {@link createServiceMetrics}. */
-export interface ServiceMetrics {
+interface ServiceMetrics {
   /**
    * The platform client's `onRequest` hook: counts every HTTP attempt and records its duration, and counts token
    * requests separately.

@@ -5,28 +5,23 @@
  * Each worker with a metrics endpoint collects them on an interval; alert rules take the `max` across workers.
  */
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
-import type { MetricMeter } from '@temporalio/common';
+import type { MetricGauge, MetricMeter, NumericMetricValueType } from '@temporalio/common';
 import { BadgeOrderStatus, WORKFLOW_TYPES, type BadgeOrderStatusValue } from '../workflow-contract';
 import { REPLAY_SCHEDULE_ID } from '../contract';
 import { METRIC_NAMES } from './names';
 
 /** The open statuses counted; the two waiting ones also get the age of their oldest order. */
-export const OPEN_STATUSES: readonly BadgeOrderStatusValue[] = [
-  'Running',
-  'AwaitingRepair',
-  'AwaitingReconciliation',
-];
 const WAITING_STATUSES: readonly BadgeOrderStatusValue[] = ['AwaitingRepair', 'AwaitingReconciliation'];
+const OPEN_STATUSES: readonly BadgeOrderStatusValue[] = ['Running', ...WAITING_STATUSES];
 /** Most waiting orders looked at for the oldest one; more than this many waiting is an alert of its own. */
 const MAX_WAITING_LISTED = 5_000;
 
 /** Where to log a failed collection (a pino logger fits). */
-export interface StatusMetricsLogger {
+interface StatusMetricsLogger {
   warn(fields: Record<string, unknown>, message: string): void;
 }
 
-/** Options of {@link startStatusMetrics}. */
-export interface StatusMetricsOptions {
+interface StatusMetricsOptions {
   readonly client: Client;
   /** `Runtime.instance().metricMeter` of the worker. */
   readonly meter: MetricMeter;
@@ -35,12 +30,24 @@ export interface StatusMetricsOptions {
   readonly logger: StatusMetricsLogger;
 }
 
-/** A running collection; `stop()` ends it (and waits for a collection under way). */
-export interface StatusMetrics {
-  /** Collects once now (also what the interval runs). */
-  collect(): Promise<void>;
-  stop(): Promise<void>;
-}
+/** The gauges collected, by the key of their name: value type, unit and help text. */
+const GAUGES = {
+  ordersInStatus: ['int', '1', 'Open badge orders by BadgeOrderStatus, from Temporal visibility'],
+  oldestWaitingSeconds: [
+    'float',
+    's',
+    'Age of the oldest open order awaiting repair or reconciliation (since its run started); 0 when none',
+  ],
+  replayLastSuccess: ['float', 's', 'Unix time the nightly replay last completed'],
+  replayLastFailure: [
+    'float',
+    's',
+    'Unix time a nightly replay last failed, timed out or was terminated; 0 when none did',
+  ],
+  replayScheduleActive: ['int', '1', '1 when the nightly replay Schedule exists and is not paused'],
+} as const satisfies Partial<
+  Record<keyof typeof METRIC_NAMES, readonly [NumericMetricValueType, string, string]>
+>;
 
 const quote = (value: string): string => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
@@ -67,39 +74,21 @@ async function lastReplayClose(client: Client, statusClause: string): Promise<nu
   return latest;
 }
 
-/** Starts collecting every `intervalMs` (the first collection at once); see the module comment. */
-export function startStatusMetrics(options: StatusMetricsOptions): StatusMetrics {
+/**
+ * Starts collecting every `intervalMs` (the first collection at once); see the module comment. `stop()` ends it
+ * and waits for a collection under way.
+ */
+export function startStatusMetrics(options: StatusMetricsOptions): { stop(): Promise<void> } {
   const { client, meter } = options;
-  const inStatus = meter.createGauge(
-    METRIC_NAMES.ordersInStatus,
-    'int',
-    '1',
-    'Open badge orders by BadgeOrderStatus, from Temporal visibility',
-  );
-  const oldestWaiting = meter.createGauge(
-    METRIC_NAMES.oldestWaitingSeconds,
-    'float',
-    's',
-    'Age of the oldest open order awaiting repair or reconciliation (since its run started); 0 when none',
-  );
-  const lastSuccess = meter.createGauge(
-    METRIC_NAMES.replayLastSuccess,
-    'float',
-    's',
-    'Unix time the nightly replay last completed',
-  );
-  const lastFailure = meter.createGauge(
-    METRIC_NAMES.replayLastFailure,
-    'float',
-    's',
-    'Unix time a nightly replay last failed, timed out or was terminated; 0 when none did',
-  );
-  const scheduleActive = meter.createGauge(
-    METRIC_NAMES.replayScheduleActive,
-    'int',
-    '1',
-    '1 when the nightly replay Schedule exists and is not paused',
-  );
+  const gauge = (key: keyof typeof GAUGES): MetricGauge => {
+    const [valueType, unit, help]: readonly [NumericMetricValueType, string, string] = GAUGES[key];
+    return meter.createGauge(METRIC_NAMES[key], valueType, unit, help);
+  };
+  const inStatus = gauge('ordersInStatus');
+  const oldestWaiting = gauge('oldestWaitingSeconds');
+  const lastSuccess = gauge('replayLastSuccess');
+  const lastFailure = gauge('replayLastFailure');
+  const scheduleActive = gauge('replayScheduleActive');
 
   const collectOnce = async (): Promise<void> => {
     for (const status of OPEN_STATUSES) {
@@ -153,7 +142,6 @@ export function startStatusMetrics(options: StatusMetricsOptions): StatusMetrics
   timer.unref();
   void collect();
   return {
-    collect,
     async stop() {
       stopped = true;
       clearInterval(timer);

@@ -8,7 +8,7 @@ import type { PlatformRequestEvent } from '../platform/types';
 import type { Tracing } from './types';
 
 export type { Tracing } from './types';
-export { inSpan, tracedClient, type ClientTracing } from './client';
+export { inSpan } from './client';
 
 /**
  * Workflow interceptor modules to bundle with the workflows. They trace only a workflow whose start carried a

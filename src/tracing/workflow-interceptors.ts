@@ -21,7 +21,7 @@ import type {
  */
 export const TRACE_HEADER = '_tracer-data';
 
-const carriesTrace = (headers: Headers): boolean => TRACE_HEADER in headers;
+const carriesTrace = (headers?: Headers): boolean => headers !== undefined && TRACE_HEADER in headers;
 
 /**
  * Temporal's OpenTelemetry workflow interceptors, loaded on first use. The bundle evaluates its modules once per
@@ -37,77 +37,64 @@ function openTelemetryInterceptors(): WorkflowInterceptors {
   return loaded.interceptors();
 }
 
+/** A method of an interceptor, as seen by {@link forwarding}. */
+type Forwarded = (input: { readonly headers?: Headers }, next: (input: unknown) => unknown) => unknown;
+
+/**
+ * An interceptor whose methods `names` each call Temporal's interceptor method of the same name, when `target`
+ * gives an interceptor for the call, and otherwise pass the call straight to `next`.
+ */
+function forwarding<I extends object>(
+  names: readonly (keyof I & string)[],
+  target: (name: keyof I, input: { readonly headers?: Headers }) => I | undefined,
+): I {
+  const methods = names.map((name): [string, Forwarded] => [
+    name,
+    (input, next) => {
+      const to = target(name, input);
+      const method = to?.[name] as Forwarded | undefined;
+      return method === undefined ? next(input) : method.call(to, input, next);
+    },
+  ]);
+  return Object.fromEntries(methods) as I;
+}
+
 /** Picked up by the bundler from `TRACING_WORKFLOW_INTERCEPTOR_MODULES`; one set per workflow execution. */
 export const interceptors: WorkflowInterceptorsFactory = () => {
   let traced = false;
   let tracing: WorkflowInterceptors | undefined;
   // Temporal's interceptors are built on first use only: building them sets up a tracer in the sandbox.
   const otel = (): WorkflowInterceptors => (tracing ??= openTelemetryInterceptors());
-  const inbound = (): WorkflowInboundCallsInterceptor => otel().inbound?.[0] ?? {};
-  const outbound = (): WorkflowOutboundCallsInterceptor => otel().outbound?.[0] ?? {};
-  const internals = (): WorkflowInternalsInterceptor => otel().internals?.[0] ?? {};
-
-  const inboundInterceptor: WorkflowInboundCallsInterceptor = {
-    execute(input, next) {
-      traced = carriesTrace(input.headers);
-      const target = traced ? inbound() : undefined;
-      return target?.execute ? target.execute(input, next) : next(input);
-    },
-    handleSignal(input, next) {
-      const target = traced || carriesTrace(input.headers) ? inbound() : undefined;
-      return target?.handleSignal ? target.handleSignal(input, next) : next(input);
-    },
-    handleUpdate(input, next) {
-      const target = traced || carriesTrace(input.headers) ? inbound() : undefined;
-      return target?.handleUpdate ? target.handleUpdate(input, next) : next(input);
-    },
-    validateUpdate(input, next) {
-      const target = traced || carriesTrace(input.headers) ? inbound() : undefined;
-      return target?.validateUpdate ? target.validateUpdate(input, next) : next(input);
-    },
-    // Queries are not traced: they change nothing, and status polling would bury an order's trace in them.
-  };
-
-  const outboundInterceptor: WorkflowOutboundCallsInterceptor = {
-    scheduleActivity(input, next) {
-      const target = traced ? outbound() : undefined;
-      return target?.scheduleActivity ? target.scheduleActivity(input, next) : next(input);
-    },
-    scheduleLocalActivity(input, next) {
-      const target = traced ? outbound() : undefined;
-      return target?.scheduleLocalActivity ? target.scheduleLocalActivity(input, next) : next(input);
-    },
-    startChildWorkflowExecution(input, next) {
-      const target = traced ? outbound() : undefined;
-      return target?.startChildWorkflowExecution
-        ? target.startChildWorkflowExecution(input, next)
-        : next(input);
-    },
-    continueAsNew(input, next) {
-      // Carries the trace into the next run's headers, so a long repair stays one trace.
-      const target = traced ? outbound() : undefined;
-      return target?.continueAsNew ? target.continueAsNew(input, next) : next(input);
-    },
-    signalWorkflow(input, next) {
-      const target = traced ? outbound() : undefined;
-      return target?.signalWorkflow ? target.signalWorkflow(input, next) : next(input);
-    },
-    getLogAttributes(input, next) {
-      const target = traced ? outbound() : undefined;
-      return target?.getLogAttributes ? target.getLogAttributes(input, next) : next(input);
-    },
-  };
-
-  const internalsInterceptor: WorkflowInternalsInterceptor = {
-    dispose(input, next) {
-      const target = tracing === undefined ? undefined : internals();
-      return target?.dispose ? target.dispose(input, next) : next(input);
-    },
-  };
 
   return {
-    inbound: [inboundInterceptor],
-    outbound: [outboundInterceptor],
-    internals: [internalsInterceptor],
+    // Queries are not traced: they change nothing, and status polling would bury an order's trace in them.
+    inbound: [
+      forwarding<WorkflowInboundCallsInterceptor>(
+        ['execute', 'handleSignal', 'handleUpdate', 'validateUpdate'],
+        (name, input) => {
+          if (name === 'execute') traced = carriesTrace(input.headers);
+          return traced || carriesTrace(input.headers) ? otel().inbound?.[0] : undefined;
+        },
+      ),
+    ],
+    // continueAsNew carries the trace into the next run's headers, so a long repair stays one trace.
+    outbound: [
+      forwarding<WorkflowOutboundCallsInterceptor>(
+        [
+          'scheduleActivity',
+          'scheduleLocalActivity',
+          'startChildWorkflowExecution',
+          'continueAsNew',
+          'signalWorkflow',
+          'getLogAttributes',
+        ],
+        () => (traced ? otel().outbound?.[0] : undefined),
+      ),
+    ],
+    internals: [
+      forwarding<WorkflowInternalsInterceptor>(['dispose'], () =>
+        tracing === undefined ? undefined : otel().internals?.[0],
+      ),
+    ],
   };
 };

@@ -19,7 +19,6 @@ import { startCodecServer, type RunningCodecServer } from '../../src/codec/codec
 import { generatePayloadKeyEntry, parsePayloadKeys } from '../../src/codec/key-ring';
 import {
   jwtAccessTokenVerifier,
-  remoteJwksAccessTokenVerifier,
   UiAccessTokenConfigError,
   uiAccessTokenVerifierFromSettings,
   type UiAccessTokenOptions,
@@ -134,7 +133,11 @@ describe('the Web UI’s access token', () => {
     expect(without({})).toThrow(/need an issuer and an audience/);
     expect(without({ issuer: ' ', audience: [] })).toThrow(/need an issuer and an audience/);
     expect(() =>
-      remoteJwksAccessTokenVerifier('https://idp.example/jwks', { issuer: ISSUER } as UiAccessTokenOptions),
+      uiAccessTokenVerifierFromSettings({
+        allowUiAccessToken: true,
+        uiJwksUrl: 'https://idp.example/jwks',
+        uiTokenIssuer: ISSUER,
+      }),
     ).toThrow(UiAccessTokenConfigError);
   });
 

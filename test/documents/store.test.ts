@@ -17,7 +17,9 @@ import {
   InvalidDocumentError,
   type DocumentStore,
   type OpenedStoredDocument,
+  type PutDocumentInput,
 } from '../../src/documents';
+import type { DocumentReference } from '../../src/documents/store';
 import { CleanupList } from '../../tools/stack';
 import { startLocalS3, type LocalS3 } from '../../tools/stack/s3';
 
@@ -109,6 +111,14 @@ function s3Store(): StoreUnderTest {
   };
 }
 
+/** Stores `bytes` for OWNER, as `a/b`, with a limit of 1 MiB, unless `input` says otherwise. */
+const putBytes = (
+  store: DocumentStore,
+  bytes: Buffer,
+  input: Partial<Pick<PutDocumentInput, 'owner' | 'contentType' | 'maxBytes'>> = {},
+): Promise<DocumentReference> =>
+  store.put({ owner: OWNER, body: Readable.from([bytes]), contentType: 'a/b', maxBytes: MIB, ...input });
+
 const sha256 = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
 /** Reads a stream to the end; resolves with the bytes, or rejects with its error and what arrived before. */
@@ -185,30 +195,15 @@ describe.each([
   it('is idempotent by content: the same bytes twice give the same reference and one object', async () => {
     const { store, keys } = create();
     const bytes = randomBytes(100_000);
-    const first = await store.put({
-      owner: OWNER,
-      body: Readable.from([bytes]),
-      contentType: 'image/png',
-      maxBytes: MIB,
-    });
-    const second = await store.put({
-      owner: OWNER,
-      body: Readable.from([bytes]),
-      contentType: 'image/jpeg',
-      maxBytes: MIB,
-    });
+    const first = await putBytes(store, bytes, { contentType: 'image/png' });
+    const second = await putBytes(store, bytes, { contentType: 'image/jpeg' });
     expect(second).toEqual(first);
     expect(await keys()).toEqual([`sha256/${first.ref.slice(7)}`]);
   });
 
   it('refuses a body over the limit and keeps nothing (also after parts were uploaded)', async () => {
     const { store, keys } = create();
-    const small = store.put({
-      owner: OWNER,
-      body: Readable.from([randomBytes(1001)]),
-      contentType: 'image/png',
-      maxBytes: 1000,
-    });
+    const small = putBytes(store, randomBytes(1001), { contentType: 'image/png', maxBytes: 1000 });
     await expect(small).rejects.toMatchObject({ reason: 'too-large', maxBytes: 1000 });
     await expect(small).rejects.toBeInstanceOf(DocumentRefusedError);
     // 12 MiB in 1 MiB chunks against a limit of 11 MiB: two 5 MiB parts are stored before the limit is hit.
@@ -224,17 +219,12 @@ describe.each([
   it('belongs to the clients that stored it: a claim by another, or of an unknown reference, is false', async () => {
     const { store } = create();
     const bytes = randomBytes(2_000);
-    const stored = await store.put({
-      owner: 'client-a',
-      body: Readable.from([bytes]),
-      contentType: 'a/b',
-      maxBytes: MIB,
-    });
+    const stored = await putBytes(store, bytes, { owner: 'client-a' });
     expect(await store.claim(stored.ref, 'client-a')).toBe(true);
     expect(await store.claim(stored.ref, 'client-b')).toBe(false);
     expect(await store.claim(`sha256:${'0'.repeat(64)}`, 'client-a')).toBe(false);
     // The same bytes from client-b: one object, owned by both.
-    await store.put({ owner: 'client-b', body: Readable.from([bytes]), contentType: 'a/b', maxBytes: MIB });
+    await putBytes(store, bytes, { owner: 'client-b' });
     expect(await store.claim(stored.ref, 'client-b')).toBe(true);
     expect(await store.claim(stored.ref, 'client-a')).toBe(true);
     await expect(store.claim(stored.ref, '../client-a')).rejects.toThrow('is not a client id');
@@ -243,12 +233,7 @@ describe.each([
   it('lists what it holds, and removes a document with its owners only when unused since the given time', async () => {
     const { store, allKeys } = create();
     const before = new Date(Date.now() - 60_000);
-    const stored = await store.put({
-      owner: 'client-a',
-      body: Readable.from([randomBytes(3_000)]),
-      contentType: 'a/b',
-      maxBytes: MIB,
-    });
+    const stored = await putBytes(store, randomBytes(3_000), { owner: 'client-a' });
     const listed = await store.listStored();
     expect(listed.map(({ ref }) => ref)).toEqual([stored.ref]);
     expect(listed[0]?.lastUsedAt.getTime()).toBeGreaterThan(before.getTime());
@@ -284,12 +269,7 @@ describe.each([
 
   it('a size other than the reference says is refused at open', async () => {
     const { store } = create();
-    const stored = await store.put({
-      owner: OWNER,
-      body: Readable.from([randomBytes(500)]),
-      contentType: 'a/b',
-      maxBytes: MIB,
-    });
+    const stored = await putBytes(store, randomBytes(500));
     await expect(store.open({ ref: stored.ref, sizeBytes: 501 })).rejects.toMatchObject({
       code: 'INVALID_DOCUMENT',
     });
@@ -298,12 +278,7 @@ describe.each([
   it('an object changed after put (same size) fails the stream finally, and its last chunk is never delivered', async () => {
     const { store, overwrite } = create();
     const bytes = randomBytes(2 * MIB);
-    const stored = await store.put({
-      owner: OWNER,
-      body: Readable.from([bytes]),
-      contentType: 'a/b',
-      maxBytes: 4 * MIB,
-    });
+    const stored = await putBytes(store, bytes, { maxBytes: 4 * MIB });
     const changed = Buffer.from(bytes);
     changed[changed.length - 1] = (changed[changed.length - 1] ?? 0) ^ 0xff;
     await overwrite(stored.ref, changed);
@@ -321,12 +296,7 @@ describe.each([
   it('an object changed to another size is refused, final', async () => {
     const { store, overwrite } = create();
     const bytes = randomBytes(10_000);
-    const stored = await store.put({
-      owner: OWNER,
-      body: Readable.from([bytes]),
-      contentType: 'a/b',
-      maxBytes: MIB,
-    });
+    const stored = await putBytes(store, bytes);
     await withOpened(store, stored.ref, async (document) => {
       // Changed between open and read: the stream fails before the end.
       await overwrite(stored.ref, Buffer.concat([bytes, Buffer.from('x')]));
@@ -348,14 +318,9 @@ describe.each([
   it('a put of the right bytes heals a damaged copy', async () => {
     const { store, overwrite } = create();
     const bytes = randomBytes(4_000);
-    const stored = await store.put({
-      owner: OWNER,
-      body: Readable.from([bytes]),
-      contentType: 'a/b',
-      maxBytes: MIB,
-    });
+    const stored = await putBytes(store, bytes);
     await overwrite(stored.ref, randomBytes(4_000));
-    await store.put({ owner: OWNER, body: Readable.from([bytes]), contentType: 'a/b', maxBytes: MIB });
+    await putBytes(store, bytes);
     await withOpened(store, stored.ref, async (document) => {
       expect((await drain(document.openStream())).equals(bytes)).toBe(true);
     });
@@ -376,9 +341,9 @@ describe('S3 document store: unavailable storage', () => {
     });
     await expect(store.check()).rejects.toBeInstanceOf(DocumentUnavailableError);
     await expect(store.check()).rejects.toThrow('no-such-bucket');
-    await expect(
-      store.put({ owner: OWNER, body: Readable.from([Buffer.from('x')]), contentType: 'a/b', maxBytes: 10 }),
-    ).rejects.toBeInstanceOf(DocumentUnavailableError);
+    await expect(putBytes(store, Buffer.from('x'), { maxBytes: 10 })).rejects.toBeInstanceOf(
+      DocumentUnavailableError,
+    );
   });
 
   it('wrong credentials are retryable, and no message holds the secret', async () => {
