@@ -3,7 +3,7 @@
  * says `unlisted` only after a complete list, and answers `unknown` (never throws) on errors, odd shapes and
  * paging it cannot finish.
  */
-import { MAX_STOCK_PAGES } from '../../src/platform';
+import { MAX_STOCK_PAGES } from '../../src/platform/stocks';
 import type { FakeReply, RecordedRequest } from './fake-http';
 import { BASE_URL, harness } from './fake-http';
 

@@ -3,8 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { createPlatformClient, PlatformError, resolveContentType } from '../../src/platform';
-import type { PlatformLogger } from '../../src/platform';
+import { createPlatformClient } from '../../src/platform';
+import { PlatformError } from '../../src/platform/errors';
+import { resolveContentType } from '../../src/platform/documents';
+import type { PlatformLogger } from '../../src/platform/types';
 import type { RecordedRequest } from './fake-http';
 import { harness, rejectionOf } from './fake-http';
 

@@ -1,6 +1,9 @@
 import { inspect } from 'node:util';
 import { FAILURE_TABLE } from '../../src/failure-types';
-import { createPlatformClient, parseRetryAfter, PlatformError, TokenCache } from '../../src/platform';
+import { createPlatformClient } from '../../src/platform';
+import { parseRetryAfter } from '../../src/platform/http';
+import { PlatformError } from '../../src/platform/errors';
+import { TokenCache } from '../../src/platform/token-cache';
 import type { PlatformClient } from '../../src/platform';
 import { isPlatformError } from '../../src/platform/errors';
 import type { FakeReply, Harness, RecordedRequest } from './fake-http';

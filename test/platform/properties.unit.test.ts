@@ -5,8 +5,9 @@
  */
 import fc from 'fast-check';
 import { Readable } from 'node:stream';
-import { extractDocument, extractOrderId, extractToken, parseDocumentResponse } from '../../src/platform';
-import type { LinkRole } from '../../src/platform';
+import { extractDocument, extractOrderId, extractToken } from '../../src/platform/extract';
+import { parseDocumentResponse } from '../../src/platform/schemas';
+import type { LinkRole } from '../../src/platform/extract';
 import { harness } from './fake-http';
 
 type Json = Record<string, unknown>;

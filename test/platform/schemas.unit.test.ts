@@ -6,8 +6,8 @@ import {
   parseStocksResponse,
   parseTokenResponse,
   ResponseShapeError,
-  PlatformError,
-} from '../../src/platform';
+} from '../../src/platform/schemas';
+import { PlatformError } from '../../src/platform/errors';
 import { harness, rejectionOf } from './fake-http';
 
 function shapeProblem(fn: () => unknown): string {

@@ -1,4 +1,6 @@
-import { AccessToken, createPlatformClient, TokenCache, PlatformError } from '../../src/platform';
+import { AccessToken, TokenCache } from '../../src/platform/token-cache';
+import { createPlatformClient } from '../../src/platform';
+import { PlatformError } from '../../src/platform/errors';
 import type { FakeReply } from './fake-http';
 import {
   BASE_URL,
