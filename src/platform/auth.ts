@@ -18,8 +18,6 @@ interface AuthSettings {
   readonly http: PlatformHttp;
   /** Where tokens are cached. */
   readonly cache: TokenCache;
-  /** Base URL of the platform (part of the cache key). */
-  readonly baseUrl: string;
   /** The user's credentials. */
   readonly credentials: { readonly username: string; readonly password: string };
   /** How long before expiry a token stops being reused. */
@@ -79,7 +77,7 @@ export class PlatformAuth {
   /** @param settings the client's HTTP layer, cache and credentials */
   constructor(settings: AuthSettings) {
     this.#settings = settings;
-    this.#key = TokenCache.key(settings.baseUrl, settings.credentials.username);
+    this.#key = TokenCache.key(settings.http.settings.baseUrl, settings.credentials.username);
   }
 
   /**
@@ -122,7 +120,7 @@ export class PlatformAuth {
     const answered = await attempt(first.token.reveal());
     if (answered.response.status !== 401) return answered;
     const { route, method, path } = answered.request;
-    this.#settings.http.logger.warn(
+    this.#settings.http.settings.logger.warn(
       { route, method, path, userId: first.token.userId },
       'platform rejected the token (401); authenticating again',
     );
@@ -152,7 +150,7 @@ export class PlatformAuth {
       throw error;
     }
     const claims = decodeTokenClaims(issued.accessToken);
-    http.logger.info(
+    http.settings.logger.info(
       {
         route: 'auth',
         userId: claims?.userId ?? null,

@@ -18,11 +18,10 @@ import type { PlatformClient, PlatformClientOptions } from './types';
 /** Default of {@link PlatformClientOptions.tokenRefreshMarginMs}: stop reusing a token a minute before expiry. */
 const DEFAULT_TOKEN_REFRESH_MARGIN_MS = 60_000;
 
-function positive(value: number | undefined, name: string, fallback: number): number;
-function positive(value: number | undefined, name: string, fallback?: number): number | undefined;
-function positive(value: number | undefined, name: string, fallback?: number): number | undefined {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`PlatformClientOptions.${name} must be > 0`);
+function positive(value: number | undefined, name: string): number | undefined {
+  if (value !== undefined && (!Number.isFinite(value) || value <= 0)) {
+    throw new TypeError(`PlatformClientOptions.${name} must be > 0`);
+  }
   return value;
 }
 
@@ -80,26 +79,14 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     responseMap = parsed.data;
   }
 
+  const timeouts: Record<keyof typeof DEFAULT_TIMEOUTS, number> = { ...DEFAULT_TIMEOUTS };
+  for (const name of Object.keys(timeouts) as (keyof typeof DEFAULT_TIMEOUTS)[]) {
+    timeouts[name] = positive(options.timeouts?.[name], `timeouts.${name}`) ?? timeouts[name];
+  }
   const http = new PlatformHttp({
     http: options.http ?? axios.create(),
     baseUrl,
-    requestMs: positive(options.timeouts?.requestMs, 'timeouts.requestMs', DEFAULT_TIMEOUTS.requestMs),
-    uploadMs: positive(options.timeouts?.uploadMs, 'timeouts.uploadMs', DEFAULT_TIMEOUTS.uploadMs),
-    uploadMinMs: positive(
-      options.timeouts?.uploadMinMs,
-      'timeouts.uploadMinMs',
-      DEFAULT_TIMEOUTS.uploadMinMs,
-    ),
-    minUploadBytesPerSecond: positive(
-      options.timeouts?.minUploadBytesPerSecond,
-      'timeouts.minUploadBytesPerSecond',
-      DEFAULT_TIMEOUTS.minUploadBytesPerSecond,
-    ),
-    uploadStallMs: positive(
-      options.timeouts?.uploadStallMs,
-      'timeouts.uploadStallMs',
-      DEFAULT_TIMEOUTS.uploadStallMs,
-    ),
+    ...timeouts,
     ...(connectMs !== undefined && { connectMs }),
     logger: options.logger ?? silentLogger,
     ...(options.onRequest && { onRequest: options.onRequest }),
@@ -109,7 +96,6 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const auth = new PlatformAuth({
     http,
     cache: options.tokenCache ?? defaultTokenCache,
-    baseUrl,
     credentials: { username, password },
     refreshMarginMs,
     ...(options.documentOwner !== undefined && { documentOwner: options.documentOwner }),

@@ -12,10 +12,10 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ApiContext, Answered } from './auth';
 import { PlatformError } from './errors';
+import { extractDocument } from './extract';
 import { IDEMPOTENCY_KEY_HEADER, PLATFORM_PATHS, sanitizeCause } from './http';
 import type { BodyActivity, PlatformRequest } from './http';
 import { requireIdempotencyKey } from './orders';
-import { parseDocumentResponse } from './schemas';
 import type { UploadDocumentInput, UploadedDocument } from './types';
 
 /** The `document_type` that links a document to a badge order (from the specification). */
@@ -24,18 +24,10 @@ export const DOCUMENT_TYPE_BADGE = 'badge';
 /** Name of the multipart part carrying the file (the specification does not name it; `file` is common). */
 export const DOCUMENT_FILE_PART = 'file';
 
-/** Content type sent when neither the caller nor the file name gives one. */
-export const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
-
-/**
- * The content type of the file part: the caller's, else derived from the file name, else
- * {@link FALLBACK_CONTENT_TYPE}.
- * @param filename the file name sent in the part
- * @param contentType the caller's content type, if any
- */
-export function resolveContentType(filename: string, contentType?: string): string {
+/** The content type of the file part: the caller's, else derived from the file name. */
+function resolveContentType(filename: string, contentType?: string): string {
   if (contentType !== undefined && contentType.trim() !== '') return contentType;
-  return lookupMimeType(filename) || FALLBACK_CONTENT_TYPE;
+  return lookupMimeType(filename) || 'application/octet-stream';
 }
 
 const where = { method: 'POST', path: PLATFORM_PATHS.documents } as const;
@@ -215,7 +207,7 @@ export async function uploadDocument(
         try {
           onProgress(bytesSent);
         } catch (error) {
-          context.http.logger.warn(
+          context.http.settings.logger.warn(
             { route: 'documents', err: sanitizeCause(error, where, []) },
             'upload onProgress callback threw',
           );
@@ -223,7 +215,7 @@ export async function uploadDocument(
       });
     }
     const stall: BodyActivity = {
-      stallMs: context.http.uploadStallMs,
+      stallMs: context.http.settings.uploadStallMs,
       subscribe: (onBytes, onEnd) => {
         source.on('data', onBytes);
         form.once('end', onEnd);
@@ -264,7 +256,7 @@ export async function uploadDocument(
         const timer = setTimeout(() => {
           form.destroy();
           body.close();
-        }, context.http.requestMs);
+        }, context.http.settings.requestMs);
         timer.unref();
         source.once('close', () => clearTimeout(timer));
       }
@@ -274,7 +266,7 @@ export async function uploadDocument(
   const { request, response } = await context.auth.withToken(attempt, input.signal);
   if (response.status < 200 || response.status >= 300) throw context.http.errorFor(request, response);
   // A 2xx means stored: whatever the body names, this never fails.
-  const parsed = parseDocumentResponse(response.body, context.http.responseMap);
+  const parsed = extractDocument(response.body, context.http.settings.responseMap);
   const missing = [
     ...(parsed.documentId === null ? ['documentId'] : []),
     ...Object.entries(parsed.links)

@@ -15,7 +15,7 @@ import { ORDER_ID_PATTERN } from '../contract';
 // Response map
 
 /** An RFC 6901 JSON pointer: empty (the whole body) or `/`-separated tokens with `~0` and `~1` escapes. */
-export const jsonPointerSchema = z
+const jsonPointerSchema = z
   .string()
   .regex(
     /^(\/([^~/]|~[01])*)*$/,
@@ -130,7 +130,7 @@ function best<T>(candidates: readonly { rank: number; depth: number; value: T }[
 // Document links and id
 
 /** The three links of an uploaded document. */
-export type LinkRole = 'original' | 'thumbnail' | 'download';
+type LinkRole = 'original' | 'thumbnail' | 'download';
 
 /** Keys that say "a link" without saying which. */
 const GENERIC_LINK_KEYS = new Set(['url', 'uri', 'href', 'link', 'links', 'urls', 'location', 'value', '[]']);
@@ -215,7 +215,7 @@ function idText(value: unknown): string | undefined {
 }
 
 /** What {@link extractDocument} found; `null` where nothing usable was found. */
-export interface ExtractedDocument {
+interface ExtractedDocument {
   /** The platform's document id as a string. */
   readonly documentId: string | null;
   /** Links to the original, a thumbnail and a signed download. */

@@ -60,26 +60,13 @@ export const silentLogger: PlatformLogger = Object.freeze({
 });
 
 /** Settings of the HTTP layer, resolved from the client options. */
-interface HttpSettings {
-  /** The axios instance to send with. */
+interface HttpSettings extends Readonly<Record<keyof typeof DEFAULT_TIMEOUTS, number>> {
   readonly http: AxiosInstance;
   /** Base URL without trailing slash. */
   readonly baseUrl: string;
-  /** Deadline of a non-upload call, ms. */
-  readonly requestMs: number;
-  /** Upper bound of an upload's total deadline, ms. */
-  readonly uploadMs: number;
-  /** Least total deadline of an upload, ms. */
-  readonly uploadMinMs: number;
-  /** Slowest upload rate the deadline allows for, bytes per second. */
-  readonly minUploadBytesPerSecond: number;
-  /** Longest time without a body byte moving while an upload's body is sent, ms. */
-  readonly uploadStallMs: number;
-  /** Deadline for establishing the TCP connection, ms (only with the client's own agents). */
+  /** Only with the client's own agents. */
   readonly connectMs?: number;
-  /** Where to log. */
   readonly logger: PlatformLogger;
-  /** Metrics hook. */
   readonly onRequest?: (event: PlatformRequestEvent) => void;
   /** Strings that must never appear in an error or a log line (the password; tokens are added per call). */
   readonly secrets: readonly string[];
@@ -177,7 +164,7 @@ export function redactValue(value: unknown, secrets: readonly string[], depth = 
  * Parse a `Retry-After` header (delay in seconds, or an HTTP date) into milliseconds from `nowMs`.
  * @returns the delay, never negative, or `undefined` when absent or unreadable
  */
-export function parseRetryAfter(value: string | undefined, nowMs: number = Date.now()): number | undefined {
+function parseRetryAfter(value: string | undefined, nowMs: number = Date.now()): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
   if (text === '') return undefined;
@@ -279,29 +266,15 @@ export function sanitizeCause(
  * The HTTP layer shared by the API modules: one instance per client.
  */
 export class PlatformHttp {
-  readonly #settings: HttpSettings;
+  /** The resolved client settings. */
+  readonly settings: HttpSettings;
   readonly #warnedShapes = new Set<PlatformRoute>();
   readonly #agents: { httpAgent: http.Agent; httpsAgent: https.Agent } | undefined;
 
   /** @param settings resolved client settings */
   constructor(settings: HttpSettings) {
-    this.#settings = settings;
+    this.settings = settings;
     this.#agents = settings.connectMs === undefined ? undefined : connectTimeoutAgents(settings.connectMs);
-  }
-
-  /** Deadline of a non-upload call, ms. */
-  get requestMs(): number {
-    return this.#settings.requestMs;
-  }
-
-  /** Base URL of the platform, without trailing slash. */
-  get baseUrl(): string {
-    return this.#settings.baseUrl;
-  }
-
-  /** The operator's response map, if any. */
-  get responseMap(): ResponseMap | undefined {
-    return this.#settings.responseMap;
   }
 
   /**
@@ -315,15 +288,10 @@ export class PlatformHttp {
   warnUnreadable(route: PlatformRoute, status: number, body: unknown, missing: readonly string[]): void {
     if (this.#warnedShapes.has(route)) return;
     this.#warnedShapes.add(route);
-    this.logger.warn(
+    this.settings.logger.warn(
       { route, status, missing, shape: describeShape(body) },
       'platform answer not fully understood; pin its shape with the response map (logged once per route)',
     );
-  }
-
-  /** The logger of the client. */
-  get logger(): PlatformLogger {
-    return this.#settings.logger;
   }
 
   /**
@@ -335,7 +303,7 @@ export class PlatformHttp {
     const { method, path, route } = request;
     const callerSignal = request.signal;
     callerSignal?.throwIfAborted();
-    const deadlineMs = request.deadlineMs ?? this.#settings.requestMs;
+    const deadlineMs = request.deadlineMs ?? this.settings.requestMs;
     // axios' own `timeout` is an idle timeout that restarts with every byte; this controller enforces the
     // total deadline and the stall timeout, and carries the caller's abort.
     const controller = new AbortController();
@@ -368,7 +336,7 @@ export class PlatformHttp {
     // A redirect may only stay on the platform's origin: the bearer token (or a query) must never be carried
     // to another host, scheme or port. follow-redirects drops Authorization for other hosts but keeps it for
     // a subdomain; refusing the redirect is simpler to trust than a filter.
-    const baseOrigin = new URL(this.#settings.baseUrl).origin;
+    const baseOrigin = new URL(this.settings.baseUrl).origin;
     let refusedRedirect: string | undefined;
     const beforeRedirect = (options: Record<string, unknown>): void => {
       let origin = '(unreadable location)';
@@ -383,7 +351,7 @@ export class PlatformHttp {
     };
 
     const config: AxiosRequestConfig = {
-      url: `${this.#settings.baseUrl}${path}`,
+      url: `${this.settings.baseUrl}${path}`,
       method,
       headers: { Accept: 'application/json', ...request.headers },
       ...(request.query !== undefined && { params: request.query }),
@@ -406,9 +374,9 @@ export class PlatformHttp {
     const report = (status: PlatformRequestEvent['status']): number => {
       const durationMs = Math.round(performance.now() - started);
       try {
-        this.#settings.onRequest?.({ route, method, path, status, durationMs });
+        this.settings.onRequest?.({ route, method, path, status, durationMs });
       } catch (hookError) {
-        this.logger.warn(
+        this.settings.logger.warn(
           { route, err: sanitizeCause(hookError, request, this.#secrets(request)) },
           'platform onRequest hook threw',
         );
@@ -418,7 +386,7 @@ export class PlatformHttp {
 
     let raw;
     try {
-      raw = await this.#settings.http.request<unknown>(config);
+      raw = await this.settings.http.request<unknown>(config);
     } catch (error) {
       if (callerSignal?.aborted) {
         // The caller gave up (e.g. the activity was cancelled): surface its reason, not a platform error.
@@ -450,7 +418,7 @@ export class PlatformHttp {
                 },
               });
       const durationMs = report(mapped.code === 'TIMEOUT' ? 'timeout' : 'network-error');
-      this.logger.debug(
+      this.settings.logger.debug(
         { route, method, path, error: mapped.code, cause: mapped.cause?.code, durationMs },
         'platform request failed',
       );
@@ -459,7 +427,7 @@ export class PlatformHttp {
       cleanUp();
     }
     const durationMs = report(raw.status);
-    this.logger.debug({ route, method, path, status: raw.status, durationMs }, 'platform request');
+    this.settings.logger.debug({ route, method, path, status: raw.status, durationMs }, 'platform request');
     return { status: raw.status, headers: lowerCaseHeaders(raw.headers), body: decodeBody(raw.data) };
   }
 
@@ -469,20 +437,15 @@ export class PlatformHttp {
    * @param sizeBytes the size of the file sent
    */
   uploadDeadlineMs(sizeBytes: number): number {
-    const { uploadMinMs, minUploadBytesPerSecond, uploadMs } = this.#settings;
+    const { uploadMinMs, minUploadBytesPerSecond, uploadMs } = this.settings;
     const bySize = Math.ceil((Math.max(0, sizeBytes) / minUploadBytesPerSecond) * 1000);
     return Math.min(uploadMs, Math.max(uploadMinMs, bySize));
   }
 
-  /** Stall timeout of an upload's body, ms. */
-  get uploadStallMs(): number {
-    return this.#settings.uploadStallMs;
-  }
-
   #secrets(request: PlatformRequest): string[] {
     return request.bearer === undefined
-      ? [...this.#settings.secrets]
-      : [...this.#settings.secrets, request.bearer];
+      ? [...this.settings.secrets]
+      : [...this.settings.secrets, request.bearer];
   }
 
   #transportError(request: PlatformRequest, error: unknown, timeoutMs: number): PlatformError {
@@ -503,13 +466,13 @@ export class PlatformHttp {
     }
     const code = codeForTransport(cause.code);
     if (code === 'TIMEOUT') {
-      const connect = cause.code === CONNECT_TIMEOUT_CODE && this.#settings.connectMs !== undefined;
+      const connect = cause.code === CONNECT_TIMEOUT_CODE && this.settings.connectMs !== undefined;
       return new PlatformError({
         code,
         method,
         path,
         cause,
-        timeoutMs: connect ? this.#settings.connectMs : timeoutMs,
+        timeoutMs: connect ? this.settings.connectMs : timeoutMs,
         ...(connect && { detail: 'could not connect' }),
       });
     }

@@ -63,7 +63,7 @@ export async function createOrder(context: ApiContext, input: CreateOrderInput):
     const stockId = stock_id === undefined ? undefined : normaliseStockId(stock_id);
     throw context.http.errorFor(request, response, stockId === undefined ? {} : { stockId });
   }
-  const map = context.http.responseMap;
+  const map = context.http.settings.responseMap;
   let parsed;
   try {
     parsed = context.http.parse(request, response, (body) => parseOrderResponse(body, map));

@@ -43,7 +43,7 @@ export async function listStocks(context: ApiContext, signal?: AbortSignal): Pro
 }
 
 /** Most pages {@link checkStock} reads before giving up with `unknown`. */
-export const MAX_STOCK_PAGES = 5;
+const MAX_STOCK_PAGES = 5;
 
 const UNKNOWN: StockAdvice = Object.freeze({ verdict: 'unknown', stockCount: null });
 
@@ -203,24 +203,17 @@ export async function checkStock(
         return { request, response: await context.http.send(request) };
       }, signal);
       if (response.status < 200 || response.status >= 300) return UNKNOWN;
-      let stocks: readonly { stockId: string }[];
-      let complete = true;
-      try {
-        stocks = parseStocksResponse(response.body);
-      } catch {
-        const tolerant = readStockIds(response.body);
-        if (tolerant === undefined) {
-          context.http.warnUnreadable('stocks', response.status, response.body, ['stock list']);
-          return UNKNOWN;
-        }
-        // Some records had no readable id: the stock may be among them.
-        stocks = tolerant.ids.map((id) => ({ stockId: id }));
-        complete = !tolerant.partial;
+      const list = readStockIds(response.body);
+      if (list === undefined) {
+        context.http.warnUnreadable('stocks', response.status, response.body, ['stock list']);
+        return UNKNOWN;
       }
-      read += stocks.length;
+      // Some records had no readable id: the stock may be among them.
+      const complete = !list.partial;
+      read += list.ids.length;
       total ??= count(fact(response, 'total'));
-      const next = nextPage(response, context.http.baseUrl, read, { ...pageQuery });
-      if (stocks.some((stock) => stock.stockId === wanted)) {
+      const next = nextPage(response, context.http.settings.baseUrl, read, { ...pageQuery });
+      if (list.ids.includes(wanted)) {
         return {
           verdict: 'listed',
           stockCount: next === 'done' && complete ? (total ?? read) : (total ?? null),

@@ -52,7 +52,7 @@ export function decodeTokenClaims(token: string): TokenClaims | null {
  * A cached access token. The token string is only available through {@link AccessToken.reveal}; everything
  * else on it is safe to log.
  */
-export class AccessToken {
+class AccessToken {
   readonly #value: string;
   /** The user id (`sub`), or `null`. */
   readonly userId: string | null;
@@ -227,11 +227,6 @@ export class TokenCache {
     const cached = this.#tokens.get(key);
     if (!cached || (token !== undefined && cached !== token)) return false;
     return this.#tokens.delete(key);
-  }
-
-  /** Drop every cached token (in-flight authentications still complete and are cached). */
-  clear(): void {
-    this.#tokens.clear();
   }
 
   /** Number of cached tokens. */
