@@ -175,9 +175,19 @@ async function observe<R extends { readonly status: number; readonly raw: unknow
   }
 }
 
-/** Whether both answers named the same id: `null` when one named none. */
-function sameIds(a: string | null, b: string | null): boolean | null {
-  return a === null || b === null ? null : a === b;
+/** Make one call twice with one key (see {@link Twice}); `result` is the first answer, when there was one. */
+async function observeTwice<R extends { readonly status: number; readonly raw: unknown }, Facts>(
+  call: () => Promise<R>,
+  facts: (result: R) => Facts,
+  none: Facts,
+  idOf: (facts: Facts) => string | null,
+  signal: AbortSignal | undefined,
+): Promise<{ readonly twice: Twice<Facts>; readonly result?: R }> {
+  const { report: first, result } = await observe(call, facts, none, signal);
+  const { report: second } = await observe(call, facts, none, signal);
+  const [a, b] = [idOf(first), idOf(second)];
+  const keyHonoured = a === null || b === null ? null : a === b;
+  return { twice: { first, second, keyHonoured }, ...(result !== undefined && { result }) };
 }
 
 /**
@@ -229,28 +239,22 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     );
   } else {
     const key = `probe-${randomUUID()}`;
-    const order = () =>
-      observe(
-        () =>
-          client.createOrder({
-            payload: input.testOrder ?? DEFAULT_TEST_ORDER,
-            idempotencyKey: key,
-            ...options,
-          }),
-        (created): { orderId: string | null } => ({ orderId: created.orderId }),
-        { orderId: null },
-        signal,
-      );
-    const first = await order();
-    const second = await order();
-    orders = {
-      first: first.report,
-      second: second.report,
-      keyHonoured: sameIds(first.report.orderId, second.report.orderId),
-    };
-    const orderId = first.report.orderId;
+    const created = await observeTwice(
+      () =>
+        client.createOrder({
+          payload: input.testOrder ?? DEFAULT_TEST_ORDER,
+          idempotencyKey: key,
+          ...options,
+        }),
+      (order): { orderId: string | null } => ({ orderId: order.orderId }),
+      { orderId: null },
+      (facts) => facts.orderId,
+      signal,
+    );
+    orders = created.twice;
+    const orderId = orders.first.orderId;
     const orderPointer = pointerTo(
-      first.result?.raw,
+      created.result?.raw,
       (value) => orderId !== null && numericId(value) === orderId,
     );
     if (orderPointer !== undefined) map.orderId = orderPointer;
@@ -267,34 +271,28 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
         idempotencyKey: `probe-doc-${randomUUID()}`,
         ...options,
       };
-      const uploadOnce = () =>
-        observe(
-          () => client.uploadDocument(upload),
-          (uploaded): { documentId: string | null; linksFound: readonly string[] } => ({
-            documentId: uploaded.documentId,
-            linksFound: Object.entries(uploaded.links)
-              .filter(([, link]) => link !== null)
-              .map(([name]) => name),
-          }),
-          { documentId: null, linksFound: [] },
-          signal,
-        );
-      const firstDoc = await uploadOnce();
-      const secondDoc = await uploadOnce();
-      documents = {
-        first: firstDoc.report,
-        second: secondDoc.report,
-        keyHonoured: sameIds(firstDoc.report.documentId, secondDoc.report.documentId),
-      };
-      const body = firstDoc.result?.raw;
-      const id = firstDoc.report.documentId;
+      const stored = await observeTwice(
+        () => client.uploadDocument(upload),
+        (uploaded): { documentId: string | null; linksFound: readonly string[] } => ({
+          documentId: uploaded.documentId,
+          linksFound: Object.entries(uploaded.links)
+            .filter(([, link]) => link !== null)
+            .map(([name]) => name),
+        }),
+        { documentId: null, linksFound: [] },
+        (facts) => facts.documentId,
+        signal,
+      );
+      documents = stored.twice;
+      const body = stored.result?.raw;
+      const id = documents.first.documentId;
       const idPointer = pointerTo(
         body,
         (value) => id !== null && (value === id || (typeof value === 'number' && String(value) === id)),
       );
       if (idPointer !== undefined) map.documentId = idPointer;
       const links: Record<string, string> = {};
-      for (const [name, link] of Object.entries(firstDoc.result?.links ?? {})) {
+      for (const [name, link] of Object.entries(stored.result?.links ?? {})) {
         if (link === null) continue;
         const pointer = pointerTo(
           body,
@@ -309,7 +307,7 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
         notes.push('no document id in the upload answers: whether uploads honour the key is unknown');
       if (documents.keyHonoured === false)
         notes.push('the same key stored two documents: the platform ignores Idempotency-Key on uploads');
-      const failure = firstDoc.report.failure;
+      const failure = documents.first.failure;
       if (failure?.status === 422 && /document[_ ]?owner/i.test(failure.message))
         notes.push(
           'the platform refused the document owner: set BADGE_DOCUMENT_OWNER to the platform user id, or BADGE_USER_ID_CLAIM to the claim holding it',
