@@ -133,14 +133,18 @@ export interface Stock {
   readonly raw: unknown;
 }
 
+/** What every successful call's result carries besides what was read from the answer. */
+interface Answer {
+  /** The HTTP status of the answer (200 or 201, …). */
+  readonly status: number;
+  /** The response body as sent (may hold signed links: do not log or keep it). */
+  readonly raw: unknown;
+}
+
 /** One page of the stocks available to the user (`listStocks`); `checkStock` reads every page. */
-export interface StockList {
+export interface StockList extends Answer {
   /** Every stock, in the platform's order. */
   readonly stocks: readonly Stock[];
-  /** The HTTP status of the answer. */
-  readonly status: number;
-  /** The response body as sent. */
-  readonly raw: unknown;
 }
 
 /** Input of {@link PlatformClient.createOrder}. */
@@ -165,13 +169,9 @@ interface CallOptions {
 }
 
 /** The order the platform created. */
-export interface CreatedOrder {
+export interface CreatedOrder extends Answer {
   /** The platform's numeric order id as the digits it sent, the `document_type_id` of its documents. */
   readonly orderId: string;
-  /** The HTTP status of the answer (200 or 201, …). */
-  readonly status: number;
-  /** The response body as sent. */
-  readonly raw: unknown;
 }
 
 /**
@@ -209,7 +209,7 @@ export interface UploadDocumentInput {
 }
 
 /** The document the platform stored. */
-export interface UploadedDocument {
+export interface UploadedDocument extends Answer {
   /**
    * Links to the original and a thumbnail, as the contract keeps them, and the signed download link (a
    * credential: the order never keeps it); `null` where the platform sent none.
@@ -217,10 +217,6 @@ export interface UploadedDocument {
   readonly links: DocumentLinks & { readonly download: string | null };
   /** The platform's document id, when it sent one. */
   readonly documentId: string | null;
-  /** The HTTP status of the answer (200 or 201, …). */
-  readonly status: number;
-  /** The response body as sent (may hold signed links: do not log or keep it). */
-  readonly raw: unknown;
 }
 
 /**
