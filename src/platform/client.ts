@@ -27,13 +27,8 @@ function positive(value: number | undefined, name: string): number | undefined {
 
 /** Validate the base URL without echoing it (it might carry user info) and drop trailing slashes. */
 function normaliseBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new TypeError('PlatformClientOptions.baseUrl must be an absolute http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+  const protocol = URL.canParse(baseUrl) ? new URL(baseUrl).protocol : undefined;
+  if (protocol !== 'http:' && protocol !== 'https:') {
     throw new TypeError('PlatformClientOptions.baseUrl must be an absolute http(s) URL');
   }
   return baseUrl.trim().replace(/\/+$/, '');

@@ -134,20 +134,10 @@ type LinkRole = 'original' | 'thumbnail' | 'download';
 
 /** Keys that say "a link" without saying which. */
 const GENERIC_LINK_KEYS = new Set(['url', 'uri', 'href', 'link', 'links', 'urls', 'location', 'value', '[]']);
+/** Envelopes an answer's object may be wrapped in. */
+const ENVELOPES = ['data', 'attributes', 'result', 'payload', 'item', 'response', 'body'];
 /** Keys under which a bare `url` still means the document itself. */
-const DOCUMENT_ENVELOPES = new Set([
-  'data',
-  'document',
-  'attributes',
-  'result',
-  'payload',
-  'item',
-  'file',
-  'links',
-  'urls',
-  'response',
-  'body',
-]);
+const DOCUMENT_ENVELOPES = new Set([...ENVELOPES, 'document', 'file', 'links', 'urls']);
 
 function roleOf(key: string): LinkRole | undefined {
   const k = norm(key);
@@ -204,7 +194,7 @@ function classifyLink(
 
 /** Document id keys that name the document. */
 const DOCUMENT_ID_KEYS = new Set(['documentid', 'docid']);
-const ID_ENVELOPES = new Set(['data', 'attributes', 'result', 'payload', 'item', 'response', 'body']);
+const ID_ENVELOPES = new Set(ENVELOPES);
 
 function idText(value: unknown): string | undefined {
   // Safe integers only: the lossless parse hands any other number over as the string that was sent.
@@ -291,16 +281,7 @@ export function numericId(value: unknown): string | undefined {
 }
 
 /** Envelopes an order (or its id) may be wrapped in. */
-const ORDER_ENVELOPES = new Set([
-  'data',
-  'order',
-  'result',
-  'attributes',
-  'payload',
-  'item',
-  'response',
-  'body',
-]);
+const ORDER_ENVELOPES = new Set([...ENVELOPES, 'order']);
 
 /**
  * Find the numeric order id in an order-creation answer: `order_id` / `orderId` / `id` at the top or inside
