@@ -232,11 +232,9 @@ export async function uploadDocument(
       headers: {
         ...form.getHeaders(),
         'Content-Length': String(form.getLengthSync()),
-        Authorization: `Bearer ${bearer}`,
         [IDEMPOTENCY_KEY_HEADER]: idempotencyKey,
       },
       data: form,
-      upload: true,
       deadlineMs: context.http.uploadDeadlineMs(size),
       stall,
       ...(input.signal && { signal: input.signal }),

@@ -76,27 +76,22 @@ interface HttpSettings extends Readonly<Record<keyof typeof DEFAULT_TIMEOUTS, nu
 
 /** One HTTP attempt. */
 export interface PlatformRequest {
-  /** Which API, for metrics and logs. */
   readonly route: PlatformRoute;
-  /** HTTP method. */
   readonly method: 'GET' | 'POST';
   /** API path (no host, no query). */
   readonly path: string;
-  /** Request headers (Authorization, Idempotency-Key, Content-Type, …). */
+  /** Idempotency-Key, Content-Type, …; Authorization comes from `bearer`. */
   readonly headers?: RawAxiosRequestHeaders;
   /** Request body: a JSON string or a multipart stream. */
   readonly data?: unknown;
-  /** Whether this is an upload: no redirects (which would buffer the body). */
-  readonly upload?: boolean;
   /** Total deadline of this attempt, ms. @default the client's `requestMs` */
   readonly deadlineMs?: number;
   /** Stall detection while the body is sent (uploads). */
   readonly stall?: BodyActivity;
   /** Query parameters (never part of `path`, so never in errors or logs). */
   readonly query?: Readonly<Record<string, string>>;
-  /** The caller's abort signal. */
   readonly signal?: AbortSignal;
-  /** The bearer token used, to redact it from errors. */
+  /** The bearer token to send (and to redact from errors). */
   readonly bearer?: string;
 }
 
@@ -108,13 +103,11 @@ export interface PlatformRequest {
 export interface BodyActivity {
   /** Abort when no byte moved for this long, ms. */
   readonly stallMs: number;
-  /** Start observing the body. */
   subscribe(onBytes: () => void, onEnd: () => void): () => void;
 }
 
 /** The platform's answer to one attempt, whatever its status. */
 export interface PlatformResponse {
-  /** HTTP status. */
   readonly status: number;
   /** Response headers, lower-case names. */
   readonly headers: Readonly<Record<string, string | undefined>>;
@@ -353,7 +346,11 @@ export class PlatformHttp {
     const config: AxiosRequestConfig = {
       url: `${this.settings.baseUrl}${path}`,
       method,
-      headers: { Accept: 'application/json', ...request.headers },
+      headers: {
+        Accept: 'application/json',
+        ...request.headers,
+        ...(request.bearer !== undefined && { Authorization: `Bearer ${request.bearer}` }),
+      },
       ...(request.query !== undefined && { params: request.query }),
       data: request.data,
       timeout: deadlineMs,
@@ -363,9 +360,9 @@ export class PlatformHttp {
       transformResponse: [(data: unknown) => data],
       maxContentLength: MAX_RESPONSE_BYTES,
       maxBodyLength: Infinity,
-      // Redirect-following buffers the request body for replay: never for uploads, and POSTs are not
-      // redirected by this platform anyway.
-      maxRedirects: method === 'GET' && request.upload !== true ? 5 : 0,
+      // Redirect-following buffers the request body for replay: never for POSTs (uploads), which this
+      // platform does not redirect anyway.
+      maxRedirects: method === 'GET' ? 5 : 0,
       beforeRedirect,
       transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: false },
       ...this.#agents,

@@ -49,7 +49,6 @@ export async function createOrder(context: ApiContext, input: CreateOrderInput):
       method: 'POST',
       path: PLATFORM_PATHS.orders,
       headers: {
-        Authorization: `Bearer ${bearer}`,
         'Content-Type': 'application/json',
         [IDEMPOTENCY_KEY_HEADER]: idempotencyKey,
       },

@@ -20,7 +20,6 @@ function stocksRequest(
     route: 'stocks',
     method: 'GET',
     path: PLATFORM_PATHS.stocks,
-    headers: { Authorization: `Bearer ${bearer}` },
     bearer,
     ...(Object.keys(query).length > 0 && { query }),
     ...(signal && { signal }),
