@@ -39,8 +39,9 @@ const PERMANENT_FILE_CODES = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EISDIR']);
  * The error of a local file that cannot be read: `DOCUMENT_UNAVAILABLE` (retryable) for a file-system error that
  * may pass (`EIO`, `EMFILE`, `EACCES`, …), else `FILE_ERROR`. Nothing was sent either way.
  */
-function fileError(filePath: string, problem: string, error?: unknown): PlatformError {
+function fileError(filePath: string, error: unknown, fallback: string): PlatformError {
   const code = (error as { code?: unknown } | undefined)?.code;
+  const problem = typeof code === 'string' ? code : fallback;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code) && !PERMANENT_FILE_CODES.has(code)) {
     return new PlatformError({
       code: 'DOCUMENT_UNAVAILABLE',
@@ -65,14 +66,13 @@ async function openFile(filePath: string): Promise<{ handle: FileHandle; size: n
     const stats = await handle.stat();
     if (!stats.isFile()) {
       await handle.close();
-      throw fileError(filePath, 'not a regular file');
+      throw fileError(filePath, undefined, 'not a regular file');
     }
     return { handle, size: stats.size };
   } catch (error) {
     if (error instanceof PlatformError) throw error;
     await handle?.close().catch(() => undefined);
-    const code = (error as { code?: unknown }).code;
-    throw fileError(filePath, typeof code === 'string' ? code : 'open failed', error);
+    throw fileError(filePath, error, 'open failed');
   }
 }
 
@@ -108,10 +108,7 @@ async function openBody(input: UploadDocumentInput): Promise<OpenedBody> {
   return {
     stream,
     size,
-    readError: (error) => {
-      const code = (error as { code?: unknown }).code;
-      return fileError(filePath, typeof code === 'string' ? code : 'read failed', error);
-    },
+    readError: (error) => fileError(filePath, error, 'read failed'),
     close: () => stream.destroy(),
   };
 }
@@ -129,7 +126,7 @@ function sourceError(error: unknown): Error {
   const code = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error && (code === 'INVALID_DOCUMENT' || code === 'DOCUMENT_UNAVAILABLE'))
     return error;
-  return fileError('(upload source)', typeof code === 'string' ? code : 'read failed', error);
+  return fileError('(upload source)', error, 'read failed');
 }
 
 /**

@@ -115,15 +115,6 @@ class AccessToken {
   }
 }
 
-/** Options of a {@link TokenCache}. */
-interface TokenCacheOptions {
-  /**
-   * The clock, in epoch milliseconds; tests advance it instead of sleeping.
-   * @default Date.now
-   */
-  readonly now?: () => number;
-}
-
 /** The outcome of {@link TokenCache.get}. */
 export interface CachedTokenResult {
   /** A usable token. */
@@ -142,8 +133,8 @@ export class TokenCache {
   readonly #tokens = new Map<string, AccessToken>();
   readonly #inFlight = new Map<string, Promise<AccessToken>>();
 
-  /** @param options the clock to use */
-  constructor(options: TokenCacheOptions = {}) {
+  /** @param options the clock in epoch ms, `Date.now` unless a test advances its own instead of sleeping */
+  constructor(options: { readonly now?: () => number } = {}) {
     this.now = options.now ?? Date.now;
   }
 
