@@ -233,22 +233,15 @@ export function sanitizeCause(
   secrets: readonly string[],
 ): PlatformErrorCause {
   const base = { method: where.method, path: where.path };
-  if (isAxiosError(error)) {
-    return {
-      name: 'AxiosError',
-      ...(error.code !== undefined && { code: error.code }),
-      message: redactText(error.message, secrets),
-      ...(error.response?.status !== undefined && { status: error.response.status }),
-      ...base,
-    };
-  }
   // Duck-typed: errors from Node internals may come from another realm (e.g. under jest) and fail instanceof.
   if (typeof error === 'object' && error !== null) {
     const { name, code, message } = error as { name?: unknown; code?: unknown; message?: unknown };
+    const status = isAxiosError(error) ? error.response?.status : undefined;
     return {
       name: typeof name === 'string' ? name : 'Error',
       ...(typeof code === 'string' && { code }),
       ...(typeof message === 'string' && { message: redactText(message, secrets) }),
+      ...(status !== undefined && { status }),
       ...base,
     };
   }
