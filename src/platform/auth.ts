@@ -14,11 +14,8 @@ import type { AuthSession } from './types';
 
 /** What {@link PlatformAuth} needs from the client. */
 interface AuthSettings {
-  /** The client's HTTP layer. */
   readonly http: PlatformHttp;
-  /** Where tokens are cached. */
   readonly cache: TokenCache;
-  /** The user's credentials. */
   readonly credentials: { readonly username: string; readonly password: string };
   /** How long before expiry a token stops being reused. */
   readonly refreshMarginMs: number;
@@ -28,17 +25,14 @@ interface AuthSettings {
 
 /** One answered attempt: the request sent and the platform's answer. */
 export interface Answered {
-  /** The request that was sent. */
   readonly request: PlatformRequest;
-  /** The platform's answer, whatever its status. */
+  /** Whatever its status. */
   readonly response: PlatformResponse;
 }
 
 /** What the API modules (stocks, orders, documents) get from the client. */
 export interface ApiContext {
-  /** The client's HTTP layer. */
   readonly http: PlatformHttp;
-  /** The client's authentication. */
   readonly auth: PlatformAuth;
 }
 

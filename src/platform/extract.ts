@@ -111,18 +111,16 @@ function norm(key: string): string {
   return key.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
-/** The lowest-ranked candidate; ties go to the shallowest, then the first found. */
-function best<T>(candidates: readonly { rank: number; depth: number; value: T }[]): T | null {
-  let winner: { rank: number; depth: number; value: T } | undefined;
-  for (const candidate of candidates) {
-    if (
-      winner === undefined ||
-      candidate.rank < winner.rank ||
-      (candidate.rank === winner.rank && candidate.depth < winner.depth)
-    ) {
-      winner = candidate;
-    }
-  }
+/** A value found in a body, ranked by how sure the match is (0: surest) and how deep it was found. */
+interface Candidate<T> {
+  readonly rank: number;
+  readonly depth: number;
+  readonly value: T;
+}
+
+/** The lowest-ranked candidate; ties go to the shallowest, then the first found (the sort is stable). */
+function best<T>(candidates: readonly Candidate<T>[]): T | null {
+  const [winner] = [...candidates].sort((a, b) => a.rank - b.rank || a.depth - b.depth);
   return winner === undefined ? null : winner.value;
 }
 
@@ -223,12 +221,12 @@ interface ExtractedDocument {
  */
 export function extractDocument(body: unknown, map?: ResponseMap): ExtractedDocument {
   const entries = walk(body, true);
-  const found: Record<LinkRole, { rank: number; depth: number; value: string }[]> = {
+  const found: Record<LinkRole, Candidate<string>[]> = {
     original: [],
     thumbnail: [],
     download: [],
   };
-  const ids: { rank: number; depth: number; value: string }[] = [];
+  const ids: Candidate<string>[] = [];
   for (const { path, value, parent } of entries) {
     const leaf = path[path.length - 1];
     if (leaf === undefined) continue;
@@ -297,7 +295,7 @@ export function extractOrderId(body: unknown, map?: ResponseMap): string | null 
     const pinned = numericId(resolvePointer(body, map.orderId));
     if (pinned !== undefined) return pinned;
   }
-  const ids: { rank: number; depth: number; value: string }[] = [];
+  const ids: Candidate<string>[] = [];
   for (const { path, value } of walk(body, false)) {
     const leaf = path[path.length - 1];
     if (leaf === undefined) continue;

@@ -34,9 +34,7 @@ interface ProbeInput {
 interface ProbeFailure {
   /** The platform error code, or `UNEXPECTED_ERROR`. */
   readonly code: string;
-  /** HTTP status, when the platform answered. */
   readonly status: number | null;
-  /** What the failed call may have done. */
   readonly outcome: CallOutcome | null;
   /** The secret-free message. */
   readonly message: string;
@@ -48,7 +46,6 @@ interface ProbeCall {
   readonly status: number | null;
   /** Key structure of the answer (`path:type`), never values. */
   readonly shape: readonly string[];
-  /** What went wrong, when it did. */
   readonly failure?: ProbeFailure;
 }
 
