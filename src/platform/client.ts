@@ -43,11 +43,10 @@ function normaliseBaseUrl(baseUrl: string): string {
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const baseUrl = normaliseBaseUrl(options.baseUrl);
   const { username, password } = options.credentials;
-  if (typeof username !== 'string' || username === '') {
-    throw new TypeError('PlatformClientOptions.credentials.username must be a non-empty string');
-  }
-  if (typeof password !== 'string' || password === '') {
-    throw new TypeError('PlatformClientOptions.credentials.password must be a non-empty string');
+  for (const [name, value] of Object.entries({ username, password })) {
+    if (typeof value !== 'string' || value === '') {
+      throw new TypeError(`PlatformClientOptions.credentials.${name} must be a non-empty string`);
+    }
   }
   const connectMs = positive(options.timeouts?.connectMs, 'timeouts.connectMs');
   const refreshMarginMs = options.tokenRefreshMarginMs ?? DEFAULT_TOKEN_REFRESH_MARGIN_MS;

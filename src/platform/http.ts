@@ -154,10 +154,10 @@ export function redactValue(value: unknown, secrets: readonly string[], depth = 
 }
 
 /**
- * Parse a `Retry-After` header (delay in seconds, or an HTTP date) into milliseconds from `nowMs`.
+ * Parse a `Retry-After` header (delay in seconds, or an HTTP date) into milliseconds from now.
  * @returns the delay, never negative, or `undefined` when absent or unreadable
  */
-function parseRetryAfter(value: string | undefined, nowMs: number = Date.now()): number | undefined {
+function parseRetryAfter(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
   if (text === '') return undefined;
@@ -165,7 +165,7 @@ function parseRetryAfter(value: string | undefined, nowMs: number = Date.now()):
   // An HTTP date names its month; this keeps Date.parse from reading "-5" as a year.
   if (!/[A-Za-z]{3}/.test(text)) return undefined;
   const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /**

@@ -147,8 +147,14 @@ export interface StockList extends Answer {
   readonly stocks: readonly Stock[];
 }
 
+/** Options of every call. */
+interface CallOptions {
+  /** Aborts the call (e.g. the activity's cancellation signal); the promise then rejects with its reason. */
+  readonly signal?: AbortSignal;
+}
+
 /** Input of {@link PlatformClient.createOrder}. */
-export interface CreateOrderInput {
+export interface CreateOrderInput extends CallOptions {
   /** The order payload: vehicle and badge data, optionally the stock to take the badge from. */
   readonly payload: {
     readonly vehicle: Record<string, unknown>;
@@ -158,14 +164,6 @@ export interface CreateOrderInput {
   };
   /** Sent as `Idempotency-Key`: the same key must yield the same order, however often it is sent. */
   readonly idempotencyKey: string;
-  /** Aborts the call (e.g. the activity's cancellation signal); the promise then rejects with its reason. */
-  readonly signal?: AbortSignal;
-}
-
-/** Options of a call that takes no other input. */
-interface CallOptions {
-  /** Aborts the call (e.g. the activity's cancellation signal); the promise then rejects with its reason. */
-  readonly signal?: AbortSignal;
 }
 
 /** The order the platform created. */
@@ -187,7 +185,7 @@ export interface UploadSource {
 }
 
 /** Input of {@link PlatformClient.uploadDocument}: exactly one of `filePath` and `source`. */
-export interface UploadDocumentInput {
+export interface UploadDocumentInput extends CallOptions {
   /** Local path of the file; it is streamed, never read into memory. */
   readonly filePath?: string;
   /** An already-open document to stream instead of a path. */
@@ -204,8 +202,6 @@ export interface UploadDocumentInput {
   readonly filename?: string;
   /** Called with the number of file bytes read into the request so far; use it to heartbeat. */
   readonly onProgress?: (bytesSent: number) => void;
-  /** Aborts the upload; the promise then rejects with the signal's reason. */
-  readonly signal?: AbortSignal;
 }
 
 /** The document the platform stored. */
