@@ -86,7 +86,8 @@ interface Entry {
 const MAX_DEPTH = 12;
 const MAX_ENTRIES = 5_000;
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** Whether a value is a JSON object (not an array, not null). */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

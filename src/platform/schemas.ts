@@ -8,7 +8,7 @@
  * messages, so a token or a signed URL cannot leak through an error.
  */
 import { z } from 'zod';
-import { extractOrderId, extractToken } from './extract';
+import { extractOrderId, extractToken, isObject } from './extract';
 import type { ExtractedToken, ResponseMap } from './extract';
 import type { Stock } from './types';
 
@@ -25,8 +25,6 @@ export class ResponseShapeError extends Error {
 Object.defineProperty(ResponseShapeError.prototype, 'name', { value: 'ResponseShapeError' });
 
 const nonEmptyString = z.string().trim().min(1);
-const looseObject = z.record(z.string(), z.unknown());
-type LooseObject = z.infer<typeof looseObject>;
 
 /** An identifier that may be a number or a string; normalised to a string. */
 const anyIdSchema = z.union([
@@ -52,14 +50,13 @@ function describeBody(value: unknown): string {
   return describe(value);
 }
 
-function asObject(value: unknown): LooseObject | undefined {
-  const parsed = looseObject.safeParse(value);
-  return parsed.success && !Array.isArray(value) ? parsed.data : undefined;
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return isObject(value) ? value : undefined;
 }
 
 /** Look up the first key of `keys` that is present (not undefined/null) on `object`. */
 function firstPresent(
-  object: LooseObject,
+  object: Record<string, unknown>,
   keys: readonly string[],
 ): { key: string; value: unknown } | undefined {
   for (const key of keys) {
@@ -213,7 +210,7 @@ interface ParsedErrorBody {
 
 const textField = z.union([nonEmptyString, z.number().transform(String)]);
 
-function pickText(objects: readonly LooseObject[], keys: readonly string[]): string | undefined {
+function pickText(objects: readonly Record<string, unknown>[], keys: readonly string[]): string | undefined {
   for (const object of objects) {
     for (const key of keys) {
       const parsed = textField.safeParse(object[key]);

@@ -6,7 +6,7 @@ import type { StockAdvice } from '../contract';
 import type { ApiContext } from './auth';
 import { PLATFORM_PATHS } from './http';
 import type { PlatformRequest } from './http';
-import { resolvePointer } from './extract';
+import { isObject, resolvePointer } from './extract';
 import { normaliseStockId, parseStocksResponse, readStockIds } from './schemas';
 import type { StockList } from './types';
 
@@ -49,10 +49,6 @@ const UNKNOWN: StockAdvice = Object.freeze({ verdict: 'unknown', stockCount: nul
 /** Where the next page is: a query to send, nothing left, or paging that cannot be followed. */
 type NextPage = { readonly query: Readonly<Record<string, string>> } | 'done' | 'unreadable';
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const PAGING_CONTAINERS = [
   '',
   '/meta',
@@ -94,7 +90,7 @@ function fact(page: StocksPage, name: keyof typeof PAGING_FIELDS): unknown {
   for (const container of PAGING_CONTAINERS) {
     for (const key of keys) {
       const value = resolvePointer(page.body, `${container}/${key}`);
-      if (value !== undefined && value !== null && !(container === '/page' && isRecord(value))) return value;
+      if (value !== undefined && value !== null && !(container === '/page' && isObject(value))) return value;
     }
   }
   for (const header of headers) {
@@ -152,7 +148,7 @@ function nextPage(
   if (header === null) return 'unreadable';
   if (header !== undefined) return sameStocksQuery(header, baseUrl);
   const next = fact(page, 'next');
-  const nextHref = isRecord(next) ? next.href : next;
+  const nextHref = isObject(next) ? next.href : next;
   if (typeof nextHref === 'string' && nextHref.trim() !== '' && !/^\d+$/.test(nextHref.trim())) {
     return sameStocksQuery(nextHref, baseUrl);
   }
