@@ -45,16 +45,9 @@ type PlatformErrorInit = Pick<PlatformError, 'code' | 'method' | 'path'> &
 
 /** What a message says after method and path when the platform did not answer. */
 function withoutAnswer({ code, timeoutMs }: PlatformErrorInit): string {
-  switch (code) {
-    case 'NETWORK':
-      return 'failed: network error';
-    case 'TIMEOUT':
-      return timeoutMs === undefined ? 'timed out' : `timed out after ${timeoutMs} ms`;
-    case 'UNEXPECTED_RESPONSE':
-      return 'returned an unexpected response';
-    default:
-      return 'failed';
-  }
+  if (code === 'TIMEOUT') return timeoutMs === undefined ? 'timed out' : `timed out after ${timeoutMs} ms`;
+  if (code === 'NETWORK') return 'failed: network error';
+  return code === 'UNEXPECTED_RESPONSE' ? 'returned an unexpected response' : 'failed';
 }
 
 /** `POST /x failed with 422 (Unprocessable Entity): detail`, or without status for failures without one. */

@@ -208,11 +208,7 @@ interface ExtractedDocument {
   /** The platform's document id as a string. */
   readonly documentId: string | null;
   /** Links to the original, a thumbnail and a signed download. */
-  readonly links: {
-    readonly original: string | null;
-    readonly thumbnail: string | null;
-    readonly download: string | null;
-  };
+  readonly links: Readonly<Record<LinkRole, string | null>>;
 }
 
 /**
@@ -243,12 +239,14 @@ export function extractDocument(body: unknown, map?: ResponseMap): ExtractedDocu
     const key = norm(leaf);
     const parents = path.slice(0, -1).map(norm);
     const parentKey = parents[parents.length - 1];
-    if (DOCUMENT_ID_KEYS.has(key)) ids.push({ rank: 0, depth: path.length, value: id });
-    else if ((key === 'id' || key === 'uuid') && (parentKey === 'document' || parentKey === 'doc')) {
-      ids.push({ rank: 0, depth: path.length, value: id });
-    } else if ((key === 'id' || key === 'uuid') && parents.every((k) => ID_ENVELOPES.has(k))) {
-      ids.push({ rank: 1, depth: path.length, value: id });
-    }
+    const isId = key === 'id' || key === 'uuid';
+    const rank =
+      DOCUMENT_ID_KEYS.has(key) || (isId && (parentKey === 'document' || parentKey === 'doc'))
+        ? 0
+        : isId && parents.every((k) => ID_ENVELOPES.has(k))
+          ? 1
+          : undefined;
+    if (rank !== undefined) ids.push({ rank, depth: path.length, value: id });
   }
   const pinnedLink = (role: LinkRole): string | undefined => {
     const pointer = map?.links?.[role];
