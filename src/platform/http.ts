@@ -31,11 +31,7 @@ export const PLATFORM_PATHS = Object.freeze({
 /** Name of the header carrying the caller's idempotency key on order creation and uploads. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
-/**
- * Default deadlines. `requestMs` is the TOTAL deadline of a non-upload call; an upload's total deadline is
- * `max(uploadMinMs, size / minUploadBytesPerSecond)`, capped at `uploadMs`, and it is also aborted when no body
- * byte moved for `uploadStallMs` while the body is being sent.
- */
+/** Default deadlines: what each means is said at `PlatformClientOptions.timeouts`. */
 export const DEFAULT_TIMEOUTS = Object.freeze({
   requestMs: 30_000,
   uploadMs: 30 * 60_000,

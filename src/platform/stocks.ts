@@ -3,27 +3,30 @@
  */
 import LinkHeader from 'http-link-header';
 import type { StockAdvice } from '../contract';
-import type { ApiContext } from './auth';
+import type { Answered, ApiContext } from './auth';
 import { PLATFORM_PATHS } from './http';
 import type { PlatformRequest } from './http';
 import { isObject, resolvePointer } from './extract';
 import { normaliseStockId, parseStocksResponse, readStockIds } from './schemas';
 import type { StockList } from './types';
 
-/** The stock-list request (`GET` stocks), with the page's query when it has one. */
-function stocksRequest(
-  bearer: string,
+/** Sends the stock-list request (`GET` stocks), with the page's query when it has one. */
+function getStocks(
+  context: ApiContext,
   query: Readonly<Record<string, string>>,
   signal: AbortSignal | undefined,
-): PlatformRequest {
-  return {
-    route: 'stocks',
-    method: 'GET',
-    path: PLATFORM_PATHS.stocks,
-    bearer,
-    ...(Object.keys(query).length > 0 && { query }),
-    ...(signal && { signal }),
-  };
+): Promise<Answered> {
+  return context.auth.withToken(async (bearer) => {
+    const request: PlatformRequest = {
+      route: 'stocks',
+      method: 'GET',
+      path: PLATFORM_PATHS.stocks,
+      bearer,
+      ...(Object.keys(query).length > 0 && { query }),
+      ...(signal && { signal }),
+    };
+    return { request, response: await context.http.send(request) };
+  }, signal);
 }
 
 /**
@@ -32,10 +35,7 @@ function stocksRequest(
  * found, and the transport errors of every call
  */
 export async function listStocks(context: ApiContext, signal?: AbortSignal): Promise<StockList> {
-  const { request, response } = await context.auth.withToken(async (bearer) => {
-    const request = stocksRequest(bearer, {}, signal);
-    return { request, response: await context.http.send(request) };
-  }, signal);
+  const { request, response } = await getStocks(context, {}, signal);
   if (response.status < 200 || response.status >= 300) throw context.http.errorFor(request, response);
   const stocks = context.http.parse(request, response, parseStocksResponse);
   return { stocks, status: response.status, raw: response.body };
@@ -192,11 +192,7 @@ export async function checkStock(
       const key = JSON.stringify(query);
       if (seen.has(key)) return UNKNOWN;
       seen.add(key);
-      const pageQuery = query;
-      const { response } = await context.auth.withToken(async (bearer) => {
-        const request = stocksRequest(bearer, pageQuery, signal);
-        return { request, response: await context.http.send(request) };
-      }, signal);
+      const { response } = await getStocks(context, query, signal);
       if (response.status < 200 || response.status >= 300) return UNKNOWN;
       const list = readStockIds(response.body);
       if (list === undefined) {
@@ -207,7 +203,7 @@ export async function checkStock(
       const complete = !list.partial;
       read += list.ids.length;
       total ??= count(fact(response, 'total'));
-      const next = nextPage(response, context.http.settings.baseUrl, read, { ...pageQuery });
+      const next = nextPage(response, context.http.settings.baseUrl, read, { ...query });
       if (list.ids.includes(wanted)) {
         return {
           verdict: 'listed',
