@@ -1,12 +1,7 @@
 /**
- * The one error type of the platform client.
- *
- * Every failure of a platform call (and of reading the file to upload) surfaces as a {@link PlatformError}: a
- * stable `code` from the failure table (`src/failure-types.ts`, which also says whether it is retried and
- * why), the `outcome` (what the call may have done), the HTTP `method` and API `path` (never the full URL,
- * never a query string), the `status` when the platform answered, the platform's `Retry-After` as
- * `retryAfterMs`, and a sanitised `cause`. Messages read like
- * `POST /badge/v2/api/v1/orders failed with 422 (Unprocessable Entity): <platform message>` and never carry
+ * The one error type of the platform client: every failure of a platform call (and of reading the file to
+ * upload) is a {@link PlatformError} with a code of the failure table (`src/failure-types.ts`). Messages read
+ * like `POST /badge/v2/api/v1/orders failed with 422 (Unprocessable Entity): <platform message>` and never carry
  * the password, a token or the Authorization header: errors travel into Temporal histories and logs.
  */
 import { STATUS_CODES } from 'node:http';
