@@ -10,6 +10,7 @@ import { lookup as lookupMimeType } from 'mime-types';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { ApiContext, Answered } from './auth';
 import { PlatformError } from './errors';
 import { extractDocument } from './extract';
@@ -78,7 +79,7 @@ async function openFile(filePath: string): Promise<{ handle: FileHandle; size: n
 
 /** Where the bytes of one upload come from: a file path (opened per attempt) or the caller's source. */
 interface OpenedBody {
-  readonly stream: NodeJS.ReadableStream;
+  readonly stream: Readable;
   readonly size: number;
   /** A read error of this stream, as the caller should see it. */
   readonly readError: (error: unknown) => Error;
@@ -88,7 +89,7 @@ interface OpenedBody {
 async function openBody(input: UploadDocumentInput): Promise<OpenedBody> {
   if (input.source !== undefined) {
     const source = input.source;
-    let stream: NodeJS.ReadableStream;
+    let stream: Readable;
     try {
       stream = source.openStream();
     } catch (error) {
@@ -98,7 +99,7 @@ async function openBody(input: UploadDocumentInput): Promise<OpenedBody> {
       stream,
       size: source.sizeBytes,
       readError: sourceError,
-      close: () => destroyStream(stream),
+      close: () => stream.destroy(),
     };
   }
   const filePath = input.filePath;
@@ -111,11 +112,6 @@ async function openBody(input: UploadDocumentInput): Promise<OpenedBody> {
     readError: (error) => fileError(filePath, error, 'read failed'),
     close: () => stream.destroy(),
   };
-}
-
-function destroyStream(stream: NodeJS.ReadableStream): void {
-  const destroy = (stream as { destroy?: unknown }).destroy;
-  if (typeof destroy === 'function') (destroy as () => void).call(stream);
 }
 
 /**
@@ -245,7 +241,7 @@ export async function uploadDocument(
       if (readError !== undefined && !input.signal?.aborted) throw body.readError(readError);
       throw error;
     } finally {
-      if (!formEnded && !isDestroyed(source)) {
+      if (!formEnded && !source.destroyed) {
         // The platform answered before taking the whole body (e.g. an early 401 or 413). Let the rest drain
         // so the connection stays usable, but never hold the file open longer than a request may take.
         const timer = setTimeout(() => {
@@ -275,8 +271,4 @@ export async function uploadDocument(
     status: response.status,
     raw: response.body,
   };
-}
-
-function isDestroyed(stream: NodeJS.ReadableStream): boolean {
-  return (stream as { destroyed?: unknown }).destroyed === true;
 }

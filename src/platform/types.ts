@@ -3,6 +3,7 @@
  * Kept apart from the implementation so that the API modules and the client can share them without cycles.
  */
 import type { AxiosInstance } from 'axios';
+import type { Readable } from 'node:stream';
 import type { DocumentLinks, StockAdvice } from '../contract';
 import type { ResponseMap } from './extract';
 import type { ClaimsReport, DocumentOwner, DocumentOwnerSetting } from './owner';
@@ -181,7 +182,7 @@ export interface UploadSource {
   /** Exact number of bytes every stream yields (sent as the part's length). */
   readonly sizeBytes: number;
   /** A fresh stream of the whole content. An error it emits with a failure-type `code` is passed through. */
-  openStream(): NodeJS.ReadableStream;
+  openStream(): Readable;
 }
 
 /** Input of {@link PlatformClient.uploadDocument}: exactly one of `filePath` and `source`. */

@@ -26,7 +26,7 @@ function source(text: string): UploadSource & { opened: number } {
   const result = {
     opened: 0,
     sizeBytes: bytes.length,
-    openStream: (): NodeJS.ReadableStream => {
+    openStream: (): Readable => {
       result.opened += 1;
       return Readable.from([bytes]);
     },

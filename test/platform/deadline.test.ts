@@ -117,7 +117,7 @@ describe('stall timeout', () => {
       request.resume();
     };
     // Yields 5 of the announced 1000 bytes, then nothing: the body never moves again.
-    const stuck = (): NodeJS.ReadableStream => {
+    const stuck = (): Readable => {
       let sent = false;
       return new Readable({
         read() {
@@ -181,7 +181,7 @@ describe('upload source errors', () => {
       request.once('end', () => response.writeHead(201).end('{}'));
     };
     const failure = Object.assign(new Error('disk went away'), { code: 'DOCUMENT_UNAVAILABLE' });
-    const broken = (): NodeJS.ReadableStream =>
+    const broken = (): Readable =>
       new Readable({
         read() {
           this.destroy(failure);
@@ -208,7 +208,7 @@ describe('upload source errors', () => {
       request.resume();
       request.once('end', () => response.writeHead(201).end('{}'));
     };
-    const broken = (): NodeJS.ReadableStream =>
+    const broken = (): Readable =>
       new Readable({
         read() {
           this.destroy(Object.assign(new Error('read failed'), fsCode === undefined ? {} : { code: fsCode }));
