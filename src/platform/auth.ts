@@ -128,13 +128,7 @@ export class PlatformAuth {
     if (response.status < 200 || response.status >= 300) {
       throw http.errorFor(request, response, { tokenCall: true });
     }
-    let issued;
-    try {
-      issued = http.parse(request, response, parseTokenResponse);
-    } catch (error) {
-      http.warnUnreadable('auth', response.status, response.body, ['access_token']);
-      throw error;
-    }
+    const issued = http.parse(request, response, parseTokenResponse, ['access_token']);
     const claims = decodeTokenClaims(issued.accessToken);
     http.settings.logger.info(
       {

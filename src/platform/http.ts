@@ -515,11 +515,18 @@ export class PlatformHttp {
    * @param request the attempt that was answered
    * @param response the answer
    * @param parse one of the parsers in `schemas.ts`
+   * @param missing what the answer lacks when it cannot be read: logged once by {@link warnUnreadable}
    */
-  parse<T>(request: PlatformRequest, response: PlatformResponse, parse: (body: unknown) => T): T {
+  parse<T>(
+    request: PlatformRequest,
+    response: PlatformResponse,
+    parse: (body: unknown) => T,
+    missing?: readonly string[],
+  ): T {
     try {
       return parse(response.body);
     } catch (error) {
+      if (missing) this.warnUnreadable(request.route, response.status, response.body, missing);
       const problem =
         error instanceof ResponseShapeError ? error.problem : 'the response body could not be parsed';
       throw new PlatformError({

@@ -63,13 +63,7 @@ export async function createOrder(context: ApiContext, input: CreateOrderInput):
     throw context.http.errorFor(request, response, stockId === undefined ? {} : { stockId });
   }
   const map = context.http.settings.responseMap;
-  let parsed;
-  try {
-    parsed = context.http.parse(request, response, (body) => parseOrderResponse(body, map));
-  } catch (error) {
-    // A 2xx without a recognisable id is not a rejection: the order may exist (outcome maybe-applied).
-    context.http.warnUnreadable('orders', response.status, response.body, ['orderId']);
-    throw error;
-  }
+  // A 2xx without a recognisable id is not a rejection: the order may exist (outcome maybe-applied).
+  const parsed = context.http.parse(request, response, (body) => parseOrderResponse(body, map), ['orderId']);
   return { orderId: parsed.orderId, status: response.status, raw: response.body };
 }

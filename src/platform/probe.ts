@@ -119,10 +119,6 @@ function failureOf(error: unknown): ProbeFailure {
   };
 }
 
-function escapeToken(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 /** The JSON pointer of the first value (parents first) that `matches`, or `undefined`. */
 function pointerTo(body: unknown, matches: (value: unknown) => boolean): string | undefined {
   const queue: { value: unknown; pointer: string }[] = [{ value: body, pointer: '' }];
@@ -133,7 +129,7 @@ function pointerTo(body: unknown, matches: (value: unknown) => boolean): string 
       value.forEach((item, i) => queue.push({ value: item, pointer: `${pointer}/${i}` }));
     else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Object.entries(value))
-        queue.push({ value: item, pointer: `${pointer}/${escapeToken(key)}` });
+        queue.push({ value: item, pointer: `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}` });
     }
   }
   return undefined;
