@@ -145,13 +145,12 @@ export async function uploadDocument(
 ): Promise<UploadedDocument> {
   const idempotencyKey = requireIdempotencyKey(input.idempotencyKey, 'uploadDocument');
   // Ids are sent as the text they are, digit for digit: multipart parts are text.
-  const orderId = input.orderId;
-  if (typeof orderId !== 'string' || orderId.trim() === '') {
-    throw new TypeError('uploadDocument requires an orderId');
-  }
-  const owner = input.documentOwner;
-  if (typeof owner !== 'string' || owner.trim() === '') {
-    throw new TypeError('uploadDocument requires a documentOwner');
+  const { orderId, documentOwner: owner } = input;
+  for (const [name, id] of [
+    ['an orderId', orderId],
+    ['a documentOwner', owner],
+  ] as const) {
+    if (typeof id !== 'string' || id.trim() === '') throw new TypeError(`uploadDocument requires ${name}`);
   }
   if ((input.filePath === undefined) === (input.source === undefined)) {
     throw new TypeError('uploadDocument requires exactly one of filePath and source');
