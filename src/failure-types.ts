@@ -30,19 +30,15 @@ import { ApplicationFailure } from '@temporalio/common';
 /** What a failed platform call may have done; see the module comment. */
 export type CallOutcome = 'not-sent' | 'rejected' | 'maybe-applied';
 
-/** One row of {@link FAILURE_TABLE}. */
+/** One row of {@link FAILURE_TABLE}; the module comment says what each field means. */
 interface FailureRow {
-  /** Whether trying the same step again can succeed (Temporal retries it with backoff). */
   readonly retryable: boolean;
-  /** What the failed call may have done on the platform (before the overrides of {@link outcomeOf}). */
   readonly outcome?: CallOutcome;
-  /** HTTP statuses that map to this code, single or `[from, to]`. */
+  /** Single statuses or `[from, to]` ranges. */
   readonly statuses?: readonly (number | readonly [number, number])[];
   /** The call these statuses mean this code on: the token call, or a call about a stock. */
   readonly on?: 'token' | 'stock';
-  /** Transport error codes (no answer) that map to this code. */
   readonly transport?: readonly string[];
-  /** What the failure means, for people reading a history, a log or this table. */
   readonly meaning: string;
 }
 

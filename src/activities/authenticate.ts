@@ -6,9 +6,7 @@ import type { AuthenticateResult } from './types';
 
 /** Creates the `authenticate` activity. */
 export function authenticateActivity(deps: ActivityDependencies): () => Promise<AuthenticateResult> {
-  return async function authenticate() {
-    return atBoundary(() => signIn(deps, Context.current().cancellationSignal));
-  };
+  return atBoundary(() => signIn(deps, Context.current().cancellationSignal));
 }
 
 /** Signs in, answered from the token cache while its token lasts; `signal` ends the wait. */

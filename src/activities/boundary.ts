@@ -2,14 +2,18 @@
 import { Context } from '@temporalio/activity';
 import { toApplicationFailure } from './to-application-failure';
 
-/** Runs an activity's work and converts what it throws, recording the attempt for the workflow's counts. */
-export async function atBoundary<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    const context = Context.current();
-    throw toApplicationFailure(error, context.info.attempt, {
-      cancellationSignal: context.cancellationSignal,
-    });
-  }
+/** An activity whose work's errors are converted, recording the attempt for the workflow's counts. */
+export function atBoundary<I extends unknown[], T>(
+  work: (...input: I) => Promise<T>,
+): (...input: I) => Promise<T> {
+  return async (...input) => {
+    try {
+      return await work(...input);
+    } catch (error) {
+      const context = Context.current();
+      throw toApplicationFailure(error, context.info.attempt, {
+        cancellationSignal: context.cancellationSignal,
+      });
+    }
+  };
 }

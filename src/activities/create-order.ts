@@ -11,20 +11,18 @@ import type { CreateOrderInput, CreateOrderResult } from './types';
 export function createOrderActivity(
   deps: ActivityDependencies,
 ): (input: CreateOrderInput) => Promise<CreateOrderResult> {
-  return async function createOrder(input) {
-    return atBoundary(async () => {
-      const payload = {
-        vehicle: input.vehicle,
-        badge: input.badge,
-        // Scheduled before 0.4.0, the stock id may be a number.
-        ...(input.stockId === undefined ? {} : { stock_id: String(input.stockId) }),
-      };
-      const order = await deps.platform.createOrder({
-        payload,
-        idempotencyKey: input.idempotencyKey,
-        signal: Context.current().cancellationSignal,
-      });
-      return { orderId: order.orderId };
+  return atBoundary(async (input) => {
+    const payload = {
+      vehicle: input.vehicle,
+      badge: input.badge,
+      // Scheduled before 0.4.0, the stock id may be a number.
+      ...(input.stockId === undefined ? {} : { stock_id: String(input.stockId) }),
+    };
+    const order = await deps.platform.createOrder({
+      payload,
+      idempotencyKey: input.idempotencyKey,
+      signal: Context.current().cancellationSignal,
     });
-  };
+    return { orderId: order.orderId };
+  });
 }

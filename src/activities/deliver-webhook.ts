@@ -50,17 +50,6 @@ export interface DeliverWebhookInput {
   readonly event: WebhookEvent;
 }
 
-/** What a delivery answered. */
-interface DeliverWebhookResult {
-  readonly status: number;
-}
-
-/** What every failure of `deliverWebhook` carries as its first detail. */
-interface DeliveryFailureDetails {
-  /** The attempt that failed (1 for the first). */
-  readonly attempt: number;
-}
-
 /** The signature header's value for `body` signed at `timestamp` (seconds) with `secret`. */
 export function webhookSignature(secret: string, timestamp: number, body: string): string {
   return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
@@ -119,12 +108,13 @@ function post(options: {
 /** Creates the `deliverWebhook` activity. */
 export function deliverWebhookActivity(
   deps: WebhookDependencies,
-): (input: DeliverWebhookInput) => Promise<DeliverWebhookResult> {
+): (input: DeliverWebhookInput) => Promise<{ readonly status: number }> {
   const settings = deps.webhooks ?? webhookConfigSchema.parse({});
   const lookup = destinationLookup({ policy: settings, resolve: deps.resolveHost ?? systemResolver });
   const timeoutMs = deps.webhookAttemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
   return async function deliverWebhook({ callbackUrl, clientId, event }) {
-    const details: DeliveryFailureDetails = { attempt: currentAttempt() };
+    // Every failure's first detail: the attempt that failed (1 for the first).
+    const details = { attempt: currentAttempt() };
     const fail = (code: FailureCode, message: string): ApplicationFailure =>
       applicationFailure(code, message, { details: [details] });
     const problem = callbackUrlProblem(callbackUrl, settings);

@@ -8,14 +8,8 @@ import type { ActivityDependencies } from './dependencies';
 import { deliverWebhookActivity, type WebhookDependencies } from './deliver-webhook';
 import { inspectDocumentActivity } from './inspect-document';
 import { lookUpStockActivity } from './look-up-stock';
-import { resolveInputAndSignInActivity } from './resolve-input-and-sign-in';
-import { resolveOrderInputActivity } from './resolve-order-input';
+import { resolveInputAndSignInActivity, resolveOrderInputActivity } from './resolve-order-input';
 import { uploadDocumentActivity } from './upload-document';
-
-export type * from './types';
-export type { ActivityDependencies } from './dependencies';
-
-export type { DeliverWebhookInput } from './deliver-webhook';
 
 /** Creates the activity functions the worker registers. */
 export function createActivities(deps: ActivityDependencies & WebhookDependencies) {

@@ -11,14 +11,12 @@ import type { InspectDocumentInput, InspectDocumentResult } from './types';
 export function inspectDocumentActivity(
   deps: ActivityDependencies,
 ): (input: InspectDocumentInput) => Promise<InspectDocumentResult> {
-  return async function inspectDocument(input) {
-    return atBoundary(async () => {
-      if (isDocumentReference(input.path)) {
-        const stored = await deps.documentStore.inspect({ ref: input.path });
-        return { sizeBytes: stored.sizeBytes };
-      }
-      const document = await deps.documentsRoot.inspect(input.path, { within: input.documentsFolder });
-      return { sizeBytes: document.sizeBytes };
-    });
-  };
+  return atBoundary(async (input) => {
+    if (isDocumentReference(input.path)) {
+      const stored = await deps.documentStore.inspect({ ref: input.path });
+      return { sizeBytes: stored.sizeBytes };
+    }
+    const document = await deps.documentsRoot.inspect(input.path, { within: input.documentsFolder });
+    return { sizeBytes: document.sizeBytes };
+  });
 }

@@ -11,15 +11,13 @@ import type { LookUpStockInput, LookUpStockResult } from './types';
 export function lookUpStockActivity(
   deps: ActivityDependencies,
 ): (input: LookUpStockInput) => Promise<LookUpStockResult> {
-  return async function lookUpStock(input) {
-    return atBoundary(async () => {
-      const check = await deps.platform.checkStock(input.stockId, {
-        signal: Context.current().cancellationSignal,
-      });
-      return {
-        listed: check.verdict === 'unknown' ? null : check.verdict === 'listed',
-        stockCount: check.stockCount,
-      };
+  return atBoundary(async (input) => {
+    const check = await deps.platform.checkStock(input.stockId, {
+      signal: Context.current().cancellationSignal,
     });
-  };
+    return {
+      listed: check.verdict === 'unknown' ? null : check.verdict === 'listed',
+      stockCount: check.stockCount,
+    };
+  });
 }

@@ -11,12 +11,6 @@ import type { ReplayErrorSample } from '../contract';
 import { badgeOrdersQuery, listRunPage, type ListedRun, type RunPage } from '../temporal/visibility';
 import { runWithConcurrency } from '../concurrency';
 
-/** What the replay activities need; built once per worker process. */
-interface ReplayActivityDependencies {
-  /** A client of the worker's namespace. */
-  readonly client: Client;
-}
-
 /** Input of `listAwaitingRepairOrders`. */
 interface ListAwaitingRepairInput {
   readonly pageSize: number;
@@ -37,8 +31,8 @@ interface SignalRetryUploadsResult {
   readonly errors: readonly ReplayErrorSample[];
 }
 
-/** Creates the replay activities the worker registers next to the order activities. */
-export function createReplayActivities(deps: ReplayActivityDependencies) {
+/** Creates the replay activities the worker registers next to the order activities, with a client of its namespace. */
+export function createReplayActivities(deps: { readonly client: Client }) {
   const { client } = deps;
 
   /** Signals one run if it still awaits repair; visibility may be behind, so its own state decides. */

@@ -14,13 +14,8 @@ import type { AuthSession } from './types';
 
 /** What {@link PlatformAuth} needs from the client. */
 interface AuthSettings {
-  /** The client's HTTP layer. */
   readonly http: PlatformHttp;
-  /** Where tokens are cached. */
   readonly cache: TokenCache;
-  /** Base URL of the platform (part of the cache key). */
-  readonly baseUrl: string;
-  /** The user's credentials. */
   readonly credentials: { readonly username: string; readonly password: string };
   /** How long before expiry a token stops being reused. */
   readonly refreshMarginMs: number;
@@ -30,17 +25,14 @@ interface AuthSettings {
 
 /** One answered attempt: the request sent and the platform's answer. */
 export interface Answered {
-  /** The request that was sent. */
   readonly request: PlatformRequest;
-  /** The platform's answer, whatever its status. */
+  /** Whatever its status. */
   readonly response: PlatformResponse;
 }
 
 /** What the API modules (stocks, orders, documents) get from the client. */
 export interface ApiContext {
-  /** The client's HTTP layer. */
   readonly http: PlatformHttp;
-  /** The client's authentication. */
   readonly auth: PlatformAuth;
 }
 
@@ -49,26 +41,18 @@ export interface ApiContext {
  * @param promise what to wait for (it keeps running; its rejection is then ignored)
  * @param signal the caller's signal
  */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.reject(signal.reason as Error);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes the error on as is
-        reject(error);
-      },
-    );
+async function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(signal.reason as Error);
   });
+  if (signal.aborted) onAbort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }
 
 /** Authentication for one client: obtains, caches and renews the bearer token. */
@@ -79,7 +63,7 @@ export class PlatformAuth {
   /** @param settings the client's HTTP layer, cache and credentials */
   constructor(settings: AuthSettings) {
     this.#settings = settings;
-    this.#key = TokenCache.key(settings.baseUrl, settings.credentials.username);
+    this.#key = TokenCache.key(settings.http.settings.baseUrl, settings.credentials.username);
   }
 
   /**
@@ -122,7 +106,7 @@ export class PlatformAuth {
     const answered = await attempt(first.token.reveal());
     if (answered.response.status !== 401) return answered;
     const { route, method, path } = answered.request;
-    this.#settings.http.logger.warn(
+    this.#settings.http.settings.logger.warn(
       { route, method, path, userId: first.token.userId },
       'platform rejected the token (401); authenticating again',
     );
@@ -144,15 +128,9 @@ export class PlatformAuth {
     if (response.status < 200 || response.status >= 300) {
       throw http.errorFor(request, response, { tokenCall: true });
     }
-    let issued;
-    try {
-      issued = http.parse(request, response, parseTokenResponse);
-    } catch (error) {
-      http.warnUnreadable('auth', response.status, response.body, ['access_token']);
-      throw error;
-    }
+    const issued = http.parse(request, response, parseTokenResponse, ['access_token']);
     const claims = decodeTokenClaims(issued.accessToken);
-    http.logger.info(
+    http.settings.logger.info(
       {
         route: 'auth',
         userId: claims?.userId ?? null,

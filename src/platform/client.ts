@@ -18,23 +18,17 @@ import type { PlatformClient, PlatformClientOptions } from './types';
 /** Default of {@link PlatformClientOptions.tokenRefreshMarginMs}: stop reusing a token a minute before expiry. */
 const DEFAULT_TOKEN_REFRESH_MARGIN_MS = 60_000;
 
-function positive(value: number | undefined, name: string, fallback: number): number;
-function positive(value: number | undefined, name: string, fallback?: number): number | undefined;
-function positive(value: number | undefined, name: string, fallback?: number): number | undefined {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`PlatformClientOptions.${name} must be > 0`);
+function positive(value: number | undefined, name: string): number | undefined {
+  if (value !== undefined && (!Number.isFinite(value) || value <= 0)) {
+    throw new TypeError(`PlatformClientOptions.${name} must be > 0`);
+  }
   return value;
 }
 
 /** Validate the base URL without echoing it (it might carry user info) and drop trailing slashes. */
 function normaliseBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new TypeError('PlatformClientOptions.baseUrl must be an absolute http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+  const protocol = URL.canParse(baseUrl) ? new URL(baseUrl).protocol : undefined;
+  if (protocol !== 'http:' && protocol !== 'https:') {
     throw new TypeError('PlatformClientOptions.baseUrl must be an absolute http(s) URL');
   }
   return baseUrl.trim().replace(/\/+$/, '');
@@ -49,11 +43,10 @@ function normaliseBaseUrl(baseUrl: string): string {
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const baseUrl = normaliseBaseUrl(options.baseUrl);
   const { username, password } = options.credentials;
-  if (typeof username !== 'string' || username === '') {
-    throw new TypeError('PlatformClientOptions.credentials.username must be a non-empty string');
-  }
-  if (typeof password !== 'string' || password === '') {
-    throw new TypeError('PlatformClientOptions.credentials.password must be a non-empty string');
+  for (const [name, value] of Object.entries({ username, password })) {
+    if (typeof value !== 'string' || value === '') {
+      throw new TypeError(`PlatformClientOptions.credentials.${name} must be a non-empty string`);
+    }
   }
   const connectMs = positive(options.timeouts?.connectMs, 'timeouts.connectMs');
   const refreshMarginMs = options.tokenRefreshMarginMs ?? DEFAULT_TOKEN_REFRESH_MARGIN_MS;
@@ -80,26 +73,14 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     responseMap = parsed.data;
   }
 
+  const timeouts: Record<keyof typeof DEFAULT_TIMEOUTS, number> = { ...DEFAULT_TIMEOUTS };
+  for (const name of Object.keys(timeouts) as (keyof typeof DEFAULT_TIMEOUTS)[]) {
+    timeouts[name] = positive(options.timeouts?.[name], `timeouts.${name}`) ?? timeouts[name];
+  }
   const http = new PlatformHttp({
     http: options.http ?? axios.create(),
     baseUrl,
-    requestMs: positive(options.timeouts?.requestMs, 'timeouts.requestMs', DEFAULT_TIMEOUTS.requestMs),
-    uploadMs: positive(options.timeouts?.uploadMs, 'timeouts.uploadMs', DEFAULT_TIMEOUTS.uploadMs),
-    uploadMinMs: positive(
-      options.timeouts?.uploadMinMs,
-      'timeouts.uploadMinMs',
-      DEFAULT_TIMEOUTS.uploadMinMs,
-    ),
-    minUploadBytesPerSecond: positive(
-      options.timeouts?.minUploadBytesPerSecond,
-      'timeouts.minUploadBytesPerSecond',
-      DEFAULT_TIMEOUTS.minUploadBytesPerSecond,
-    ),
-    uploadStallMs: positive(
-      options.timeouts?.uploadStallMs,
-      'timeouts.uploadStallMs',
-      DEFAULT_TIMEOUTS.uploadStallMs,
-    ),
+    ...timeouts,
     ...(connectMs !== undefined && { connectMs }),
     logger: options.logger ?? silentLogger,
     ...(options.onRequest && { onRequest: options.onRequest }),
@@ -109,7 +90,6 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const auth = new PlatformAuth({
     http,
     cache: options.tokenCache ?? defaultTokenCache,
-    baseUrl,
     credentials: { username, password },
     refreshMarginMs,
     ...(options.documentOwner !== undefined && { documentOwner: options.documentOwner }),

@@ -10,12 +10,13 @@ import { lookup as lookupMimeType } from 'mime-types';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { ApiContext, Answered } from './auth';
 import { PlatformError } from './errors';
+import { extractDocument } from './extract';
 import { IDEMPOTENCY_KEY_HEADER, PLATFORM_PATHS, sanitizeCause } from './http';
 import type { BodyActivity, PlatformRequest } from './http';
 import { requireIdempotencyKey } from './orders';
-import { parseDocumentResponse } from './schemas';
 import type { UploadDocumentInput, UploadedDocument } from './types';
 
 /** The `document_type` that links a document to a badge order (from the specification). */
@@ -24,18 +25,10 @@ export const DOCUMENT_TYPE_BADGE = 'badge';
 /** Name of the multipart part carrying the file (the specification does not name it; `file` is common). */
 export const DOCUMENT_FILE_PART = 'file';
 
-/** Content type sent when neither the caller nor the file name gives one. */
-export const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
-
-/**
- * The content type of the file part: the caller's, else derived from the file name, else
- * {@link FALLBACK_CONTENT_TYPE}.
- * @param filename the file name sent in the part
- * @param contentType the caller's content type, if any
- */
-export function resolveContentType(filename: string, contentType?: string): string {
+/** The content type of the file part: the caller's, else derived from the file name. */
+function resolveContentType(filename: string, contentType?: string): string {
   if (contentType !== undefined && contentType.trim() !== '') return contentType;
-  return lookupMimeType(filename) || FALLBACK_CONTENT_TYPE;
+  return lookupMimeType(filename) || 'application/octet-stream';
 }
 
 const where = { method: 'POST', path: PLATFORM_PATHS.documents } as const;
@@ -47,8 +40,9 @@ const PERMANENT_FILE_CODES = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EISDIR']);
  * The error of a local file that cannot be read: `DOCUMENT_UNAVAILABLE` (retryable) for a file-system error that
  * may pass (`EIO`, `EMFILE`, `EACCES`, …), else `FILE_ERROR`. Nothing was sent either way.
  */
-function fileError(filePath: string, problem: string, error?: unknown): PlatformError {
+function fileError(filePath: string, error: unknown, fallback: string): PlatformError {
   const code = (error as { code?: unknown } | undefined)?.code;
+  const problem = typeof code === 'string' ? code : fallback;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code) && !PERMANENT_FILE_CODES.has(code)) {
     return new PlatformError({
       code: 'DOCUMENT_UNAVAILABLE',
@@ -73,20 +67,19 @@ async function openFile(filePath: string): Promise<{ handle: FileHandle; size: n
     const stats = await handle.stat();
     if (!stats.isFile()) {
       await handle.close();
-      throw fileError(filePath, 'not a regular file');
+      throw fileError(filePath, undefined, 'not a regular file');
     }
     return { handle, size: stats.size };
   } catch (error) {
     if (error instanceof PlatformError) throw error;
     await handle?.close().catch(() => undefined);
-    const code = (error as { code?: unknown }).code;
-    throw fileError(filePath, typeof code === 'string' ? code : 'open failed', error);
+    throw fileError(filePath, error, 'open failed');
   }
 }
 
 /** Where the bytes of one upload come from: a file path (opened per attempt) or the caller's source. */
 interface OpenedBody {
-  readonly stream: NodeJS.ReadableStream;
+  readonly stream: Readable;
   readonly size: number;
   /** A read error of this stream, as the caller should see it. */
   readonly readError: (error: unknown) => Error;
@@ -96,7 +89,7 @@ interface OpenedBody {
 async function openBody(input: UploadDocumentInput): Promise<OpenedBody> {
   if (input.source !== undefined) {
     const source = input.source;
-    let stream: NodeJS.ReadableStream;
+    let stream: Readable;
     try {
       stream = source.openStream();
     } catch (error) {
@@ -106,7 +99,7 @@ async function openBody(input: UploadDocumentInput): Promise<OpenedBody> {
       stream,
       size: source.sizeBytes,
       readError: sourceError,
-      close: () => destroyStream(stream),
+      close: () => stream.destroy(),
     };
   }
   const filePath = input.filePath;
@@ -116,17 +109,9 @@ async function openBody(input: UploadDocumentInput): Promise<OpenedBody> {
   return {
     stream,
     size,
-    readError: (error) => {
-      const code = (error as { code?: unknown }).code;
-      return fileError(filePath, typeof code === 'string' ? code : 'read failed', error);
-    },
+    readError: (error) => fileError(filePath, error, 'read failed'),
     close: () => stream.destroy(),
   };
-}
-
-function destroyStream(stream: NodeJS.ReadableStream): void {
-  const destroy = (stream as { destroy?: unknown }).destroy;
-  if (typeof destroy === 'function') (destroy as () => void).call(stream);
 }
 
 /**
@@ -137,7 +122,7 @@ function sourceError(error: unknown): Error {
   const code = (error as { code?: unknown } | null)?.code;
   if (error instanceof Error && (code === 'INVALID_DOCUMENT' || code === 'DOCUMENT_UNAVAILABLE'))
     return error;
-  return fileError('(upload source)', typeof code === 'string' ? code : 'read failed', error);
+  return fileError('(upload source)', error, 'read failed');
 }
 
 /**
@@ -160,13 +145,12 @@ export async function uploadDocument(
 ): Promise<UploadedDocument> {
   const idempotencyKey = requireIdempotencyKey(input.idempotencyKey, 'uploadDocument');
   // Ids are sent as the text they are, digit for digit: multipart parts are text.
-  const orderId = input.orderId;
-  if (typeof orderId !== 'string' || orderId.trim() === '') {
-    throw new TypeError('uploadDocument requires an orderId');
-  }
-  const owner = input.documentOwner;
-  if (typeof owner !== 'string' || owner.trim() === '') {
-    throw new TypeError('uploadDocument requires a documentOwner');
+  const { orderId, documentOwner: owner } = input;
+  for (const [name, id] of [
+    ['an orderId', orderId],
+    ['a documentOwner', owner],
+  ] as const) {
+    if (typeof id !== 'string' || id.trim() === '') throw new TypeError(`uploadDocument requires ${name}`);
   }
   if ((input.filePath === undefined) === (input.source === undefined)) {
     throw new TypeError('uploadDocument requires exactly one of filePath and source');
@@ -215,7 +199,7 @@ export async function uploadDocument(
         try {
           onProgress(bytesSent);
         } catch (error) {
-          context.http.logger.warn(
+          context.http.settings.logger.warn(
             { route: 'documents', err: sanitizeCause(error, where, []) },
             'upload onProgress callback threw',
           );
@@ -223,7 +207,7 @@ export async function uploadDocument(
       });
     }
     const stall: BodyActivity = {
-      stallMs: context.http.uploadStallMs,
+      stallMs: context.http.settings.uploadStallMs,
       subscribe: (onBytes, onEnd) => {
         source.on('data', onBytes);
         form.once('end', onEnd);
@@ -240,11 +224,9 @@ export async function uploadDocument(
       headers: {
         ...form.getHeaders(),
         'Content-Length': String(form.getLengthSync()),
-        Authorization: `Bearer ${bearer}`,
         [IDEMPOTENCY_KEY_HEADER]: idempotencyKey,
       },
       data: form,
-      upload: true,
       deadlineMs: context.http.uploadDeadlineMs(size),
       stall,
       ...(input.signal && { signal: input.signal }),
@@ -258,13 +240,13 @@ export async function uploadDocument(
       if (readError !== undefined && !input.signal?.aborted) throw body.readError(readError);
       throw error;
     } finally {
-      if (!formEnded && !isDestroyed(source)) {
+      if (!formEnded && !source.destroyed) {
         // The platform answered before taking the whole body (e.g. an early 401 or 413). Let the rest drain
         // so the connection stays usable, but never hold the file open longer than a request may take.
         const timer = setTimeout(() => {
           form.destroy();
           body.close();
-        }, context.http.requestMs);
+        }, context.http.settings.requestMs);
         timer.unref();
         source.once('close', () => clearTimeout(timer));
       }
@@ -274,7 +256,7 @@ export async function uploadDocument(
   const { request, response } = await context.auth.withToken(attempt, input.signal);
   if (response.status < 200 || response.status >= 300) throw context.http.errorFor(request, response);
   // A 2xx means stored: whatever the body names, this never fails.
-  const parsed = parseDocumentResponse(response.body, context.http.responseMap);
+  const parsed = extractDocument(response.body, context.http.settings.responseMap);
   const missing = [
     ...(parsed.documentId === null ? ['documentId'] : []),
     ...Object.entries(parsed.links)
@@ -288,8 +270,4 @@ export async function uploadDocument(
     status: response.status,
     raw: response.body,
   };
-}
-
-function isDestroyed(stream: NodeJS.ReadableStream): boolean {
-  return (stream as { destroyed?: unknown }).destroyed === true;
 }

@@ -1,12 +1,7 @@
 /**
- * The one error type of the platform client.
- *
- * Every failure of a platform call (and of reading the file to upload) surfaces as a {@link PlatformError}: a
- * stable `code` from the failure table (`src/failure-types.ts`, which also says whether it is retried and
- * why), the `outcome` (what the call may have done), the HTTP `method` and API `path` (never the full URL,
- * never a query string), the `status` when the platform answered, the platform's `Retry-After` as
- * `retryAfterMs`, and a sanitised `cause`. Messages read like
- * `POST /badge/v2/api/v1/orders failed with 422 (Unprocessable Entity): <platform message>` and never carry
+ * The one error type of the platform client: every failure of a platform call (and of reading the file to
+ * upload) is a {@link PlatformError} with a code of the failure table (`src/failure-types.ts`). Messages read
+ * like `POST /badge/v2/api/v1/orders failed with 422 (Unprocessable Entity): <platform message>` and never carry
  * the password, a token or the Authorization header: errors travel into Temporal histories and logs.
  */
 import { STATUS_CODES } from 'node:http';
@@ -32,63 +27,22 @@ export interface PlatformErrorCause {
   readonly path?: string;
 }
 
-/** What a {@link PlatformError} carries besides its message and cause. */
-interface PlatformErrorFields {
-  /** Stable code of the failure mode: a row of the failure table. */
-  readonly code: FailureCode;
-  /** HTTP method of the failed call, upper case. */
-  readonly method: string;
-  /** API path of the failed call, e.g. `/badge/v2/api/v1/orders` (no host, no query). */
-  readonly path: string;
-  /** HTTP status, when the platform answered. */
-  readonly status?: number;
-  /** Delay the platform asked for, from `Retry-After` (429, 5xx; seconds or HTTP date). */
-  readonly retryAfterMs?: number;
-  /** The platform's error code from the error body, e.g. `validation_failed`. */
-  readonly platformCode?: string;
-  /** The platform's error message from the error body. */
-  readonly platformMessage?: string;
-  /** `FORBIDDEN`: the missing scope (e.g. `badge`, `document`), when the error body names it. */
-  readonly scope?: string;
-  /** `STOCK_NOT_FOUND`: the stock id that was sent. */
-  readonly stockId?: string;
-  /** `VALIDATION`: the platform's description of the problem, as sent (secrets redacted). */
-  readonly details?: unknown;
-  /** `VALIDATION`: the field or multipart part at fault, when named. */
-  readonly field?: string;
-  /** `TIMEOUT`: the deadline that was exceeded, when known. */
-  readonly timeoutMs?: number;
-  /** `FILE_ERROR`: the local path that could not be read. */
-  readonly filePath?: string;
-}
-
-/** Constructor input of a {@link PlatformError}. */
-interface PlatformErrorInit extends PlatformErrorFields {
-  /** The full, already sanitised message; when absent one is built from method, path, status and detail. */
-  readonly message?: string;
-  /** Text appended to the generated message, typically the platform's own error message. */
-  readonly detail?: string;
-  /** A sanitised cause. */
-  readonly cause?: PlatformErrorCause;
-  /**
-   * What the call may have done on the platform; when absent, the failure table's rule (`outcomeOf`) decides
-   * from the code, the status, `retryAfterMs` and the cause's transport code.
-   */
-  readonly outcome?: CallOutcome;
-}
+/** Constructor input of a {@link PlatformError}: its fields, `code`, `method` and `path` required. */
+type PlatformErrorInit = Pick<PlatformError, 'code' | 'method' | 'path'> &
+  Partial<Omit<PlatformError, keyof Error | 'code' | 'method' | 'path' | 'retryable' | 'toJSON'>> & {
+    /** The full, already sanitised message; when absent one is built from method, path, status and detail. */
+    readonly message?: string;
+    /** Text appended to the generated message, typically the platform's own error message. */
+    readonly detail?: string;
+    /** A sanitised cause. */
+    readonly cause?: PlatformErrorCause;
+  };
 
 /** What a message says after method and path when the platform did not answer. */
 function withoutAnswer({ code, timeoutMs }: PlatformErrorInit): string {
-  switch (code) {
-    case 'NETWORK':
-      return 'failed: network error';
-    case 'TIMEOUT':
-      return timeoutMs === undefined ? 'timed out' : `timed out after ${timeoutMs} ms`;
-    case 'UNEXPECTED_RESPONSE':
-      return 'returned an unexpected response';
-    default:
-      return 'failed';
-  }
+  if (code === 'TIMEOUT') return timeoutMs === undefined ? 'timed out' : `timed out after ${timeoutMs} ms`;
+  if (code === 'NETWORK') return 'failed: network error';
+  return code === 'UNEXPECTED_RESPONSE' ? 'returned an unexpected response' : 'failed';
 }
 
 /** `POST /x failed with 422 (Unprocessable Entity): detail`, or without status for failures without one. */
@@ -108,23 +62,39 @@ function buildMessage(init: PlatformErrorInit): string {
  * Thrown by every platform call that fails. Match on `code` (stable; see the failure table), never on the class
  * or its `name`. The `name` is the code's, e.g. `ValidationError`, `ServerError`: what logs have always shown.
  */
-export class PlatformError extends Error implements PlatformErrorFields {
+export class PlatformError extends Error {
+  /** Stable code of the failure mode: a row of the failure table. */
   declare readonly code: FailureCode;
+  /** HTTP method of the failed call, upper case. */
   declare readonly method: string;
+  /** API path of the failed call, e.g. `/badge/v2/api/v1/orders` (no host, no query). */
   declare readonly path: string;
+  /** HTTP status, when the platform answered. */
   declare readonly status?: number;
+  /** Delay the platform asked for, from `Retry-After` (429, 5xx; seconds or HTTP date). */
   declare readonly retryAfterMs?: number;
+  /** The platform's error code from the error body, e.g. `validation_failed`. */
   declare readonly platformCode?: string;
+  /** The platform's error message from the error body. */
   declare readonly platformMessage?: string;
+  /** `FORBIDDEN`: the missing scope (e.g. `badge`, `document`), when the error body names it. */
   declare readonly scope?: string;
+  /** `STOCK_NOT_FOUND`: the stock id that was sent. */
   declare readonly stockId?: string;
+  /** `VALIDATION`: the platform's description of the problem, as sent (secrets redacted). */
   declare readonly details?: unknown;
+  /** `VALIDATION`: the field or multipart part at fault, when named. */
   declare readonly field?: string;
+  /** `TIMEOUT`: the deadline that was exceeded, when known. */
   declare readonly timeoutMs?: number;
+  /** `FILE_ERROR`: the local path that could not be read. */
   declare readonly filePath?: string;
   /** A sanitised summary of the underlying error (never a raw axios error). */
   declare readonly cause?: PlatformErrorCause;
-  /** What the call may have done on the platform. */
+  /**
+   * What the call may have done on the platform; when not given, the failure table's rule (`outcomeOf`)
+   * decides from the code, the status, `retryAfterMs` and the cause's transport code.
+   */
   readonly outcome: CallOutcome;
 
   /** @param init the code, where the call failed, and what is known about it */

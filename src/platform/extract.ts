@@ -15,7 +15,7 @@ import { ORDER_ID_PATTERN } from '../contract';
 // Response map
 
 /** An RFC 6901 JSON pointer: empty (the whole body) or `/`-separated tokens with `~0` and `~1` escapes. */
-export const jsonPointerSchema = z
+const jsonPointerSchema = z
   .string()
   .regex(
     /^(\/([^~/]|~[01])*)*$/,
@@ -86,7 +86,8 @@ interface Entry {
 const MAX_DEPTH = 12;
 const MAX_ENTRIES = 5_000;
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** Whether a value is a JSON object (not an array, not null). */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -111,18 +112,16 @@ function norm(key: string): string {
   return key.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
-/** The lowest-ranked candidate; ties go to the shallowest, then the first found. */
-function best<T>(candidates: readonly { rank: number; depth: number; value: T }[]): T | null {
-  let winner: { rank: number; depth: number; value: T } | undefined;
-  for (const candidate of candidates) {
-    if (
-      winner === undefined ||
-      candidate.rank < winner.rank ||
-      (candidate.rank === winner.rank && candidate.depth < winner.depth)
-    ) {
-      winner = candidate;
-    }
-  }
+/** A value found in a body, ranked by how sure the match is (0: surest) and how deep it was found. */
+interface Candidate<T> {
+  readonly rank: number;
+  readonly depth: number;
+  readonly value: T;
+}
+
+/** The lowest-ranked candidate; ties go to the shallowest, then the first found (the sort is stable). */
+function best<T>(candidates: readonly Candidate<T>[]): T | null {
+  const [winner] = [...candidates].sort((a, b) => a.rank - b.rank || a.depth - b.depth);
   return winner === undefined ? null : winner.value;
 }
 
@@ -130,24 +129,14 @@ function best<T>(candidates: readonly { rank: number; depth: number; value: T }[
 // Document links and id
 
 /** The three links of an uploaded document. */
-export type LinkRole = 'original' | 'thumbnail' | 'download';
+type LinkRole = 'original' | 'thumbnail' | 'download';
 
 /** Keys that say "a link" without saying which. */
 const GENERIC_LINK_KEYS = new Set(['url', 'uri', 'href', 'link', 'links', 'urls', 'location', 'value', '[]']);
+/** Envelopes an answer's object may be wrapped in. */
+const ENVELOPES = ['data', 'attributes', 'result', 'payload', 'item', 'response', 'body'];
 /** Keys under which a bare `url` still means the document itself. */
-const DOCUMENT_ENVELOPES = new Set([
-  'data',
-  'document',
-  'attributes',
-  'result',
-  'payload',
-  'item',
-  'file',
-  'links',
-  'urls',
-  'response',
-  'body',
-]);
+const DOCUMENT_ENVELOPES = new Set([...ENVELOPES, 'document', 'file', 'links', 'urls']);
 
 function roleOf(key: string): LinkRole | undefined {
   const k = norm(key);
@@ -204,7 +193,7 @@ function classifyLink(
 
 /** Document id keys that name the document. */
 const DOCUMENT_ID_KEYS = new Set(['documentid', 'docid']);
-const ID_ENVELOPES = new Set(['data', 'attributes', 'result', 'payload', 'item', 'response', 'body']);
+const ID_ENVELOPES = new Set(ENVELOPES);
 
 function idText(value: unknown): string | undefined {
   // Safe integers only: the lossless parse hands any other number over as the string that was sent.
@@ -215,15 +204,11 @@ function idText(value: unknown): string | undefined {
 }
 
 /** What {@link extractDocument} found; `null` where nothing usable was found. */
-export interface ExtractedDocument {
+interface ExtractedDocument {
   /** The platform's document id as a string. */
   readonly documentId: string | null;
   /** Links to the original, a thumbnail and a signed download. */
-  readonly links: {
-    readonly original: string | null;
-    readonly thumbnail: string | null;
-    readonly download: string | null;
-  };
+  readonly links: Readonly<Record<LinkRole, string | null>>;
 }
 
 /**
@@ -233,12 +218,12 @@ export interface ExtractedDocument {
  */
 export function extractDocument(body: unknown, map?: ResponseMap): ExtractedDocument {
   const entries = walk(body, true);
-  const found: Record<LinkRole, { rank: number; depth: number; value: string }[]> = {
+  const found: Record<LinkRole, Candidate<string>[]> = {
     original: [],
     thumbnail: [],
     download: [],
   };
-  const ids: { rank: number; depth: number; value: string }[] = [];
+  const ids: Candidate<string>[] = [];
   for (const { path, value, parent } of entries) {
     const leaf = path[path.length - 1];
     if (leaf === undefined) continue;
@@ -254,12 +239,14 @@ export function extractDocument(body: unknown, map?: ResponseMap): ExtractedDocu
     const key = norm(leaf);
     const parents = path.slice(0, -1).map(norm);
     const parentKey = parents[parents.length - 1];
-    if (DOCUMENT_ID_KEYS.has(key)) ids.push({ rank: 0, depth: path.length, value: id });
-    else if ((key === 'id' || key === 'uuid') && (parentKey === 'document' || parentKey === 'doc')) {
-      ids.push({ rank: 0, depth: path.length, value: id });
-    } else if ((key === 'id' || key === 'uuid') && parents.every((k) => ID_ENVELOPES.has(k))) {
-      ids.push({ rank: 1, depth: path.length, value: id });
-    }
+    const isId = key === 'id' || key === 'uuid';
+    const rank =
+      DOCUMENT_ID_KEYS.has(key) || (isId && (parentKey === 'document' || parentKey === 'doc'))
+        ? 0
+        : isId && parents.every((k) => ID_ENVELOPES.has(k))
+          ? 1
+          : undefined;
+    if (rank !== undefined) ids.push({ rank, depth: path.length, value: id });
   }
   const pinnedLink = (role: LinkRole): string | undefined => {
     const pointer = map?.links?.[role];
@@ -291,16 +278,7 @@ export function numericId(value: unknown): string | undefined {
 }
 
 /** Envelopes an order (or its id) may be wrapped in. */
-const ORDER_ENVELOPES = new Set([
-  'data',
-  'order',
-  'result',
-  'attributes',
-  'payload',
-  'item',
-  'response',
-  'body',
-]);
+const ORDER_ENVELOPES = new Set([...ENVELOPES, 'order']);
 
 /**
  * Find the numeric order id in an order-creation answer: `order_id` / `orderId` / `id` at the top or inside
@@ -316,7 +294,7 @@ export function extractOrderId(body: unknown, map?: ResponseMap): string | null 
     const pinned = numericId(resolvePointer(body, map.orderId));
     if (pinned !== undefined) return pinned;
   }
-  const ids: { rank: number; depth: number; value: string }[] = [];
+  const ids: Candidate<string>[] = [];
   for (const { path, value } of walk(body, false)) {
     const leaf = path[path.length - 1];
     if (leaf === undefined) continue;

@@ -31,11 +31,7 @@ export const PLATFORM_PATHS = Object.freeze({
 /** Name of the header carrying the caller's idempotency key on order creation and uploads. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
-/**
- * Default deadlines. `requestMs` is the TOTAL deadline of a non-upload call; an upload's total deadline is
- * `max(uploadMinMs, size / minUploadBytesPerSecond)`, capped at `uploadMs`, and it is also aborted when no body
- * byte moved for `uploadStallMs` while the body is being sent.
- */
+/** Default deadlines: what each means is said at `PlatformClientOptions.timeouts`. */
 export const DEFAULT_TIMEOUTS = Object.freeze({
   requestMs: 30_000,
   uploadMs: 30 * 60_000,
@@ -60,26 +56,13 @@ export const silentLogger: PlatformLogger = Object.freeze({
 });
 
 /** Settings of the HTTP layer, resolved from the client options. */
-interface HttpSettings {
-  /** The axios instance to send with. */
+interface HttpSettings extends Readonly<Record<keyof typeof DEFAULT_TIMEOUTS, number>> {
   readonly http: AxiosInstance;
   /** Base URL without trailing slash. */
   readonly baseUrl: string;
-  /** Deadline of a non-upload call, ms. */
-  readonly requestMs: number;
-  /** Upper bound of an upload's total deadline, ms. */
-  readonly uploadMs: number;
-  /** Least total deadline of an upload, ms. */
-  readonly uploadMinMs: number;
-  /** Slowest upload rate the deadline allows for, bytes per second. */
-  readonly minUploadBytesPerSecond: number;
-  /** Longest time without a body byte moving while an upload's body is sent, ms. */
-  readonly uploadStallMs: number;
-  /** Deadline for establishing the TCP connection, ms (only with the client's own agents). */
+  /** Only with the client's own agents. */
   readonly connectMs?: number;
-  /** Where to log. */
   readonly logger: PlatformLogger;
-  /** Metrics hook. */
   readonly onRequest?: (event: PlatformRequestEvent) => void;
   /** Strings that must never appear in an error or a log line (the password; tokens are added per call). */
   readonly secrets: readonly string[];
@@ -89,27 +72,22 @@ interface HttpSettings {
 
 /** One HTTP attempt. */
 export interface PlatformRequest {
-  /** Which API, for metrics and logs. */
   readonly route: PlatformRoute;
-  /** HTTP method. */
   readonly method: 'GET' | 'POST';
   /** API path (no host, no query). */
   readonly path: string;
-  /** Request headers (Authorization, Idempotency-Key, Content-Type, …). */
+  /** Idempotency-Key, Content-Type, …; Authorization comes from `bearer`. */
   readonly headers?: RawAxiosRequestHeaders;
   /** Request body: a JSON string or a multipart stream. */
   readonly data?: unknown;
-  /** Whether this is an upload: no redirects (which would buffer the body). */
-  readonly upload?: boolean;
   /** Total deadline of this attempt, ms. @default the client's `requestMs` */
   readonly deadlineMs?: number;
   /** Stall detection while the body is sent (uploads). */
   readonly stall?: BodyActivity;
   /** Query parameters (never part of `path`, so never in errors or logs). */
   readonly query?: Readonly<Record<string, string>>;
-  /** The caller's abort signal. */
   readonly signal?: AbortSignal;
-  /** The bearer token used, to redact it from errors. */
+  /** The bearer token to send (and to redact from errors). */
   readonly bearer?: string;
 }
 
@@ -121,13 +99,11 @@ export interface PlatformRequest {
 export interface BodyActivity {
   /** Abort when no byte moved for this long, ms. */
   readonly stallMs: number;
-  /** Start observing the body. */
   subscribe(onBytes: () => void, onEnd: () => void): () => void;
 }
 
 /** The platform's answer to one attempt, whatever its status. */
 export interface PlatformResponse {
-  /** HTTP status. */
   readonly status: number;
   /** Response headers, lower-case names. */
   readonly headers: Readonly<Record<string, string | undefined>>;
@@ -174,10 +150,10 @@ export function redactValue(value: unknown, secrets: readonly string[], depth = 
 }
 
 /**
- * Parse a `Retry-After` header (delay in seconds, or an HTTP date) into milliseconds from `nowMs`.
+ * Parse a `Retry-After` header (delay in seconds, or an HTTP date) into milliseconds from now.
  * @returns the delay, never negative, or `undefined` when absent or unreadable
  */
-export function parseRetryAfter(value: string | undefined, nowMs: number = Date.now()): number | undefined {
+function parseRetryAfter(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
   if (text === '') return undefined;
@@ -185,7 +161,7 @@ export function parseRetryAfter(value: string | undefined, nowMs: number = Date.
   // An HTTP date names its month; this keeps Date.parse from reading "-5" as a year.
   if (!/[A-Za-z]{3}/.test(text)) return undefined;
   const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /**
@@ -253,22 +229,15 @@ export function sanitizeCause(
   secrets: readonly string[],
 ): PlatformErrorCause {
   const base = { method: where.method, path: where.path };
-  if (isAxiosError(error)) {
-    return {
-      name: 'AxiosError',
-      ...(error.code !== undefined && { code: error.code }),
-      message: redactText(error.message, secrets),
-      ...(error.response?.status !== undefined && { status: error.response.status }),
-      ...base,
-    };
-  }
   // Duck-typed: errors from Node internals may come from another realm (e.g. under jest) and fail instanceof.
   if (typeof error === 'object' && error !== null) {
     const { name, code, message } = error as { name?: unknown; code?: unknown; message?: unknown };
+    const status = isAxiosError(error) ? error.response?.status : undefined;
     return {
       name: typeof name === 'string' ? name : 'Error',
       ...(typeof code === 'string' && { code }),
       ...(typeof message === 'string' && { message: redactText(message, secrets) }),
+      ...(status !== undefined && { status }),
       ...base,
     };
   }
@@ -279,29 +248,15 @@ export function sanitizeCause(
  * The HTTP layer shared by the API modules: one instance per client.
  */
 export class PlatformHttp {
-  readonly #settings: HttpSettings;
+  /** The resolved client settings. */
+  readonly settings: HttpSettings;
   readonly #warnedShapes = new Set<PlatformRoute>();
   readonly #agents: { httpAgent: http.Agent; httpsAgent: https.Agent } | undefined;
 
   /** @param settings resolved client settings */
   constructor(settings: HttpSettings) {
-    this.#settings = settings;
+    this.settings = settings;
     this.#agents = settings.connectMs === undefined ? undefined : connectTimeoutAgents(settings.connectMs);
-  }
-
-  /** Deadline of a non-upload call, ms. */
-  get requestMs(): number {
-    return this.#settings.requestMs;
-  }
-
-  /** Base URL of the platform, without trailing slash. */
-  get baseUrl(): string {
-    return this.#settings.baseUrl;
-  }
-
-  /** The operator's response map, if any. */
-  get responseMap(): ResponseMap | undefined {
-    return this.#settings.responseMap;
   }
 
   /**
@@ -315,15 +270,10 @@ export class PlatformHttp {
   warnUnreadable(route: PlatformRoute, status: number, body: unknown, missing: readonly string[]): void {
     if (this.#warnedShapes.has(route)) return;
     this.#warnedShapes.add(route);
-    this.logger.warn(
+    this.settings.logger.warn(
       { route, status, missing, shape: describeShape(body) },
       'platform answer not fully understood; pin its shape with the response map (logged once per route)',
     );
-  }
-
-  /** The logger of the client. */
-  get logger(): PlatformLogger {
-    return this.#settings.logger;
   }
 
   /**
@@ -335,7 +285,7 @@ export class PlatformHttp {
     const { method, path, route } = request;
     const callerSignal = request.signal;
     callerSignal?.throwIfAborted();
-    const deadlineMs = request.deadlineMs ?? this.#settings.requestMs;
+    const deadlineMs = request.deadlineMs ?? this.settings.requestMs;
     // axios' own `timeout` is an idle timeout that restarts with every byte; this controller enforces the
     // total deadline and the stall timeout, and carries the caller's abort.
     const controller = new AbortController();
@@ -368,7 +318,7 @@ export class PlatformHttp {
     // A redirect may only stay on the platform's origin: the bearer token (or a query) must never be carried
     // to another host, scheme or port. follow-redirects drops Authorization for other hosts but keeps it for
     // a subdomain; refusing the redirect is simpler to trust than a filter.
-    const baseOrigin = new URL(this.#settings.baseUrl).origin;
+    const baseOrigin = new URL(this.settings.baseUrl).origin;
     let refusedRedirect: string | undefined;
     const beforeRedirect = (options: Record<string, unknown>): void => {
       let origin = '(unreadable location)';
@@ -383,9 +333,13 @@ export class PlatformHttp {
     };
 
     const config: AxiosRequestConfig = {
-      url: `${this.#settings.baseUrl}${path}`,
+      url: `${this.settings.baseUrl}${path}`,
       method,
-      headers: { Accept: 'application/json', ...request.headers },
+      headers: {
+        Accept: 'application/json',
+        ...request.headers,
+        ...(request.bearer !== undefined && { Authorization: `Bearer ${request.bearer}` }),
+      },
       ...(request.query !== undefined && { params: request.query }),
       data: request.data,
       timeout: deadlineMs,
@@ -395,9 +349,9 @@ export class PlatformHttp {
       transformResponse: [(data: unknown) => data],
       maxContentLength: MAX_RESPONSE_BYTES,
       maxBodyLength: Infinity,
-      // Redirect-following buffers the request body for replay: never for uploads, and POSTs are not
-      // redirected by this platform anyway.
-      maxRedirects: method === 'GET' && request.upload !== true ? 5 : 0,
+      // Redirect-following buffers the request body for replay: never for POSTs (uploads), which this
+      // platform does not redirect anyway.
+      maxRedirects: method === 'GET' ? 5 : 0,
       beforeRedirect,
       transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: false },
       ...this.#agents,
@@ -406,9 +360,9 @@ export class PlatformHttp {
     const report = (status: PlatformRequestEvent['status']): number => {
       const durationMs = Math.round(performance.now() - started);
       try {
-        this.#settings.onRequest?.({ route, method, path, status, durationMs });
+        this.settings.onRequest?.({ route, method, path, status, durationMs });
       } catch (hookError) {
-        this.logger.warn(
+        this.settings.logger.warn(
           { route, err: sanitizeCause(hookError, request, this.#secrets(request)) },
           'platform onRequest hook threw',
         );
@@ -418,7 +372,7 @@ export class PlatformHttp {
 
     let raw;
     try {
-      raw = await this.#settings.http.request<unknown>(config);
+      raw = await this.settings.http.request<unknown>(config);
     } catch (error) {
       if (callerSignal?.aborted) {
         // The caller gave up (e.g. the activity was cancelled): surface its reason, not a platform error.
@@ -450,7 +404,7 @@ export class PlatformHttp {
                 },
               });
       const durationMs = report(mapped.code === 'TIMEOUT' ? 'timeout' : 'network-error');
-      this.logger.debug(
+      this.settings.logger.debug(
         { route, method, path, error: mapped.code, cause: mapped.cause?.code, durationMs },
         'platform request failed',
       );
@@ -459,7 +413,7 @@ export class PlatformHttp {
       cleanUp();
     }
     const durationMs = report(raw.status);
-    this.logger.debug({ route, method, path, status: raw.status, durationMs }, 'platform request');
+    this.settings.logger.debug({ route, method, path, status: raw.status, durationMs }, 'platform request');
     return { status: raw.status, headers: lowerCaseHeaders(raw.headers), body: decodeBody(raw.data) };
   }
 
@@ -469,20 +423,15 @@ export class PlatformHttp {
    * @param sizeBytes the size of the file sent
    */
   uploadDeadlineMs(sizeBytes: number): number {
-    const { uploadMinMs, minUploadBytesPerSecond, uploadMs } = this.#settings;
+    const { uploadMinMs, minUploadBytesPerSecond, uploadMs } = this.settings;
     const bySize = Math.ceil((Math.max(0, sizeBytes) / minUploadBytesPerSecond) * 1000);
     return Math.min(uploadMs, Math.max(uploadMinMs, bySize));
   }
 
-  /** Stall timeout of an upload's body, ms. */
-  get uploadStallMs(): number {
-    return this.#settings.uploadStallMs;
-  }
-
   #secrets(request: PlatformRequest): string[] {
     return request.bearer === undefined
-      ? [...this.#settings.secrets]
-      : [...this.#settings.secrets, request.bearer];
+      ? [...this.settings.secrets]
+      : [...this.settings.secrets, request.bearer];
   }
 
   #transportError(request: PlatformRequest, error: unknown, timeoutMs: number): PlatformError {
@@ -503,13 +452,13 @@ export class PlatformHttp {
     }
     const code = codeForTransport(cause.code);
     if (code === 'TIMEOUT') {
-      const connect = cause.code === CONNECT_TIMEOUT_CODE && this.#settings.connectMs !== undefined;
+      const connect = cause.code === CONNECT_TIMEOUT_CODE && this.settings.connectMs !== undefined;
       return new PlatformError({
         code,
         method,
         path,
         cause,
-        timeoutMs: connect ? this.#settings.connectMs : timeoutMs,
+        timeoutMs: connect ? this.settings.connectMs : timeoutMs,
         ...(connect && { detail: 'could not connect' }),
       });
     }
@@ -566,11 +515,18 @@ export class PlatformHttp {
    * @param request the attempt that was answered
    * @param response the answer
    * @param parse one of the parsers in `schemas.ts`
+   * @param missing what the answer lacks when it cannot be read: logged once by {@link warnUnreadable}
    */
-  parse<T>(request: PlatformRequest, response: PlatformResponse, parse: (body: unknown) => T): T {
+  parse<T>(
+    request: PlatformRequest,
+    response: PlatformResponse,
+    parse: (body: unknown) => T,
+    missing?: readonly string[],
+  ): T {
     try {
       return parse(response.body);
     } catch (error) {
+      if (missing) this.warnUnreadable(request.route, response.status, response.body, missing);
       const problem =
         error instanceof ResponseShapeError ? error.problem : 'the response body could not be parsed';
       throw new PlatformError({

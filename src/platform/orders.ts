@@ -49,7 +49,6 @@ export async function createOrder(context: ApiContext, input: CreateOrderInput):
       method: 'POST',
       path: PLATFORM_PATHS.orders,
       headers: {
-        Authorization: `Bearer ${bearer}`,
         'Content-Type': 'application/json',
         [IDEMPOTENCY_KEY_HEADER]: idempotencyKey,
       },
@@ -63,14 +62,8 @@ export async function createOrder(context: ApiContext, input: CreateOrderInput):
     const stockId = stock_id === undefined ? undefined : normaliseStockId(stock_id);
     throw context.http.errorFor(request, response, stockId === undefined ? {} : { stockId });
   }
-  const map = context.http.responseMap;
-  let parsed;
-  try {
-    parsed = context.http.parse(request, response, (body) => parseOrderResponse(body, map));
-  } catch (error) {
-    // A 2xx without a recognisable id is not a rejection: the order may exist (outcome maybe-applied).
-    context.http.warnUnreadable('orders', response.status, response.body, ['orderId']);
-    throw error;
-  }
+  const map = context.http.settings.responseMap;
+  // A 2xx without a recognisable id is not a rejection: the order may exist (outcome maybe-applied).
+  const parsed = context.http.parse(request, response, (body) => parseOrderResponse(body, map), ['orderId']);
   return { orderId: parsed.orderId, status: response.status, raw: response.body };
 }

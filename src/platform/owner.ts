@@ -1,15 +1,8 @@
 /**
- * Whose documents they are: the `document_owner` of every upload, decided from what the platform says.
- *
- * The specification names `document_owner` "the id of the user who owns the document" and shows no way to ask
- * for it; the token is the only place the platform tells who the user is, and which claim holds the id the
- * document API expects is not shown either. Identity servers (Keycloak and many others) put a UUID in `sub`
- * and the application's numeric user id in another claim. So the client decides, in this order:
- * 1. a configured fixed id (`BADGE_DOCUMENT_OWNER`), or a configured claim (`BADGE_USER_ID_CLAIM`);
- * 2. otherwise the default chain: the first claim of {@link DEFAULT_USER_ID_CLAIMS} whose value is numeric,
- *    else the first of them (but `preferred_username`, a name) that holds any id.
- * The order's own `documentOwner` wins over all of these (in the workflow). Ids are opaque strings: a numeric
- * claim keeps every digit (the payload is read without turning numbers into floats).
+ * Whose documents they are: the `document_owner` of every upload, decided from the token, the only place the
+ * platform tells who the user is (which claim holds the id is not shown: identity servers such as Keycloak put
+ * a UUID in `sub` and the numeric user id in another claim). The rules and their order: docs/platform-client.md,
+ * "Document owner". Ids are opaque strings: a numeric claim keeps every digit.
  */
 
 /** A configured source of the owner: a fixed id, or the claim that holds it. */

@@ -12,7 +12,7 @@ import type { CallOutcome } from '../failure-types';
 import { describeShape, numericId } from './extract';
 import type { ResponseMap } from './extract';
 import type { ClaimsReport } from './owner';
-import type { CreateOrderInput, PlatformClient, UploadSource } from './types';
+import type { CreateOrderInput, PlatformClient } from './types';
 
 /** Input of {@link probePlatform}. */
 interface ProbeInput {
@@ -34,9 +34,7 @@ interface ProbeInput {
 interface ProbeFailure {
   /** The platform error code, or `UNEXPECTED_ERROR`. */
   readonly code: string;
-  /** HTTP status, when the platform answered. */
   readonly status: number | null;
-  /** What the failed call may have done. */
   readonly outcome: CallOutcome | null;
   /** The secret-free message. */
   readonly message: string;
@@ -48,8 +46,17 @@ interface ProbeCall {
   readonly status: number | null;
   /** Key structure of the answer (`path:type`), never values. */
   readonly shape: readonly string[];
-  /** What went wrong, when it did. */
   readonly failure?: ProbeFailure;
+}
+
+/**
+ * One call made twice with one idempotency key; `keyHonoured` is `true` when both answers named the same
+ * order or document, `false` when they named two, else `null`.
+ */
+interface Twice<Facts> {
+  readonly first: ProbeCall & Facts;
+  readonly second: ProbeCall & Facts;
+  readonly keyHonoured: boolean | null;
 }
 
 /** What {@link probePlatform} saw and recommends. */
@@ -67,25 +74,9 @@ export interface ProbeReport {
   /** The stock list. */
   readonly stocks: ProbeCall & { readonly stockCount: number | null };
   /** Order creation twice with one key; absent without `allowTestOrders`. */
-  readonly orders?: {
-    readonly first: ProbeCall & { readonly orderId: string | null };
-    readonly second: ProbeCall & { readonly orderId: string | null };
-    /** `true` when both answers named the same order, `false` when two orders were created, else `null`. */
-    readonly keyHonoured: boolean | null;
-  };
+  readonly orders?: Twice<{ readonly orderId: string | null }>;
   /** Upload twice with one key; absent without `allowTestOrders` or without a created order. */
-  readonly documents?: {
-    readonly first: ProbeCall & {
-      readonly documentId: string | null;
-      readonly linksFound: readonly string[];
-    };
-    readonly second: ProbeCall & {
-      readonly documentId: string | null;
-      readonly linksFound: readonly string[];
-    };
-    /** `true` when both answers named the same document, `false` when they named two, else `null`. */
-    readonly keyHonoured: boolean | null;
-  };
+  readonly documents?: Twice<{ readonly documentId: string | null; readonly linksFound: readonly string[] }>;
   /** Configuration to use. */
   readonly recommended: {
     /**
@@ -128,10 +119,6 @@ function failureOf(error: unknown): ProbeFailure {
   };
 }
 
-function escapeToken(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 /** The JSON pointer of the first value (parents first) that `matches`, or `undefined`. */
 function pointerTo(body: unknown, matches: (value: unknown) => boolean): string | undefined {
   const queue: { value: unknown; pointer: string }[] = [{ value: body, pointer: '' }];
@@ -142,7 +129,7 @@ function pointerTo(body: unknown, matches: (value: unknown) => boolean): string 
       value.forEach((item, i) => queue.push({ value: item, pointer: `${pointer}/${i}` }));
     else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Object.entries(value))
-        queue.push({ value: item, pointer: `${pointer}/${escapeToken(key)}` });
+        queue.push({ value: item, pointer: `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}` });
     }
   }
   return undefined;
@@ -161,8 +148,39 @@ function ownerNotes(claims: ClaimsReport): string[] {
   return notes;
 }
 
-function sameIds<T>(a: T | null, b: T | null): boolean | null {
-  return a === null || b === null ? null : a === b;
+/**
+ * Make one call of the probe: what its answer showed (`facts` of it), or its failure with `none`. Only the
+ * caller's abort leaves; every platform failure is reported.
+ */
+async function observe<R extends { readonly status: number; readonly raw: unknown }, Facts>(
+  call: () => Promise<R>,
+  facts: (result: R) => Facts,
+  none: Facts,
+  signal: AbortSignal | undefined,
+): Promise<{ readonly report: ProbeCall & Facts; readonly result?: R }> {
+  try {
+    const result = await call();
+    return { report: { status: result.status, shape: describeShape(result.raw), ...facts(result) }, result };
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    const failure = failureOf(error);
+    return { report: { status: failure.status, shape: [], ...none, failure } };
+  }
+}
+
+/** Make one call twice with one key (see {@link Twice}); `result` is the first answer, when there was one. */
+async function observeTwice<R extends { readonly status: number; readonly raw: unknown }, Facts>(
+  call: () => Promise<R>,
+  facts: (result: R) => Facts,
+  none: Facts,
+  idOf: (facts: Facts) => string | null,
+  signal: AbortSignal | undefined,
+): Promise<{ readonly twice: Twice<Facts>; readonly result?: R }> {
+  const { report: first, result } = await observe(call, facts, none, signal);
+  const { report: second } = await observe(call, facts, none, signal);
+  const [a, b] = [idOf(first), idOf(second)];
+  const keyHonoured = a === null || b === null ? null : a === b;
+  return { twice: { first, second, keyHonoured }, ...(result !== undefined && { result }) };
 }
 
 /**
@@ -172,16 +190,13 @@ function sameIds<T>(a: T | null, b: T | null): boolean | null {
  */
 export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
   const { client, signal } = input;
+  const options = { ...(signal && { signal }) };
   const notes: string[] = [];
-  // Only the caller's abort leaves the probe; every platform failure is reported.
-  const guard = (): void => {
-    if (signal?.aborted) throw signal.reason;
-  };
 
   let owner: string | null = null;
   let authentication: ProbeReport['authentication'];
   try {
-    const session = await client.authenticate({ ...(signal && { signal }) });
+    const session = await client.authenticate(options);
     owner = session.documentOwner?.id ?? null;
     authentication = {
       ok: true,
@@ -191,7 +206,7 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     };
     notes.push(...ownerNotes(session.claims));
   } catch (error) {
-    guard();
+    if (signal?.aborted) throw signal.reason;
     authentication = {
       ok: false,
       userId: null,
@@ -201,15 +216,12 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     };
   }
 
-  let stocks: ProbeReport['stocks'];
-  try {
-    const list = await client.listStocks({ ...(signal && { signal }) });
-    stocks = { status: list.status, shape: describeShape(list.raw), stockCount: list.stocks.length };
-  } catch (error) {
-    guard();
-    const failure = failureOf(error);
-    stocks = { status: failure.status, shape: [], stockCount: null, failure };
-  }
+  const { report: stocks } = await observe(
+    () => client.listStocks(options),
+    (list): { stockCount: number | null } => ({ stockCount: list.stocks.length }),
+    { stockCount: null },
+    signal,
+  );
 
   const map: { orderId?: string; documentId?: string; links?: Record<string, string> } = {};
   let orders: ProbeReport['orders'];
@@ -220,96 +232,63 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     );
   } else {
     const key = `probe-${randomUUID()}`;
-    const order = async (): Promise<ProbeCall & { orderId: string | null; raw?: unknown }> => {
-      try {
-        const created = await client.createOrder({
+    const created = await observeTwice(
+      () =>
+        client.createOrder({
           payload: input.testOrder ?? DEFAULT_TEST_ORDER,
           idempotencyKey: key,
-          ...(signal && { signal }),
-        });
-        return {
-          status: created.status,
-          shape: describeShape(created.raw),
-          orderId: created.orderId,
-          raw: created.raw,
-        };
-      } catch (error) {
-        guard();
-        const failure = failureOf(error);
-        return { status: failure.status, shape: [], orderId: null, failure };
-      }
-    };
-    const { raw: firstOrderBody, ...first } = await order();
-    const { raw: _secondOrderBody, ...second } = await order();
-    orders = { first, second, keyHonoured: sameIds(first.orderId, second.orderId) };
-    if (first.orderId !== null) {
-      const orderId = first.orderId;
-      map.orderId = pointerTo(firstOrderBody, (value) => numericId(value) === orderId);
-    }
+          ...options,
+        }),
+      (order): { orderId: string | null } => ({ orderId: order.orderId }),
+      { orderId: null },
+      (facts) => facts.orderId,
+      signal,
+    );
+    orders = created.twice;
+    const orderId = orders.first.orderId;
+    const orderPointer = pointerTo(
+      created.result?.raw,
+      (value) => orderId !== null && numericId(value) === orderId,
+    );
+    if (orderPointer !== undefined) map.orderId = orderPointer;
     if (orders.keyHonoured === false)
       notes.push('the same key created two orders: the platform ignores Idempotency-Key');
 
-    if (first.orderId !== null && owner !== null) {
-      const documentOwner = owner;
-      const orderId = first.orderId;
-      const docKey = `probe-doc-${randomUUID()}`;
-      const source: UploadSource = {
-        sizeBytes: TINY_PDF.length,
-        openStream: () => Readable.from([TINY_PDF]),
+    if (orderId !== null && owner !== null) {
+      const upload = {
+        source: { sizeBytes: TINY_PDF.length, openStream: () => Readable.from([TINY_PDF]) },
+        filename: 'probe.pdf',
+        contentType: 'application/pdf',
+        orderId,
+        documentOwner: owner,
+        idempotencyKey: `probe-doc-${randomUUID()}`,
+        ...options,
       };
-      const upload = async (): Promise<
-        ProbeCall & {
-          documentId: string | null;
-          linksFound: readonly string[];
-          raw?: unknown;
-          links?: Record<string, string | null>;
-        }
-      > => {
-        try {
-          const uploaded = await client.uploadDocument({
-            source,
-            filename: 'probe.pdf',
-            contentType: 'application/pdf',
-            orderId,
-            documentOwner,
-            idempotencyKey: docKey,
-            ...(signal && { signal }),
-          });
-          return {
-            status: uploaded.status,
-            shape: describeShape(uploaded.raw),
-            documentId: uploaded.documentId,
-            linksFound: Object.entries(uploaded.links)
-              .filter(([, link]) => link !== null)
-              .map(([name]) => name),
-            raw: uploaded.raw,
-            links: { ...uploaded.links },
-          };
-        } catch (error) {
-          guard();
-          const failure = failureOf(error);
-          return { status: failure.status, shape: [], documentId: null, linksFound: [], failure };
-        }
-      };
-      const { raw: firstDocBody, links: firstLinks, ...firstDoc } = await upload();
-      const { raw: _secondDocBody, links: _secondLinks, ...secondDoc } = await upload();
-      documents = {
-        first: firstDoc,
-        second: secondDoc,
-        keyHonoured: sameIds(firstDoc.documentId, secondDoc.documentId),
-      };
-      if (firstDoc.documentId !== null) {
-        const id = firstDoc.documentId;
-        map.documentId = pointerTo(
-          firstDocBody,
-          (value) => value === id || (typeof value === 'number' && String(value) === id),
-        );
-      }
+      const stored = await observeTwice(
+        () => client.uploadDocument(upload),
+        (uploaded): { documentId: string | null; linksFound: readonly string[] } => ({
+          documentId: uploaded.documentId,
+          linksFound: Object.entries(uploaded.links)
+            .filter(([, link]) => link !== null)
+            .map(([name]) => name),
+        }),
+        { documentId: null, linksFound: [] },
+        (facts) => facts.documentId,
+        signal,
+      );
+      documents = stored.twice;
+      const body = stored.result?.raw;
+      const id = documents.first.documentId;
+      const idPointer = pointerTo(
+        body,
+        (value) => id !== null && (value === id || (typeof value === 'number' && String(value) === id)),
+      );
+      if (idPointer !== undefined) map.documentId = idPointer;
       const links: Record<string, string> = {};
-      for (const [name, link] of Object.entries(firstLinks ?? {})) {
+      for (const [name, link] of Object.entries(stored.result?.links ?? {})) {
         if (link === null) continue;
         const pointer = pointerTo(
-          firstDocBody,
+          body,
           (value) =>
             value === link ||
             (typeof value === 'object' && value !== null && (value as { href?: unknown }).href === link),
@@ -321,7 +300,8 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
         notes.push('no document id in the upload answers: whether uploads honour the key is unknown');
       if (documents.keyHonoured === false)
         notes.push('the same key stored two documents: the platform ignores Idempotency-Key on uploads');
-      if (firstDoc.failure?.status === 422 && /document[_ ]?owner/i.test(firstDoc.failure.message))
+      const failure = documents.first.failure;
+      if (failure?.status === 422 && /document[_ ]?owner/i.test(failure.message))
         notes.push(
           'the platform refused the document owner: set BADGE_DOCUMENT_OWNER to the platform user id, or BADGE_USER_ID_CLAIM to the claim holding it',
         );
@@ -331,14 +311,6 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
   }
 
   const honoured = orders?.keyHonoured === true && documents?.keyHonoured === true;
-  const responseMap: ResponseMap | null =
-    map.orderId === undefined && map.documentId === undefined && map.links === undefined
-      ? null
-      : {
-          ...(map.orderId !== undefined && { orderId: map.orderId }),
-          ...(map.documentId !== undefined && { documentId: map.documentId }),
-          ...(map.links !== undefined && { links: map.links }),
-        };
   return {
     authentication,
     stocks,
@@ -346,7 +318,7 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     ...(documents && { documents }),
     recommended: {
       BADGE_IDEMPOTENCY_KEYS: honoured ? 'honoured' : null,
-      responseMap,
+      responseMap: Object.keys(map).length === 0 ? null : map,
       BADGE_USER_ID_CLAIM: authentication.claims.userIdClaim,
     },
     notes,

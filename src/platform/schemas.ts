@@ -8,8 +8,9 @@
  * messages, so a token or a signed URL cannot leak through an error.
  */
 import { z } from 'zod';
-import { extractDocument, extractOrderId, extractToken } from './extract';
-import type { ResponseMap } from './extract';
+import { extractOrderId, extractToken, isObject } from './extract';
+import type { ExtractedToken, ResponseMap } from './extract';
+import type { Stock } from './types';
 
 /**
  * Thrown by the parsers in this module when a body cannot be understood. Carries only a description of what
@@ -24,8 +25,6 @@ export class ResponseShapeError extends Error {
 Object.defineProperty(ResponseShapeError.prototype, 'name', { value: 'ResponseShapeError' });
 
 const nonEmptyString = z.string().trim().min(1);
-const looseObject = z.record(z.string(), z.unknown());
-type LooseObject = z.infer<typeof looseObject>;
 
 /** An identifier that may be a number or a string; normalised to a string. */
 const anyIdSchema = z.union([
@@ -51,14 +50,13 @@ function describeBody(value: unknown): string {
   return describe(value);
 }
 
-function asObject(value: unknown): LooseObject | undefined {
-  const parsed = looseObject.safeParse(value);
-  return parsed.success && !Array.isArray(value) ? parsed.data : undefined;
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return isObject(value) ? value : undefined;
 }
 
 /** Look up the first key of `keys` that is present (not undefined/null) on `object`. */
 function firstPresent(
-  object: LooseObject,
+  object: Record<string, unknown>,
   keys: readonly string[],
 ): { key: string; value: unknown } | undefined {
   for (const key of keys) {
@@ -71,21 +69,11 @@ function firstPresent(
 // ---------------------------------------------------------------------------------------------------------
 // Token
 
-/** The parsed token response. The token itself never leaves the client's token cache. */
-interface ParsedTokenResponse {
-  /** The JWT to send as bearer token. */
-  readonly accessToken: string;
-  /** `token_type`, when sent (normally `Bearer`). */
-  readonly tokenType?: string;
-  /** `expires_in` in seconds, when sent. */
-  readonly expiresInSeconds?: number;
-}
-
 /**
  * Parse the token response: `access_token` at the top or inside a `data` envelope; every other field is
  * optional. Throws {@link ResponseShapeError} when there is no token string.
  */
-export function parseTokenResponse(body: unknown): ParsedTokenResponse {
+export function parseTokenResponse(body: unknown): ExtractedToken {
   const token = extractToken(body);
   if (token === null) {
     throw new ResponseShapeError(
@@ -104,14 +92,6 @@ export function parseTokenResponse(body: unknown): ParsedTokenResponse {
 const LIST_ENVELOPE_KEYS = ['data', 'items', 'stocks', 'results', 'content'] as const;
 /** Field names a stock's id may have, in order of preference. */
 const STOCK_ID_KEYS = ['stock_id', 'stockId', 'id'] as const;
-
-/** One parsed stock: its id normalised to a string, plus the record as sent. */
-interface ParsedStock {
-  /** The stock id as a string, so `"1001"` and `1001` compare equal. */
-  readonly stockId: string;
-  /** The stock record as sent. */
-  readonly raw: unknown;
-}
 
 /**
  * Normalise a stock id (number or string) to the string form used for comparisons. Returns `undefined` for
@@ -147,7 +127,7 @@ function findList(body: unknown): { list: unknown[]; where: string } | undefined
  * possibly nested one level such as `{ data: { items: [...] } }`); each stock's id under `stock_id`, `stockId`
  * or `id`, number or string. Throws {@link ResponseShapeError} when no list is found or a stock has no id.
  */
-export function parseStocksResponse(body: unknown): ParsedStock[] {
+export function parseStocksResponse(body: unknown): Stock[] {
   const found = findList(body);
   if (!found) {
     throw new ResponseShapeError(
@@ -193,11 +173,6 @@ export function readStockIds(body: unknown): { ids: string[]; partial: boolean }
 // ---------------------------------------------------------------------------------------------------------
 // Orders
 
-/** Field names the order id may have. */
-const ORDER_ID_KEYS = ['id', 'order_id', 'orderId'] as const;
-/** Keys under which the order may be nested. */
-const ORDER_ENVELOPE_KEYS = ['data', 'order', 'result'] as const;
-
 /**
  * Parse the order-creation response and return the order id as its digits: `order_id`, `orderId` or `id` at the
  * top or inside envelopes (`data`, `order`, `result`, …), a number or a digit string; a pinned pointer of
@@ -209,37 +184,11 @@ export function parseOrderResponse(body: unknown, map?: ResponseMap): { orderId:
   if (orderId === null) {
     throw new ResponseShapeError(
       asObject(body)
-        ? `no order id (${ORDER_ID_KEYS.join(', ')}, at the top or inside envelopes such as ${ORDER_ENVELOPE_KEYS.join(', ')})`
+        ? 'no order id (id, order_id, orderId, at the top or inside envelopes such as data, order, result)'
         : `order response is ${describeBody(body)}, expected an object with an id`,
     );
   }
   return { orderId };
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Documents
-
-/** Typical field names of the document id (documentation only). */
-export const DOCUMENT_ID_KEYS = ['id', 'document_id', 'documentId'] as const;
-
-/** The parsed document-upload response. */
-interface ParsedDocument {
-  /** Links to the original, a thumbnail and a signed download; `null` where the platform sent none. */
-  readonly links: {
-    readonly original: string | null;
-    readonly thumbnail: string | null;
-    readonly download: string | null;
-  };
-  /** The document id as a string, when the platform sent one. */
-  readonly documentId: string | null;
-}
-
-/**
- * Parse the document-upload response best-effort: the id and the links are looked for anywhere in the body
- * (see `extractDocument`); missing ones are `null`. Never throws: a 2xx upload means the document is stored.
- */
-export function parseDocumentResponse(body: unknown, map?: ResponseMap): ParsedDocument {
-  return extractDocument(body, map);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -261,7 +210,7 @@ interface ParsedErrorBody {
 
 const textField = z.union([nonEmptyString, z.number().transform(String)]);
 
-function pickText(objects: readonly LooseObject[], keys: readonly string[]): string | undefined {
+function pickText(objects: readonly Record<string, unknown>[], keys: readonly string[]): string | undefined {
   for (const object of objects) {
     for (const key of keys) {
       const parsed = textField.safeParse(object[key]);

@@ -3,28 +3,30 @@
  */
 import LinkHeader from 'http-link-header';
 import type { StockAdvice } from '../contract';
-import type { ApiContext } from './auth';
+import type { Answered, ApiContext } from './auth';
 import { PLATFORM_PATHS } from './http';
 import type { PlatformRequest } from './http';
-import { resolvePointer } from './extract';
+import { isObject, resolvePointer } from './extract';
 import { normaliseStockId, parseStocksResponse, readStockIds } from './schemas';
 import type { StockList } from './types';
 
-/** The stock-list request (`GET` stocks), with the page's query when it has one. */
-function stocksRequest(
-  bearer: string,
+/** Sends the stock-list request (`GET` stocks), with the page's query when it has one. */
+function getStocks(
+  context: ApiContext,
   query: Readonly<Record<string, string>>,
   signal: AbortSignal | undefined,
-): PlatformRequest {
-  return {
-    route: 'stocks',
-    method: 'GET',
-    path: PLATFORM_PATHS.stocks,
-    headers: { Authorization: `Bearer ${bearer}` },
-    bearer,
-    ...(Object.keys(query).length > 0 && { query }),
-    ...(signal && { signal }),
-  };
+): Promise<Answered> {
+  return context.auth.withToken(async (bearer) => {
+    const request: PlatformRequest = {
+      route: 'stocks',
+      method: 'GET',
+      path: PLATFORM_PATHS.stocks,
+      bearer,
+      ...(Object.keys(query).length > 0 && { query }),
+      ...(signal && { signal }),
+    };
+    return { request, response: await context.http.send(request) };
+  }, signal);
 }
 
 /**
@@ -33,26 +35,19 @@ function stocksRequest(
  * found, and the transport errors of every call
  */
 export async function listStocks(context: ApiContext, signal?: AbortSignal): Promise<StockList> {
-  const { request, response } = await context.auth.withToken(async (bearer) => {
-    const request = stocksRequest(bearer, {}, signal);
-    return { request, response: await context.http.send(request) };
-  }, signal);
+  const { request, response } = await getStocks(context, {}, signal);
   if (response.status < 200 || response.status >= 300) throw context.http.errorFor(request, response);
   const stocks = context.http.parse(request, response, parseStocksResponse);
   return { stocks, status: response.status, raw: response.body };
 }
 
 /** Most pages {@link checkStock} reads before giving up with `unknown`. */
-export const MAX_STOCK_PAGES = 5;
+const MAX_STOCK_PAGES = 5;
 
 const UNKNOWN: StockAdvice = Object.freeze({ verdict: 'unknown', stockCount: null });
 
 /** Where the next page is: a query to send, nothing left, or paging that cannot be followed. */
 type NextPage = { readonly query: Readonly<Record<string, string>> } | 'done' | 'unreadable';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const PAGING_CONTAINERS = [
   '',
@@ -95,7 +90,7 @@ function fact(page: StocksPage, name: keyof typeof PAGING_FIELDS): unknown {
   for (const container of PAGING_CONTAINERS) {
     for (const key of keys) {
       const value = resolvePointer(page.body, `${container}/${key}`);
-      if (value !== undefined && value !== null && !(container === '/page' && isRecord(value))) return value;
+      if (value !== undefined && value !== null && !(container === '/page' && isObject(value))) return value;
     }
   }
   for (const header of headers) {
@@ -153,7 +148,7 @@ function nextPage(
   if (header === null) return 'unreadable';
   if (header !== undefined) return sameStocksQuery(header, baseUrl);
   const next = fact(page, 'next');
-  const nextHref = isRecord(next) ? next.href : next;
+  const nextHref = isObject(next) ? next.href : next;
   if (typeof nextHref === 'string' && nextHref.trim() !== '' && !/^\d+$/.test(nextHref.trim())) {
     return sameStocksQuery(nextHref, baseUrl);
   }
@@ -197,30 +192,19 @@ export async function checkStock(
       const key = JSON.stringify(query);
       if (seen.has(key)) return UNKNOWN;
       seen.add(key);
-      const pageQuery = query;
-      const { response } = await context.auth.withToken(async (bearer) => {
-        const request = stocksRequest(bearer, pageQuery, signal);
-        return { request, response: await context.http.send(request) };
-      }, signal);
+      const { response } = await getStocks(context, query, signal);
       if (response.status < 200 || response.status >= 300) return UNKNOWN;
-      let stocks: readonly { stockId: string }[];
-      let complete = true;
-      try {
-        stocks = parseStocksResponse(response.body);
-      } catch {
-        const tolerant = readStockIds(response.body);
-        if (tolerant === undefined) {
-          context.http.warnUnreadable('stocks', response.status, response.body, ['stock list']);
-          return UNKNOWN;
-        }
-        // Some records had no readable id: the stock may be among them.
-        stocks = tolerant.ids.map((id) => ({ stockId: id }));
-        complete = !tolerant.partial;
+      const list = readStockIds(response.body);
+      if (list === undefined) {
+        context.http.warnUnreadable('stocks', response.status, response.body, ['stock list']);
+        return UNKNOWN;
       }
-      read += stocks.length;
+      // Some records had no readable id: the stock may be among them.
+      const complete = !list.partial;
+      read += list.ids.length;
       total ??= count(fact(response, 'total'));
-      const next = nextPage(response, context.http.baseUrl, read, { ...pageQuery });
-      if (stocks.some((stock) => stock.stockId === wanted)) {
+      const next = nextPage(response, context.http.settings.baseUrl, read, { ...query });
+      if (list.ids.includes(wanted)) {
         return {
           verdict: 'listed',
           stockCount: next === 'done' && complete ? (total ?? read) : (total ?? null),

@@ -17,7 +17,7 @@ export interface IssuedToken {
 }
 
 /** The non-secret facts the client derives from a JWT payload (decoded, not verified). */
-export interface TokenClaims {
+interface TokenClaims {
   /** The `sub` claim. */
   readonly userId: string | null;
   /** The `exp` claim, in epoch seconds. */
@@ -52,7 +52,7 @@ export function decodeTokenClaims(token: string): TokenClaims | null {
  * A cached access token. The token string is only available through {@link AccessToken.reveal}; everything
  * else on it is safe to log.
  */
-export class AccessToken {
+class AccessToken {
   readonly #value: string;
   /** The user id (`sub`), or `null`. */
   readonly userId: string | null;
@@ -66,22 +66,10 @@ export class AccessToken {
   readonly obtainedAt: Date;
 
   /**
-   * @param value the bearer token
-   * @param facts its non-secret facts
-   */
-  constructor(value: string, facts: { userId: string | null; expiresAt: Date | null; obtainedAt: Date }) {
-    this.#value = value;
-    this.userId = facts.userId;
-    this.expiresAt = facts.expiresAt;
-    this.obtainedAt = facts.obtainedAt;
-  }
-
-  /**
-   * Build a token from what the token call returned, received at `nowMs`.
-   * @param issued the token and the response's `expires_in`
+   * @param issued what the token call returned: the token and the response's `expires_in`
    * @param nowMs the local time it was received
    */
-  static fromIssued(issued: IssuedToken, nowMs: number): AccessToken {
+  constructor(issued: IssuedToken, nowMs: number) {
     const claims = decodeTokenClaims(issued.accessToken);
     let expiresAtMs: number | null = null;
     if (claims?.exp != null) {
@@ -92,11 +80,10 @@ export class AccessToken {
     } else if (issued.expiresInSeconds !== undefined) {
       expiresAtMs = nowMs + issued.expiresInSeconds * 1000;
     }
-    return new AccessToken(issued.accessToken, {
-      userId: claims?.userId ?? null,
-      expiresAt: expiresAtMs === null ? null : new Date(expiresAtMs),
-      obtainedAt: new Date(nowMs),
-    });
+    this.#value = issued.accessToken;
+    this.userId = claims?.userId ?? null;
+    this.expiresAt = expiresAtMs === null ? null : new Date(expiresAtMs);
+    this.obtainedAt = new Date(nowMs);
   }
 
   /** The bearer token itself; only for the Authorization header. */
@@ -128,15 +115,6 @@ export class AccessToken {
   }
 }
 
-/** Options of a {@link TokenCache}. */
-interface TokenCacheOptions {
-  /**
-   * The clock, in epoch milliseconds; tests advance it instead of sleeping.
-   * @default Date.now
-   */
-  readonly now?: () => number;
-}
-
 /** The outcome of {@link TokenCache.get}. */
 export interface CachedTokenResult {
   /** A usable token. */
@@ -155,8 +133,8 @@ export class TokenCache {
   readonly #tokens = new Map<string, AccessToken>();
   readonly #inFlight = new Map<string, Promise<AccessToken>>();
 
-  /** @param options the clock to use */
-  constructor(options: TokenCacheOptions = {}) {
+  /** @param options the clock in epoch ms, `Date.now` unless a test advances its own instead of sleeping */
+  constructor(options: { readonly now?: () => number } = {}) {
     this.now = options.now ?? Date.now;
   }
 
@@ -200,7 +178,7 @@ export class TokenCache {
   async #authenticate(key: string, authenticate: () => Promise<IssuedToken>): Promise<AccessToken> {
     try {
       const issued = await authenticate();
-      const token = AccessToken.fromIssued(issued, this.now());
+      const token = new AccessToken(issued, this.now());
       this.#tokens.set(key, token);
       return token;
     } finally {
@@ -227,11 +205,6 @@ export class TokenCache {
     const cached = this.#tokens.get(key);
     if (!cached || (token !== undefined && cached !== token)) return false;
     return this.#tokens.delete(key);
-  }
-
-  /** Drop every cached token (in-flight authentications still complete and are cached). */
-  clear(): void {
-    this.#tokens.clear();
   }
 
   /** Number of cached tokens. */

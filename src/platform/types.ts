@@ -3,6 +3,7 @@
  * Kept apart from the implementation so that the API modules and the client can share them without cycles.
  */
 import type { AxiosInstance } from 'axios';
+import type { Readable } from 'node:stream';
 import type { DocumentLinks, StockAdvice } from '../contract';
 import type { ResponseMap } from './extract';
 import type { ClaimsReport, DocumentOwner, DocumentOwnerSetting } from './owner';
@@ -133,18 +134,28 @@ export interface Stock {
   readonly raw: unknown;
 }
 
-/** One page of the stocks available to the user (`listStocks`); `checkStock` reads every page. */
-export interface StockList {
-  /** Every stock, in the platform's order. */
-  readonly stocks: readonly Stock[];
-  /** The HTTP status of the answer. */
+/** What every successful call's result carries besides what was read from the answer. */
+interface Answer {
+  /** The HTTP status of the answer (200 or 201, …). */
   readonly status: number;
-  /** The response body as sent. */
+  /** The response body as sent (may hold signed links: do not log or keep it). */
   readonly raw: unknown;
 }
 
+/** One page of the stocks available to the user (`listStocks`); `checkStock` reads every page. */
+export interface StockList extends Answer {
+  /** Every stock, in the platform's order. */
+  readonly stocks: readonly Stock[];
+}
+
+/** Options of every call. */
+interface CallOptions {
+  /** Aborts the call (e.g. the activity's cancellation signal); the promise then rejects with its reason. */
+  readonly signal?: AbortSignal;
+}
+
 /** Input of {@link PlatformClient.createOrder}. */
-export interface CreateOrderInput {
+export interface CreateOrderInput extends CallOptions {
   /** The order payload: vehicle and badge data, optionally the stock to take the badge from. */
   readonly payload: {
     readonly vehicle: Record<string, unknown>;
@@ -154,24 +165,12 @@ export interface CreateOrderInput {
   };
   /** Sent as `Idempotency-Key`: the same key must yield the same order, however often it is sent. */
   readonly idempotencyKey: string;
-  /** Aborts the call (e.g. the activity's cancellation signal); the promise then rejects with its reason. */
-  readonly signal?: AbortSignal;
-}
-
-/** Options of a call that takes no other input. */
-interface CallOptions {
-  /** Aborts the call (e.g. the activity's cancellation signal); the promise then rejects with its reason. */
-  readonly signal?: AbortSignal;
 }
 
 /** The order the platform created. */
-export interface CreatedOrder {
+export interface CreatedOrder extends Answer {
   /** The platform's numeric order id as the digits it sent, the `document_type_id` of its documents. */
   readonly orderId: string;
-  /** The HTTP status of the answer (200 or 201, …). */
-  readonly status: number;
-  /** The response body as sent. */
-  readonly raw: unknown;
 }
 
 /**
@@ -183,11 +182,11 @@ export interface UploadSource {
   /** Exact number of bytes every stream yields (sent as the part's length). */
   readonly sizeBytes: number;
   /** A fresh stream of the whole content. An error it emits with a failure-type `code` is passed through. */
-  openStream(): NodeJS.ReadableStream;
+  openStream(): Readable;
 }
 
 /** Input of {@link PlatformClient.uploadDocument}: exactly one of `filePath` and `source`. */
-export interface UploadDocumentInput {
+export interface UploadDocumentInput extends CallOptions {
   /** Local path of the file; it is streamed, never read into memory. */
   readonly filePath?: string;
   /** An already-open document to stream instead of a path. */
@@ -204,12 +203,10 @@ export interface UploadDocumentInput {
   readonly filename?: string;
   /** Called with the number of file bytes read into the request so far; use it to heartbeat. */
   readonly onProgress?: (bytesSent: number) => void;
-  /** Aborts the upload; the promise then rejects with the signal's reason. */
-  readonly signal?: AbortSignal;
 }
 
 /** The document the platform stored. */
-export interface UploadedDocument {
+export interface UploadedDocument extends Answer {
   /**
    * Links to the original and a thumbnail, as the contract keeps them, and the signed download link (a
    * credential: the order never keeps it); `null` where the platform sent none.
@@ -217,10 +214,6 @@ export interface UploadedDocument {
   readonly links: DocumentLinks & { readonly download: string | null };
   /** The platform's document id, when it sent one. */
   readonly documentId: string | null;
-  /** The HTTP status of the answer (200 or 201, …). */
-  readonly status: number;
-  /** The response body as sent (may hold signed links: do not log or keep it). */
-  readonly raw: unknown;
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   platformCallOptions,
   uploadOptions,
 } from '../../src/workflows/activity-options';
-import { PlatformError } from '../../src/platform';
+import { PlatformError } from '../../src/platform/errors';
 
 const where = { method: 'POST', path: '/badge/v2/api/v1/orders' };
 

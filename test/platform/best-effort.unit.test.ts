@@ -3,8 +3,10 @@
  * map, logs an unreadable shape once per route without values, and treats an id-less order 2xx as "may exist".
  */
 import { Readable } from 'node:stream';
-import { createPlatformClient, PlatformError } from '../../src/platform';
-import type { PlatformLogger, UploadSource } from '../../src/platform';
+import { createPlatformClient } from '../../src/platform';
+import { PlatformError } from '../../src/platform/errors';
+import type { PlatformLogger } from '../../src/platform/types';
+import type { UploadSource } from '../../src/platform';
 import { BASE_URL, harness, PASSWORD, rejectionOf, USERNAME } from './fake-http';
 
 function recordingLogger(): PlatformLogger & {
@@ -24,7 +26,7 @@ function source(text: string): UploadSource & { opened: number } {
   const result = {
     opened: 0,
     sizeBytes: bytes.length,
-    openStream: (): NodeJS.ReadableStream => {
+    openStream: (): Readable => {
       result.opened += 1;
       return Readable.from([bytes]);
     },
@@ -136,7 +138,7 @@ describe('token', () => {
       baseUrl: BASE_URL,
       credentials: { username: USERNAME, password: PASSWORD },
       http,
-      tokenCache: new (await import('../../src/platform')).TokenCache(),
+      tokenCache: new (await import('../../src/platform/token-cache')).TokenCache(),
     });
     await expect(client.authenticate()).resolves.toMatchObject({ userId: 'u-1' });
   });

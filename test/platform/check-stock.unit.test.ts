@@ -3,7 +3,6 @@
  * says `unlisted` only after a complete list, and answers `unknown` (never throws) on errors, odd shapes and
  * paging it cannot finish.
  */
-import { MAX_STOCK_PAGES } from '../../src/platform';
 import type { FakeReply, RecordedRequest } from './fake-http';
 import { BASE_URL, harness } from './fake-http';
 
@@ -137,7 +136,7 @@ describe('checkStock', () => {
       return { status: 200, body: { data: [{ id: page }], page, total_pages: 1000 } };
     });
     await expect(h.client.checkStock(999)).resolves.toEqual({ verdict: 'unknown', stockCount: null });
-    expect(h.apiRequests()).toHaveLength(MAX_STOCK_PAGES);
+    expect(h.apiRequests()).toHaveLength(5); // MAX_STOCK_PAGES;
   });
 
   it('gives up on a page loop', async () => {

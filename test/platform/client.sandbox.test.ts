@@ -8,13 +8,11 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPlatformClient, TokenCache } from '../../src/platform';
-import type {
-  PlatformClient,
-  PlatformClientOptions,
-  PlatformRequestEvent,
-  PlatformError,
-} from '../../src/platform';
+import { createPlatformClient } from '../../src/platform';
+import { TokenCache } from '../../src/platform/token-cache';
+import type { PlatformClient, PlatformClientOptions } from '../../src/platform';
+import type { PlatformRequestEvent } from '../../src/platform/types';
+import type { PlatformError } from '../../src/platform/errors';
 import { BADGE_ONLY_USER, DEMO_USER, DOCUMENT_ONLY_USER, startSandbox } from '../../src/sandbox';
 import type { RunningSandbox, SandboxUser } from '../../src/sandbox';
 

@@ -3,8 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { createPlatformClient, PlatformError, resolveContentType } from '../../src/platform';
-import type { PlatformLogger } from '../../src/platform';
+import { createPlatformClient } from '../../src/platform';
+import { PlatformError } from '../../src/platform/errors';
+import type { PlatformLogger } from '../../src/platform/types';
 import type { RecordedRequest } from './fake-http';
 import { harness, rejectionOf } from './fake-http';
 
@@ -179,12 +180,24 @@ describe('uploads', () => {
     expect(file).toMatchObject({ filename: 'scan.pdf', type: 'application/x-custom' });
   });
 
-  it('derives the content type from the file name, with a fallback', () => {
-    expect(resolveContentType('a.jpg')).toBe('image/jpeg');
-    expect(resolveContentType('a.PDF')).toBe('application/pdf');
-    expect(resolveContentType('no-extension')).toBe('application/octet-stream');
-    expect(resolveContentType('a.weird-ext')).toBe('application/octet-stream');
-    expect(resolveContentType('a.jpg', 'image/webp')).toBe('image/webp');
+  it('derives the content type from the file name, with a fallback', async () => {
+    const h = harness(() => DOCUMENT_REPLY);
+    const sentType = async (filename: string, contentType?: string): Promise<string | undefined> => {
+      await h.client.uploadDocument({
+        filePath: photo,
+        orderId: '1',
+        documentOwner: 'owner-1',
+        idempotencyKey: 'k',
+        filename,
+        ...(contentType !== undefined && { contentType }),
+      });
+      return multipartParts(h.apiRequests().at(-1) as RecordedRequest)[3]?.type;
+    };
+    expect(await sentType('a.jpg')).toBe('image/jpeg');
+    expect(await sentType('a.PDF')).toBe('application/pdf');
+    expect(await sentType('no-extension')).toBe('application/octet-stream');
+    expect(await sentType('a.weird-ext')).toBe('application/octet-stream');
+    expect(await sentType('a.jpg', 'image/webp')).toBe('image/webp');
   });
 
   it('reopens the file and sends it again after a 401', async () => {

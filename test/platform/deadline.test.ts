@@ -8,7 +8,9 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { createPlatformClient, PlatformError, TokenCache } from '../../src/platform';
+import { createPlatformClient } from '../../src/platform';
+import { PlatformError } from '../../src/platform/errors';
+import { TokenCache } from '../../src/platform/token-cache';
 import type { PlatformClient, PlatformClientOptions } from '../../src/platform';
 import { FAILURE_TABLE } from '../../src/failure-types';
 import { makeJwt, PASSWORD, USERNAME } from './fake-http';
@@ -115,7 +117,7 @@ describe('stall timeout', () => {
       request.resume();
     };
     // Yields 5 of the announced 1000 bytes, then nothing: the body never moves again.
-    const stuck = (): NodeJS.ReadableStream => {
+    const stuck = (): Readable => {
       let sent = false;
       return new Readable({
         read() {
@@ -179,7 +181,7 @@ describe('upload source errors', () => {
       request.once('end', () => response.writeHead(201).end('{}'));
     };
     const failure = Object.assign(new Error('disk went away'), { code: 'DOCUMENT_UNAVAILABLE' });
-    const broken = (): NodeJS.ReadableStream =>
+    const broken = (): Readable =>
       new Readable({
         read() {
           this.destroy(failure);
@@ -206,7 +208,7 @@ describe('upload source errors', () => {
       request.resume();
       request.once('end', () => response.writeHead(201).end('{}'));
     };
-    const broken = (): NodeJS.ReadableStream =>
+    const broken = (): Readable =>
       new Readable({
         read() {
           this.destroy(Object.assign(new Error('read failed'), fsCode === undefined ? {} : { code: fsCode }));

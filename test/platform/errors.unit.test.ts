@@ -1,6 +1,8 @@
 import { inspect } from 'node:util';
 import { FAILURE_TABLE } from '../../src/failure-types';
-import { createPlatformClient, parseRetryAfter, PlatformError, TokenCache } from '../../src/platform';
+import { createPlatformClient } from '../../src/platform';
+import { PlatformError } from '../../src/platform/errors';
+import { TokenCache } from '../../src/platform/token-cache';
 import type { PlatformClient } from '../../src/platform';
 import { isPlatformError } from '../../src/platform/errors';
 import type { FakeReply, Harness, RecordedRequest } from './fake-http';
@@ -133,16 +135,28 @@ describe('error mapping', () => {
     expect(((await rejectionOf(none.client.listStocks())) as PlatformError).retryAfterMs).toBeUndefined();
   });
 
-  it('parses Retry-After values', () => {
+  it('parses Retry-After values', async () => {
     const now = Date.UTC(2030, 0, 1, 12, 0, 0);
-    expect(parseRetryAfter('0', now)).toBe(0);
-    expect(parseRetryAfter('30', now)).toBe(30_000);
-    expect(parseRetryAfter('1.5', now)).toBe(1500);
-    expect(parseRetryAfter('Tue, 01 Jan 2030 12:01:00 GMT', now)).toBe(60_000);
-    expect(parseRetryAfter('Tue, 01 Jan 2030 11:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter('-5', now)).toBeUndefined();
-    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    const parseRetryAfter = async (value: string | undefined): Promise<number | undefined> => {
+      const h = answering(() => ({
+        status: 429,
+        ...(value !== undefined && { headers: { 'retry-after': value } }),
+      }));
+      return ((await rejectionOf(h.client.listStocks())) as PlatformError).retryAfterMs;
+    };
+    jest.spyOn(Date, 'now').mockReturnValue(now);
+    try {
+      expect(await parseRetryAfter('0')).toBe(0);
+      expect(await parseRetryAfter('30')).toBe(30_000);
+      expect(await parseRetryAfter('1.5')).toBe(1500);
+      expect(await parseRetryAfter('Tue, 01 Jan 2030 12:01:00 GMT')).toBe(60_000);
+      expect(await parseRetryAfter('Tue, 01 Jan 2030 11:00:00 GMT')).toBe(0);
+      expect(await parseRetryAfter('soon')).toBeUndefined();
+      expect(await parseRetryAfter('-5')).toBeUndefined();
+      expect(await parseRetryAfter(undefined)).toBeUndefined();
+    } finally {
+      jest.restoreAllMocks();
+    }
   });
 
   it.each([500, 502, 503, 504])('maps %i to SERVER_ERROR', async (status) => {

@@ -7,7 +7,8 @@ import type { AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'a
 import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { createPlatformClient } from '../../src/platform';
-import type { PlatformClient, PlatformClientOptions, PlatformRequestEvent } from '../../src/platform';
+import type { PlatformClient, PlatformClientOptions } from '../../src/platform';
+import type { PlatformRequestEvent } from '../../src/platform/types';
 import { TokenCache } from '../../src/platform/token-cache';
 
 /** One request as the fake platform saw it. */

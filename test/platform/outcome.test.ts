@@ -5,9 +5,10 @@
  */
 import { codeForStatus, codeForTransport, outcomeOf } from '../../src/failure-types';
 import type { CallOutcome } from '../../src/failure-types';
-import { PlatformError } from '../../src/platform';
+import { PlatformError } from '../../src/platform/errors';
 import { fakeHttp, makeJwt, PASSWORD, USERNAME } from './fake-http';
-import { createPlatformClient, TokenCache } from '../../src/platform';
+import { createPlatformClient } from '../../src/platform';
+import { TokenCache } from '../../src/platform/token-cache';
 
 const where = { method: 'POST', path: '/badge/v2/api/v1/orders' };
 

@@ -2,13 +2,9 @@
  * Whose documents they are: the owner comes from the configuration or from the token's claims, a numeric user
  * id ahead of a UUID `sub`, every digit kept; `ops probe` gets claim names, never values.
  */
-import {
-  createPlatformClient,
-  decodeTokenPayload,
-  describeClaims,
-  documentOwnerFrom,
-} from '../../src/platform';
-import type { DocumentOwnerSetting } from '../../src/platform';
+import { createPlatformClient } from '../../src/platform';
+import { decodeTokenPayload, describeClaims, documentOwnerFrom } from '../../src/platform/owner';
+import type { DocumentOwnerSetting } from '../../src/platform/owner';
 import { TokenCache } from '../../src/platform/token-cache';
 import { BASE_URL, fakeHttp, makeJwt, PASSWORD, USERNAME } from './fake-http';
 

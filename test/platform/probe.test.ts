@@ -3,7 +3,8 @@
  * its links differently: it reports what it saw, recommends the configuration, and creates nothing unless
  * allowed.
  */
-import { createPlatformClient, probePlatform, TokenCache } from '../../src/platform';
+import { createPlatformClient, probePlatform } from '../../src/platform';
+import { TokenCache } from '../../src/platform/token-cache';
 import { DEMO_USER, startSandbox } from '../../src/sandbox';
 import type { RunningSandbox } from '../../src/sandbox';
 import { harness } from './fake-http';

@@ -9,7 +9,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import axios from 'axios';
-import { createPlatformClient, TokenCache } from '../../src/platform';
+import { createPlatformClient } from '../../src/platform';
+import { TokenCache } from '../../src/platform/token-cache';
 import type { PlatformClient } from '../../src/platform';
 import { makeJwt, PASSWORD, USERNAME } from './fake-http';
 

@@ -1,13 +1,13 @@
 import {
   normaliseStockId,
-  parseDocumentResponse,
   parseErrorBody,
   parseOrderResponse,
   parseStocksResponse,
   parseTokenResponse,
   ResponseShapeError,
-  PlatformError,
-} from '../../src/platform';
+} from '../../src/platform/schemas';
+import { extractDocument } from '../../src/platform/extract';
+import { PlatformError } from '../../src/platform/errors';
 import { harness, rejectionOf } from './fake-http';
 
 function shapeProblem(fn: () => unknown): string {
@@ -204,15 +204,15 @@ describe('document response', () => {
       },
     ],
   ])('accepts %s', (_name, body) => {
-    expect(parseDocumentResponse(body)).toEqual({ documentId: 'doc-1', links: sandboxLinks });
+    expect(extractDocument(body)).toEqual({ documentId: 'doc-1', links: sandboxLinks });
   });
 
   it('sets missing links to null and a numeric id to a string', () => {
-    expect(parseDocumentResponse({ id: 17, links: { original: 'https://p/o' } })).toEqual({
+    expect(extractDocument({ id: 17, links: { original: 'https://p/o' } })).toEqual({
       documentId: '17',
       links: { original: 'https://p/o', thumbnail: null, download: null },
     });
-    expect(parseDocumentResponse({ download: { href: 'https://p/d' } })).toEqual({
+    expect(extractDocument({ download: { href: 'https://p/d' } })).toEqual({
       documentId: null,
       links: { original: null, thumbnail: null, download: 'https://p/d' },
     });
@@ -220,8 +220,7 @@ describe('document response', () => {
 
   it('prefers nested links over flat fields', () => {
     expect(
-      parseDocumentResponse({ url: 'https://p/self', links: { original: 'https://p/original' } }).links
-        .original,
+      extractDocument({ url: 'https://p/self', links: { original: 'https://p/original' } }).links.original,
     ).toBe('https://p/original');
   });
 
@@ -234,7 +233,7 @@ describe('document response', () => {
     [null, null],
     [undefined, null],
   ])('never throws on %p, giving null links', (body, documentId) => {
-    expect(parseDocumentResponse(body)).toEqual({
+    expect(extractDocument(body)).toEqual({
       documentId,
       links: { original: null, thumbnail: null, download: null },
     });
@@ -299,7 +298,7 @@ describe('document response', () => {
       },
     ],
   ])('reads %s', (_name, body) => {
-    expect(parseDocumentResponse(body)).toEqual({ documentId: 'doc-1', links: sandboxLinks });
+    expect(extractDocument(body)).toEqual({ documentId: 'doc-1', links: sandboxLinks });
   });
 
   it('lets the response map win over the heuristics', () => {
@@ -308,9 +307,10 @@ describe('document response', () => {
       file: { key: 'doc-9' },
       links: { original: 'https://p/o', other: 'https://p/x' },
     };
-    expect(
-      parseDocumentResponse(body, { documentId: '/file/key', links: { original: '/links/other' } }),
-    ).toEqual({ documentId: 'doc-9', links: { original: 'https://p/x', thumbnail: null, download: null } });
+    expect(extractDocument(body, { documentId: '/file/key', links: { original: '/links/other' } })).toEqual({
+      documentId: 'doc-9',
+      links: { original: 'https://p/x', thumbnail: null, download: null },
+    });
   });
 });
 

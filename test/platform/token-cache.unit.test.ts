@@ -1,4 +1,6 @@
-import { AccessToken, createPlatformClient, TokenCache, PlatformError } from '../../src/platform';
+import { TokenCache } from '../../src/platform/token-cache';
+import { createPlatformClient } from '../../src/platform';
+import { PlatformError } from '../../src/platform/errors';
 import type { FakeReply } from './fake-http';
 import {
   BASE_URL,
@@ -12,6 +14,12 @@ import {
 } from './fake-http';
 
 const STOCKS: FakeReply = { status: 200, body: { data: [{ stock_id: 1001 }] } };
+
+/** The token a cache makes of what the token call returned, received at `nowMs`. */
+async function fromIssued(issued: { accessToken: string; expiresInSeconds?: number }, nowMs: number) {
+  const cache = new TokenCache({ now: () => nowMs });
+  return (await cache.get('key', 0, () => Promise.resolve(issued))).token;
+}
 
 describe('token reuse', () => {
   it('shares one token across calls until shortly before exp', async () => {
@@ -55,37 +63,34 @@ describe('token reuse', () => {
     expect(h.authCalls()).toBe(2);
   });
 
-  it('counts the lifetime (exp - iat) from receipt, so platform clock skew does not matter', () => {
+  it('counts the lifetime (exp - iat) from receipt, so platform clock skew does not matter', async () => {
     const receivedAt = Date.UTC(2030, 0, 1);
     // The platform's clock is an hour behind: taken literally, exp would already be past.
     const iat = Math.floor(receivedAt / 1000) - 3600;
-    const token = AccessToken.fromIssued(
-      { accessToken: makeJwt({ sub: '1', iat, exp: iat + 900 }) },
-      receivedAt,
-    );
+    const token = await fromIssued({ accessToken: makeJwt({ sub: '1', iat, exp: iat + 900 }) }, receivedAt);
     expect(token.expiresAt).toEqual(new Date(receivedAt + 900_000));
     expect(token.isUsable(receivedAt + 800_000, 60_000)).toBe(true);
     expect(token.isUsable(receivedAt + 840_000, 60_000)).toBe(false);
   });
 
-  it('takes a numeric sub beyond 2^53 as the digits the platform wrote', () => {
+  it('takes a numeric sub beyond 2^53 as the digits the platform wrote', async () => {
     const part = (text: string): string => Buffer.from(text).toString('base64url');
     const token = `${part('{"alg":"HS256"}')}.${part('{"sub":9223372036854775807}')}.c2ln`;
-    expect(AccessToken.fromIssued({ accessToken: token }, Date.UTC(2030, 0, 1)).userId).toBe(
+    expect((await fromIssued({ accessToken: token }, Date.UTC(2030, 0, 1))).userId).toBe(
       '9223372036854775807',
     );
   });
 
-  it('without iat, uses exp as an absolute time; without exp, expires_in; without either, never expires', () => {
+  it('without iat, uses exp as an absolute time; without exp, expires_in; without either, never expires', async () => {
     const now = Date.UTC(2030, 0, 1);
     const exp = Math.floor(now / 1000) + 300;
-    expect(AccessToken.fromIssued({ accessToken: makeJwt({ exp }) }, now).expiresAt).toEqual(
+    expect((await fromIssued({ accessToken: makeJwt({ exp }) }, now)).expiresAt).toEqual(
       new Date(exp * 1000),
     );
     expect(
-      AccessToken.fromIssued({ accessToken: makeJwt({ sub: 'u' }), expiresInSeconds: 120 }, now).expiresAt,
+      (await fromIssued({ accessToken: makeJwt({ sub: 'u' }), expiresInSeconds: 120 }, now)).expiresAt,
     ).toEqual(new Date(now + 120_000));
-    const opaque = AccessToken.fromIssued({ accessToken: 'opaque-token-value' }, now);
+    const opaque = await fromIssued({ accessToken: 'opaque-token-value' }, now);
     expect(opaque).toMatchObject({ userId: null, expiresAt: null });
     expect(opaque.isUsable(now + 365 * 86_400_000, 60_000)).toBe(true);
   });

@@ -14,8 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { PlatformError } from '../../src/platform';
-import { createPlatformClient, TokenCache } from '../../src/platform';
+import type { PlatformError } from '../../src/platform/errors';
+import { createPlatformClient } from '../../src/platform';
+import { TokenCache } from '../../src/platform/token-cache';
 import { makeJwt } from './fake-http';
 
 const MB = 1024 * 1024;
