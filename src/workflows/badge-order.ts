@@ -25,12 +25,7 @@ import type {
   ResolvedBadgeOrderOptions,
   ValidBadgeOrderInput,
 } from '../contract';
-import {
-  BadgeOrderId,
-  BadgeOrderRef,
-  BadgeOrderStatus,
-  type BadgeOrderStatusValue,
-} from '../workflow-contract';
+import { BadgeOrderId, BadgeOrderRef, BadgeOrderStatus } from '../workflow-contract';
 import { statusQuery } from '../workflow-messages';
 import type { AuthenticateResult } from '../activities/types';
 import { applicationFailure } from '../failure-types';
@@ -91,7 +86,7 @@ export async function badgeOrder(
     input,
     workflowInfo().workflowId,
     (status) => {
-      publishStatus(status);
+      upsertSearchAttributes([{ key: BadgeOrderStatus, value: status }]);
       webhooks.statusChanged(status, state);
     },
     continued,
@@ -221,10 +216,6 @@ type PlatformRead = (summary: string) => OrderSteps['inspector'];
 function platformReads(steps: OrderSteps, runPatches: RunPatches): PlatformRead {
   return (summary) =>
     runPatches.localPlatformReads ? steps.platformRead(summary) : steps.platformCall(summary);
-}
-
-function publishStatus(status: BadgeOrderStatusValue): void {
-  upsertSearchAttributes([{ key: BadgeOrderStatus, value: status }]);
 }
 
 /** Signs in, warming the worker's token cache: for orders whose start did not (before 0.3.0). */

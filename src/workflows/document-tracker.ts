@@ -29,32 +29,22 @@ export interface TrackedDocument {
 }
 
 /** What an upload of one document needs. */
-export interface UploadJob {
-  readonly path: string;
-  readonly sourcePath: string;
-  readonly contentType: string | undefined;
-  readonly filename: string | undefined;
-  readonly idempotencyKey: string;
-  readonly index: number;
-}
+export type UploadJob = Readonly<
+  Pick<TrackedDocument, 'path' | 'sourcePath' | 'contentType' | 'filename' | 'index'> & {
+    idempotencyKey: string;
+  }
+>;
 
-/** What a successful upload reports. */
-export interface UploadOutcome {
-  readonly documentId: string | null;
+/**
+ * What a successful upload reports: `attempts` it took, and whether an attempt may have stored a copy before the
+ * one that succeeded (`possibleDuplicate`).
+ */
+type UploadOutcome = Readonly<Pick<TrackedDocument, 'documentId' | 'possibleDuplicate' | 'attempts'>> & {
   readonly links: DocumentLinks;
-  /** Activity attempts it took. */
-  readonly attempts: number;
-  /** An attempt of this upload may have stored a copy before the one that succeeded. */
-  readonly possibleDuplicate: boolean;
-}
+};
 
-/** What a failed upload reports. */
-export interface UploadFailure {
-  readonly error: string;
-  readonly attempts: number;
-  /** The last attempt failed after the file was sent, so the platform may hold it. */
-  readonly mayHaveBeenStored: boolean;
-}
+/** What a failed upload reports: whether the platform may hold the file (the attempt failed after sending it). */
+type UploadFailure = Readonly<Pick<TrackedDocument, 'attempts' | 'mayHaveBeenStored'> & { error: string }>;
 
 /** Tracks every document of one order. */
 export class DocumentTracker {
@@ -178,11 +168,6 @@ export class DocumentTracker {
   /** Gives up a claim (the new file was refused): the document stays failed. */
   release(path: string): void {
     this.get(path).claimed = false;
-  }
-
-  /** Puts every failed document back in the queue, except those claimed by a replacement; returns how many. */
-  retryFailed(): number {
-    return this.requeueFailed({ newKeys: false });
   }
 
   /**

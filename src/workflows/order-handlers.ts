@@ -26,7 +26,7 @@ export function registerOrderHandlers(
   setHandler(messages.statusQuery, () => state.view());
 
   setHandler(messages.retryUploadsSignal, () => {
-    const count = state.documents.retryFailed();
+    const count = state.documents.requeueFailed({ newKeys: false });
     log.info('retryUploads received', { documentsQueued: count });
   });
 

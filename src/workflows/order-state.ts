@@ -6,7 +6,6 @@
 import type {
   BadgeOrderPhase,
   BadgeOrderStatusView,
-  DocumentOwnerView,
   FailedWebhookDelivery,
   ReconcileOrderAnswer,
   ReconciliationView,
@@ -218,11 +217,6 @@ export class OrderState {
     return this.reconciliation?.answer ?? null;
   }
 
-  /** The pending reconciliation's deadline (epoch ms), or null. */
-  get reconciliationDeadline(): number | null {
-    return this.reconciliation?.deadline ?? null;
-  }
-
   /** Leaves reconciliation after a "not created" answer: creation starts again. */
   resumeCreating(): void {
     this.reconciliation = null;
@@ -237,15 +231,6 @@ export class OrderState {
     this.setStatus(status);
   }
 
-  private ownerView(): DocumentOwnerView | null {
-    if (this.documentOwner === null) return null;
-    return {
-      id: String(this.documentOwner.id),
-      source: this.documentOwner.source,
-      refused: this.documentOwnerRefused,
-    };
-  }
-
   /** Answer of the `status` query. */
   view(): BadgeOrderStatusView {
     const webhooks = this.webhooksView();
@@ -257,7 +242,7 @@ export class OrderState {
       stockFallback: this.stockFallbackReason !== null,
       stockFallbackReason: this.stockFallbackReason,
       stockAdvice: this.stockAdvice,
-      documentOwner: this.ownerView(),
+      documentOwner: this.documentOwner && { ...this.documentOwner, refused: this.documentOwnerRefused },
       documents: this.documents.view(),
       repairDeadline: isoOrNull(this.repairDeadline),
       reconciliation: this.reconciliation?.view ?? null,

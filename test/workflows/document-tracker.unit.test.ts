@@ -20,7 +20,7 @@ describe('DocumentTracker', () => {
     const tracker = new DocumentTracker([{ path: 'a.jpg' }, { path: 'b.jpg' }], 'wf');
     tracker.markFailed('a.jpg', { error: 'SERVER_ERROR: 500', attempts: 3, mayHaveBeenStored: true });
     tracker.markFailed('b.jpg', { error: 'VALIDATION: 422', attempts: 1, mayHaveBeenStored: false });
-    expect(tracker.retryFailed()).toBe(2);
+    expect(tracker.requeueFailed({ newKeys: false })).toBe(2);
     tracker.markUploaded('a.jpg', { documentId: 'd-1', links, attempts: 1, possibleDuplicate: false });
     tracker.markUploaded('b.jpg', { documentId: null, links, attempts: 1, possibleDuplicate: false });
     expect(tracker.view()).toEqual([
