@@ -317,7 +317,6 @@ const temporalConfigSchema = z.object({
   ...shape(TEMPORAL),
   codec: payloadCodecSchema,
 });
-/** Parsed Temporal connection settings. */
 export type TemporalConfig = z.infer<typeof temporalConfigSchema>;
 
 /** Our variable names of earlier releases, and the standard names that replace them. */
@@ -495,7 +494,6 @@ const platformConfigSchema = z.object(shape(PLATFORM)).superRefine((platform, co
     });
   }
 });
-/** Parsed platform settings. */
 export type PlatformConfig = z.infer<typeof platformConfigSchema>;
 
 /** The platform settings alone (`npm run ops -- probe`); throws {@link ConfigError} naming each variable. */
@@ -550,7 +548,6 @@ const OTLP = readBy(TRACED, {
 
 /** Trace export over OTLP (docs/observability.md); `endpoint` undefined means off. */
 const tracingConfigSchema = z.object(shape(TRACING));
-/** Parsed trace export settings; `endpoint` undefined means off. */
 export type TracingConfig = z.infer<typeof tracingConfigSchema>;
 
 /** `key=value,…` as the OpenTelemetry variables write headers (values percent-encoded). */
@@ -672,7 +669,6 @@ const WEBHOOK_SECRETS = readBy(WORKER, {
 
 /** Webhook signing (docs/webhooks.md) with the delivery policy; secrets never enter history, logs or errors. */
 export const webhookConfigSchema = callbackUrlPolicySchema.extend({ secrets: WEBHOOK_SECRETS.schema });
-/** Parsed webhook settings. */
 export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
 
 /** The JSON of the file `variable` names, for its schema; the file's content never appears in a message. */
@@ -805,7 +801,6 @@ export const documentStoreConfigSchema = z
     { error: 'must be local or s3' },
   )
   .default({ kind: 'local' });
-/** Parsed document store settings. */
 export type DocumentStoreConfig = z.infer<typeof documentStoreConfigSchema>;
 
 /** The document store's settings (for {@link documentStoreConfigSchema}), read as their kind says. */
@@ -903,7 +898,6 @@ const WORKER_LAYOUT = {
 };
 /** Everything the worker needs. */
 export const workerConfigSchema = z.object(shape(WORKER_LAYOUT));
-/** Parsed worker configuration. */
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
 
 /** The worker's configuration; throws {@link ConfigError} naming each invalid variable. */
@@ -953,11 +947,8 @@ const REPLAY = readBy(['schedule'], {
 /** The nightly replay's Schedule (`npm run schedule`, `npm run ops -- replay-now`). */
 const REPLAY_LAYOUT = { temporal: TEMPORAL_PART, ...REPLAY };
 const replayScheduleConfigSchema = z.object(shape(REPLAY_LAYOUT));
-/** Parsed replay Schedule configuration. */
-type ReplayScheduleConfig = z.infer<typeof replayScheduleConfigSchema>;
-
 /** Configuration of the replay Schedule's tools; throws {@link ConfigError} naming each invalid variable. */
-export function loadReplayScheduleConfig(env: Env): Readonly<ReplayScheduleConfig> {
+export function loadReplayScheduleConfig(env: Env) {
   return load(replayScheduleConfigSchema, env, REPLAY_LAYOUT);
 }
 
@@ -1052,11 +1043,8 @@ const codecServerConfigSchema = z
       });
     }
   });
-/** Parsed codec server configuration. */
-type CodecServerConfig = z.infer<typeof codecServerConfigSchema>;
-
 /** The codec server's configuration; throws {@link ConfigError} naming each invalid variable. */
-export function loadCodecServerConfig(env: Env): Readonly<CodecServerConfig> {
+export function loadCodecServerConfig(env: Env) {
   return load(codecServerConfigSchema, env, CODEC_SERVER);
 }
 

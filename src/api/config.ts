@@ -50,7 +50,6 @@ const apiKeyEntrySchema = z.strictObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits'),
   scopes: z.array(z.enum(API_SCOPES)).min(1, 'must name at least one scope'),
 });
-/** One API key as configured. */
 export type ApiKeyEntry = z.infer<typeof apiKeyEntrySchema>;
 
 /** The API keys file: `{ "keys": [{ "id", "sha256", "scopes" }] }`. */
@@ -121,7 +120,6 @@ const oidcConfigSchema = z.object({
   /** Clock skew allowed on `exp`/`nbf`. @default 30 */
   clockToleranceSeconds: z.number().int().min(0).max(300).default(30),
 });
-/** OIDC settings. */
 export type OidcConfig = z.infer<typeof oidcConfigSchema>;
 
 /** Bounds on what one caller can make the API do. */

@@ -118,32 +118,12 @@ export async function triggerReplay(client: Client, scheduleId = REPLAY_SCHEDULE
   await replayScheduleHandle(client, scheduleId).trigger(ScheduleOverlapPolicy.SKIP);
 }
 
-/** A plain summary of the Schedule for people and scripts. */
-interface ReplayScheduleSummary {
-  readonly scheduleId: string;
-  readonly paused: boolean;
-  readonly note: string | null;
-  readonly calendars: readonly string[];
-  readonly timezone: string | null;
-  readonly taskQueue: string | null;
-  readonly actionCount: number;
-  readonly nextRuns: readonly string[];
-  readonly recentRuns: readonly {
-    readonly workflowId: string;
-    readonly runId: string;
-    readonly at: string;
-  }[];
-}
-
 function two(value: unknown): string {
   return String(value).padStart(2, '0');
 }
 
-/** Describes the Schedule. */
-export async function describeReplaySchedule(
-  client: Client,
-  scheduleId = REPLAY_SCHEDULE_ID,
-): Promise<ReplayScheduleSummary> {
+/** A plain summary of the Schedule for people and scripts. */
+export async function describeReplaySchedule(client: Client, scheduleId = REPLAY_SCHEDULE_ID) {
   const description = await replayScheduleHandle(client, scheduleId).describe();
   return {
     scheduleId,
