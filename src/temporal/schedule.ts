@@ -61,9 +61,6 @@ const POLICIES = {
   catchupWindow: '1 day',
 } as const;
 
-/** What {@link applyReplaySchedule} did. */
-type ApplyResult = 'created' | 'updated';
-
 /**
  * Creates the Schedule, or updates its spec, action and policies when it exists. Whether it is paused (and
  * the note saying why) is kept: `apply` in a deployment must not unpause a Schedule an operator paused.
@@ -71,10 +68,10 @@ type ApplyResult = 'created' | 'updated';
 export async function applyReplaySchedule(
   client: Client,
   settings: ReplayScheduleSettings,
-): Promise<ApplyResult> {
+): Promise<'created' | 'updated'> {
   const scheduleId = settings.scheduleId ?? REPLAY_SCHEDULE_ID;
   const handle = client.schedule.getHandle(scheduleId);
-  const update = async (): Promise<ApplyResult> => {
+  const update = async (): Promise<'updated'> => {
     await handle.update<ReplayFailedUploadsWorkflow>((previous: ScheduleDescription) => ({
       spec: specOf(settings),
       action: actionOf(settings),
