@@ -518,7 +518,7 @@ const TRACING = readBy(TRACED, {
     'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
     z.record(z.string(), z.string()).default({}),
     '`key=value,…` sent with every export, e.g. a collector’s API key; never logged.',
-    { secret: true, defaultText: 'none' },
+    { secret: true },
   ),
   serviceName: variable('OTEL_SERVICE_NAME', z.string().min(1).optional(), 'Service name of the spans.', {
     defaultText: 'the process’s own (badge-orders-worker, …)',

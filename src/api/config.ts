@@ -97,12 +97,8 @@ const OIDC = readBy(API, {
     'JWKS of the identity provider whose bearer tokens the API accepts: https://, or http:// on loopback.',
     { defaultText: 'none: OIDC off' },
   ),
-  issuer: variable('API_OIDC_ISSUER', z.string().min(1), 'Expected `iss` of the bearer tokens.', {
-    defaultText: 'none',
-  }),
-  audience: variable('API_OIDC_AUDIENCE', z.string().min(1), 'Expected `aud` of the bearer tokens.', {
-    defaultText: 'none',
-  }),
+  issuer: variable('API_OIDC_ISSUER', z.string().min(1), 'Expected `iss` of the bearer tokens.'),
+  audience: variable('API_OIDC_AUDIENCE', z.string().min(1), 'Expected `aud` of the bearer tokens.'),
   algorithms: variable(
     'API_OIDC_ALGORITHMS',
     z.preprocess(
