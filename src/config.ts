@@ -907,9 +907,6 @@ export function loadWorkerConfig(env: Env): Readonly<WorkerConfig> {
 
 // ---- The nightly replay's Schedule ----------------------------------------------------------------------
 
-/** `HH:MM` on a 24-hour clock. */
-const TIME_OF_DAY = /^([01]\d|2[0-3]):([0-5]\d)$/;
-
 function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
@@ -924,7 +921,7 @@ const REPLAY = readBy(['schedule'], {
     'REPLAY_SCHEDULE_TIME',
     z
       .string()
-      .regex(TIME_OF_DAY, 'must be HH:MM (24-hour clock)')
+      .regex(/^([01]\d|2[0-3]):([0-5]\d)$/, 'must be HH:MM (24-hour clock)')
       .default('02:00')
       .transform((time) => {
         const [hour = '0', minute = '0'] = time.split(':');
