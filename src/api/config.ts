@@ -153,7 +153,6 @@ const LIMITS = readBy(API, {
   ),
 });
 export const apiLimitsSchema = z.object(variableShape(LIMITS));
-/** The API's limits. */
 export type ApiLimits = z.infer<typeof apiLimitsSchema>;
 
 /** What one client may upload through `POST /v1/documents` (429 naming the limit beyond it). */
@@ -222,7 +221,6 @@ const apiConfigSchema = z.object(variableShape(API_LAYOUT)).superRefine((config,
   }
 });
 
-/** The API's configuration. */
 export type ApiConfig = z.infer<typeof apiConfigSchema> & { readonly temporal: TemporalConfig };
 
 /** The API's configuration from the environment; throws {@link ConfigError} naming each invalid variable. */

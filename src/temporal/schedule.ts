@@ -92,7 +92,6 @@ export async function applyReplaySchedule(
   }
 }
 
-/** The Schedule's handle. */
 export function replayScheduleHandle(client: Client, scheduleId = REPLAY_SCHEDULE_ID): ScheduleHandle {
   return client.schedule.getHandle(scheduleId);
 }
