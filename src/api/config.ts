@@ -55,11 +55,9 @@ export type ApiKeyEntry = z.infer<typeof apiKeyEntrySchema>;
 /** The API keys file: `{ "keys": [{ "id", "sha256", "scopes" }] }`. */
 const apiKeysFileSchema = z.strictObject({
   keys: z.array(apiKeyEntrySchema).superRefine((keys, context) => {
-    const seen = new Set<string>();
     keys.forEach((key, index) => {
-      if (seen.has(key.id))
+      if (keys.findIndex((other) => other.id === key.id) < index)
         context.addIssue({ code: 'custom', path: [index, 'id'], message: 'is listed twice' });
-      seen.add(key.id);
     });
   }),
 });
