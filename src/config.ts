@@ -142,11 +142,6 @@ function names(path: string, layout: Layout): Record<string, string> {
   );
 }
 
-/** `schema` parsed from what `layout` reads in `env`; throws {@link ConfigError} naming each variable. */
-function load<T extends z.ZodType>(schema: T, env: Env, layout: Layout): Readonly<z.output<T>> {
-  return Object.freeze(parse(schema, read(env, layout), names('', layout)));
-}
-
 /**
  * Reads `NAME`, or the file named by `NAME_FILE` (trailing newline removed). An empty file is no secret, like
  * an empty variable: compose mounts a file for every secret, and an optional one (an API key) is left empty.
@@ -170,14 +165,14 @@ function readVariableFile(name: string, file: string | undefined): string | unde
   }
 }
 
-/** Parses `raw` with `schema`; a failure names the variable behind each field (`names`, longest prefix). */
-function parse<T extends z.ZodType>(
-  schema: T,
-  raw: unknown,
-  fieldNames: Record<string, string>,
-): z.output<T> {
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return parsed.data;
+/**
+ * `schema` parsed from what `layout` reads in `env`; throws {@link ConfigError} naming the variable behind each
+ * field (`names`, longest prefix).
+ */
+function load<T extends z.ZodType>(schema: T, env: Env, layout: Layout): Readonly<z.output<T>> {
+  const parsed = schema.safeParse(read(env, layout));
+  if (parsed.success) return Object.freeze(parsed.data);
+  const fieldNames = names('', layout);
   const issues = formatIssues(parsed.error).map((issue) => {
     const [field = '', ...rest] = issue.split(': ');
     const prefix = Object.keys(fieldNames)
