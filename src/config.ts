@@ -142,11 +142,6 @@ function names(path: string, layout: Layout): Record<string, string> {
   );
 }
 
-/** `schema` parsed from what `layout` reads in `env`; throws {@link ConfigError} naming each variable. */
-function load<T extends z.ZodType>(schema: T, env: Env, layout: Layout): Readonly<z.output<T>> {
-  return Object.freeze(parse(schema, read(env, layout), names('', layout)));
-}
-
 /**
  * Reads `NAME`, or the file named by `NAME_FILE` (trailing newline removed). An empty file is no secret, like
  * an empty variable: compose mounts a file for every secret, and an optional one (an API key) is left empty.
@@ -170,14 +165,14 @@ function readVariableFile(name: string, file: string | undefined): string | unde
   }
 }
 
-/** Parses `raw` with `schema`; a failure names the variable behind each field (`names`, longest prefix). */
-function parse<T extends z.ZodType>(
-  schema: T,
-  raw: unknown,
-  fieldNames: Record<string, string>,
-): z.output<T> {
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return parsed.data;
+/**
+ * `schema` parsed from what `layout` reads in `env`; throws {@link ConfigError} naming the variable behind each
+ * field (`names`, longest prefix).
+ */
+function load<T extends z.ZodType>(schema: T, env: Env, layout: Layout): Readonly<z.output<T>> {
+  const parsed = schema.safeParse(read(env, layout));
+  if (parsed.success) return Object.freeze(parsed.data);
+  const fieldNames = names('', layout);
   const issues = formatIssues(parsed.error).map((issue) => {
     const [field = '', ...rest] = issue.split(': ');
     const prefix = Object.keys(fieldNames)
@@ -317,7 +312,6 @@ const temporalConfigSchema = z.object({
   ...shape(TEMPORAL),
   codec: payloadCodecSchema,
 });
-/** Parsed Temporal connection settings. */
 export type TemporalConfig = z.infer<typeof temporalConfigSchema>;
 
 /** Our variable names of earlier releases, and the standard names that replace them. */
@@ -495,7 +489,6 @@ const platformConfigSchema = z.object(shape(PLATFORM)).superRefine((platform, co
     });
   }
 });
-/** Parsed platform settings. */
 export type PlatformConfig = z.infer<typeof platformConfigSchema>;
 
 /** The platform settings alone (`npm run ops -- probe`); throws {@link ConfigError} naming each variable. */
@@ -520,7 +513,7 @@ const TRACING = readBy(TRACED, {
     'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
     z.record(z.string(), z.string()).default({}),
     '`key=value,…` sent with every export, e.g. a collector’s API key; never logged.',
-    { secret: true, defaultText: 'none' },
+    { secret: true },
   ),
   serviceName: variable('OTEL_SERVICE_NAME', z.string().min(1).optional(), 'Service name of the spans.', {
     defaultText: 'the process’s own (badge-orders-worker, …)',
@@ -550,7 +543,6 @@ const OTLP = readBy(TRACED, {
 
 /** Trace export over OTLP (docs/observability.md); `endpoint` undefined means off. */
 const tracingConfigSchema = z.object(shape(TRACING));
-/** Parsed trace export settings; `endpoint` undefined means off. */
 export type TracingConfig = z.infer<typeof tracingConfigSchema>;
 
 /** `key=value,…` as the OpenTelemetry variables write headers (values percent-encoded). */
@@ -672,7 +664,6 @@ const WEBHOOK_SECRETS = readBy(WORKER, {
 
 /** Webhook signing (docs/webhooks.md) with the delivery policy; secrets never enter history, logs or errors. */
 export const webhookConfigSchema = callbackUrlPolicySchema.extend({ secrets: WEBHOOK_SECRETS.schema });
-/** Parsed webhook settings. */
 export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
 
 /** The JSON of the file `variable` names, for its schema; the file's content never appears in a message. */
@@ -805,7 +796,6 @@ export const documentStoreConfigSchema = z
     { error: 'must be local or s3' },
   )
   .default({ kind: 'local' });
-/** Parsed document store settings. */
 export type DocumentStoreConfig = z.infer<typeof documentStoreConfigSchema>;
 
 /** The document store's settings (for {@link documentStoreConfigSchema}), read as their kind says. */
@@ -903,7 +893,6 @@ const WORKER_LAYOUT = {
 };
 /** Everything the worker needs. */
 export const workerConfigSchema = z.object(shape(WORKER_LAYOUT));
-/** Parsed worker configuration. */
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
 
 /** The worker's configuration; throws {@link ConfigError} naming each invalid variable. */
@@ -912,9 +901,6 @@ export function loadWorkerConfig(env: Env): Readonly<WorkerConfig> {
 }
 
 // ---- The nightly replay's Schedule ----------------------------------------------------------------------
-
-/** `HH:MM` on a 24-hour clock. */
-const TIME_OF_DAY = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
 function isTimeZone(zone: string): boolean {
   try {
@@ -930,7 +916,7 @@ const REPLAY = readBy(['schedule'], {
     'REPLAY_SCHEDULE_TIME',
     z
       .string()
-      .regex(TIME_OF_DAY, 'must be HH:MM (24-hour clock)')
+      .regex(/^([01]\d|2[0-3]):([0-5]\d)$/, 'must be HH:MM (24-hour clock)')
       .default('02:00')
       .transform((time) => {
         const [hour = '0', minute = '0'] = time.split(':');
@@ -953,11 +939,8 @@ const REPLAY = readBy(['schedule'], {
 /** The nightly replay's Schedule (`npm run schedule`, `npm run ops -- replay-now`). */
 const REPLAY_LAYOUT = { temporal: TEMPORAL_PART, ...REPLAY };
 const replayScheduleConfigSchema = z.object(shape(REPLAY_LAYOUT));
-/** Parsed replay Schedule configuration. */
-type ReplayScheduleConfig = z.infer<typeof replayScheduleConfigSchema>;
-
 /** Configuration of the replay Schedule's tools; throws {@link ConfigError} naming each invalid variable. */
-export function loadReplayScheduleConfig(env: Env): Readonly<ReplayScheduleConfig> {
+export function loadReplayScheduleConfig(env: Env) {
   return load(replayScheduleConfigSchema, env, REPLAY_LAYOUT);
 }
 
@@ -1052,11 +1035,8 @@ const codecServerConfigSchema = z
       });
     }
   });
-/** Parsed codec server configuration. */
-type CodecServerConfig = z.infer<typeof codecServerConfigSchema>;
-
 /** The codec server's configuration; throws {@link ConfigError} naming each invalid variable. */
-export function loadCodecServerConfig(env: Env): Readonly<CodecServerConfig> {
+export function loadCodecServerConfig(env: Env) {
   return load(codecServerConfigSchema, env, CODEC_SERVER);
 }
 

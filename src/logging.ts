@@ -16,7 +16,6 @@ import { DefaultLogger, type LogLevel, type LogMetadata } from '@temporalio/work
 const SECRET_KEY_PATTERN =
   /secret|token|passw(?:or)?d|passphrase|authorization|cookie|api[-_]?key|credential|private[-_]?key|signature/i;
 
-/** What a redacted value is replaced with. */
 export const REDACTED = '[redacted]';
 
 /** Deeper than this, values are cut off (log lines are not the place for deep structures anyway). */

@@ -125,7 +125,6 @@ export function destinationLookup(options: {
   readonly resolve: HostResolver;
 }): LookupFunction {
   const { policy, resolve } = options;
-  const listed = (hostname: string): boolean => isListed(hostname, policy.allowedHosts ?? []);
   return (hostname, lookupOptions, callback) => {
     resolve(hostname).then(
       (addresses) => {
@@ -133,7 +132,7 @@ export function destinationLookup(options: {
           callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
           return;
         }
-        if (!listed(hostname)) {
+        if (!isListed(hostname, policy.allowedHosts ?? [])) {
           for (const { address } of addresses) {
             const problem = addressProblem(address, policy);
             if (problem !== null) {

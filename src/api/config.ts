@@ -50,17 +50,14 @@ const apiKeyEntrySchema = z.strictObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits'),
   scopes: z.array(z.enum(API_SCOPES)).min(1, 'must name at least one scope'),
 });
-/** One API key as configured. */
 export type ApiKeyEntry = z.infer<typeof apiKeyEntrySchema>;
 
 /** The API keys file: `{ "keys": [{ "id", "sha256", "scopes" }] }`. */
 const apiKeysFileSchema = z.strictObject({
   keys: z.array(apiKeyEntrySchema).superRefine((keys, context) => {
-    const seen = new Set<string>();
     keys.forEach((key, index) => {
-      if (seen.has(key.id))
+      if (keys.findIndex((other) => other.id === key.id) < index)
         context.addIssue({ code: 'custom', path: [index, 'id'], message: 'is listed twice' });
-      seen.add(key.id);
     });
   }),
 });
@@ -98,12 +95,8 @@ const OIDC = readBy(API, {
     'JWKS of the identity provider whose bearer tokens the API accepts: https://, or http:// on loopback.',
     { defaultText: 'none: OIDC off' },
   ),
-  issuer: variable('API_OIDC_ISSUER', z.string().min(1), 'Expected `iss` of the bearer tokens.', {
-    defaultText: 'none',
-  }),
-  audience: variable('API_OIDC_AUDIENCE', z.string().min(1), 'Expected `aud` of the bearer tokens.', {
-    defaultText: 'none',
-  }),
+  issuer: variable('API_OIDC_ISSUER', z.string().min(1), 'Expected `iss` of the bearer tokens.'),
+  audience: variable('API_OIDC_AUDIENCE', z.string().min(1), 'Expected `aud` of the bearer tokens.'),
   algorithms: variable(
     'API_OIDC_ALGORITHMS',
     z.preprocess(
@@ -121,7 +114,6 @@ const oidcConfigSchema = z.object({
   /** Clock skew allowed on `exp`/`nbf`. @default 30 */
   clockToleranceSeconds: z.number().int().min(0).max(300).default(30),
 });
-/** OIDC settings. */
 export type OidcConfig = z.infer<typeof oidcConfigSchema>;
 
 /** Bounds on what one caller can make the API do. */
@@ -159,7 +151,6 @@ const LIMITS = readBy(API, {
   ),
 });
 export const apiLimitsSchema = z.object(variableShape(LIMITS));
-/** The API's limits. */
 export type ApiLimits = z.infer<typeof apiLimitsSchema>;
 
 /** What one client may upload through `POST /v1/documents` (429 naming the limit beyond it). */
@@ -228,7 +219,6 @@ const apiConfigSchema = z.object(variableShape(API_LAYOUT)).superRefine((config,
   }
 });
 
-/** The API's configuration. */
 export type ApiConfig = z.infer<typeof apiConfigSchema> & { readonly temporal: TemporalConfig };
 
 /** The API's configuration from the environment; throws {@link ConfigError} naming each invalid variable. */

@@ -19,6 +19,7 @@ import { createAuthenticator, hashApiKey, newApiKey } from '../api/auth';
 import { API_SCOPES, loadApiConfig, type ApiScope } from '../api/config';
 import { connectClient } from '../temporal/connection';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
+import { runMain } from './run-main';
 
 async function serve(): Promise<void> {
   const config = loadApiConfig(process.env);
@@ -102,8 +103,4 @@ async function main(argv: string[]): Promise<void> {
   await program.parseAsync(argv);
 }
 
-main(process.argv).catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof PayloadKeysError;
-  console.error(known ? (error as Error).message : error instanceof Error ? error.stack : error);
-  process.exit(1);
-});
+runMain(() => main(process.argv), { messageOnly: [ConfigError, PayloadKeysError] });

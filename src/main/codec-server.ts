@@ -8,14 +8,7 @@ import { createLogger } from '../logging';
 import { CodecServerOptionsError, startCodecServer } from '../codec/codec-server';
 import { PayloadKeysError } from '../codec/key-ring';
 import { UiAccessTokenConfigError, uiAccessTokenVerifierFromSettings } from '../codec/ui-access-token';
-
-/** Errors that say what to fix in the configuration: their message is enough, a stack trace is noise. */
-const CONFIGURATION_ERRORS = [
-  ConfigError,
-  CodecServerOptionsError,
-  PayloadKeysError,
-  UiAccessTokenConfigError,
-];
+import { runMain } from './run-main';
 
 async function main(): Promise<void> {
   const config = loadCodecServerConfig(process.env);
@@ -44,8 +37,6 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-main().catch((error: unknown) => {
-  const known = CONFIGURATION_ERRORS.some((type) => error instanceof type);
-  console.error(known ? (error as Error).message : error instanceof Error ? error.stack : error);
-  process.exit(1);
+runMain(main, {
+  messageOnly: [ConfigError, CodecServerOptionsError, PayloadKeysError, UiAccessTokenConfigError],
 });

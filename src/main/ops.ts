@@ -1,9 +1,10 @@
 /** Entry point of `npm run ops -- <command>`: configuration from the environment, then {@link runOps}. */
-import { ConfigError, loadPlatformConfig, loadTemporalConfig } from '../config';
+import { loadPlatformConfig, loadTemporalConfig } from '../config';
 import { createLogger } from '../logging';
 import { platformClientFromConfig } from '../worker/platform-client';
 import { lazyClient } from '../temporal/connection';
 import { runOps, type OpsTemporal } from '../commands/ops-command';
+import { runMain } from './run-main';
 
 async function main(): Promise<number> {
   // Read and connected only when a command needs Temporal: `probe` needs only the platform's settings.
@@ -30,14 +31,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(
-      error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error),
-    );
-    process.exitCode = 1;
-  },
-);
+runMain(main, { letOutputFinish: true });

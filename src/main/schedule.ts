@@ -2,6 +2,7 @@
 import { loadReplayScheduleConfig } from '../config';
 import { lazyClient } from '../temporal/connection';
 import { runScheduleCommand } from '../commands/schedule-command';
+import { runMain } from './run-main';
 
 async function main(): Promise<number> {
   const config = loadReplayScheduleConfig(process.env);
@@ -18,12 +19,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exitCode = 1;
-  },
-);
+runMain(main, { letOutputFinish: true });

@@ -10,6 +10,7 @@ import { InvalidOrderInputError, parseBadgeOrderInput } from '../contract';
 import { connectClient } from '../temporal/connection';
 import { webUiWorkflowLink } from '../temporal/web-ui';
 import { startTracing } from '../tracing';
+import { runMain } from './run-main';
 
 /** Reads and parses an order file; JSON errors name the file. */
 export async function readOrderFile(path: string): Promise<unknown> {
@@ -49,12 +50,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 if (require.main === module) {
-  main(process.argv).catch((error: unknown) => {
-    if (error instanceof InvalidOrderInputError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
+  runMain(() => main(process.argv), {
+    exitCode: (error) => (error instanceof InvalidOrderInputError ? 2 : 1),
   });
 }

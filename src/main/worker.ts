@@ -9,6 +9,7 @@ import { createLogger, sdkLoggerFor } from '../logging';
 import { metricsTelemetryOptions, startStatusMetrics } from '../metrics';
 import { startTracing } from '../tracing';
 import { createBadgeOrderWorker } from '../worker/create-worker';
+import { runMain } from './run-main';
 
 /**
  * What the worker logs at start: where it connects, never a secret. The platform appears as its origin only,
@@ -60,10 +61,5 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((error: unknown) => {
-    const message =
-      error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error);
-    console.error(message);
-    process.exit(1);
-  });
+  runMain(main, { messageOnly: [ConfigError] });
 }

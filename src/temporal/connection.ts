@@ -13,17 +13,12 @@ type SharedConnectionOptions = Pick<ConnectionOptions, 'address' | 'tls' | 'apiK
 
 /** Connection options from configuration (certificate files are read here, so errors name the file). */
 export function connectionOptions(config: TemporalConfig): SharedConnectionOptions {
-  const { connectionOptions: options } = toClientOptions({
+  const { tls, apiKey, metadata } = toClientOptions({
     ...config.profile,
     address: config.address,
     namespace: config.namespace,
-  });
-  return {
-    address: config.address,
-    tls: options.tls,
-    apiKey: options.apiKey,
-    metadata: options.metadata,
-  };
+  }).connectionOptions;
+  return { address: config.address, tls, apiKey, metadata };
 }
 
 /**

@@ -17,33 +17,23 @@ import {
   type ReplayFailedUploadsInput,
   type ReplayFailedUploadsWorkflow,
 } from '../contract';
+import type { loadReplayScheduleConfig } from '../config';
 import { WORKFLOW_TYPES } from '../workflow-contract';
 
-/** What the Schedule looks like; built from `loadReplayScheduleConfig` by the commands. */
-export interface ReplayScheduleSettings {
-  /** Task queue of the badge order workers. */
+/** What the Schedule looks like: the settings of `loadReplayScheduleConfig`, and the orders' task queue. */
+export type ReplayScheduleSettings = Pick<
+  ReturnType<typeof loadReplayScheduleConfig>,
+  'time' | 'timezone' | 'maxConcurrentSignals'
+> & {
   readonly taskQueue: string;
-  /** Time of day, on a 24-hour clock in `timezone`. */
-  readonly time: { readonly hour: number; readonly minute: number };
-  /** IANA time zone. */
-  readonly timezone: string;
-  readonly maxConcurrentSignals: number;
   /** @default {@link REPLAY_SCHEDULE_ID} */
   readonly scheduleId?: string;
-}
+};
 
-type ReplayAction = ScheduleOptionsStartWorkflowAction<ReplayFailedUploadsWorkflow>;
-
-function specOf(settings: ReplayScheduleSettings): ScheduleSpec {
-  return {
-    calendars: [{ hour: settings.time.hour, minute: settings.time.minute, comment: 'nightly upload replay' }],
-    timezone: settings.timezone,
-  };
-}
-
-function actionOf(settings: ReplayScheduleSettings): ReplayAction {
+/** The Schedule's spec, action and policies: what `apply` creates, or sets on the existing Schedule. */
+function definitionOf(settings: ReplayScheduleSettings) {
   const input: ReplayFailedUploadsInput = { maxConcurrentSignals: settings.maxConcurrentSignals };
-  return {
+  const action: ScheduleOptionsStartWorkflowAction<ReplayFailedUploadsWorkflow> = {
     type: 'startWorkflow',
     workflowType: WORKFLOW_TYPES.replayFailedUploads,
     // The Schedule appends the start time, so each night's run has its own id.
@@ -52,17 +42,18 @@ function actionOf(settings: ReplayScheduleSettings): ReplayAction {
     args: [input],
     staticSummary: 'Nightly replay of failed badge document uploads',
   };
+  const spec: ScheduleSpec = {
+    calendars: [{ hour: settings.time.hour, minute: settings.time.minute, comment: 'nightly upload replay' }],
+    timezone: settings.timezone,
+  };
+  const policies = {
+    // A replay still running when the next one is due (a huge backlog) is left to finish; the next is skipped.
+    overlap: ScheduleOverlapPolicy.SKIP,
+    // After an outage, one catch-up run within a day is enough: the replay covers every order anyway.
+    catchupWindow: '1 day',
+  } as const;
+  return { spec, action, policies };
 }
-
-const POLICIES = {
-  // A replay still running when the next one is due (a huge backlog) is left to finish; the next is skipped.
-  overlap: ScheduleOverlapPolicy.SKIP,
-  // After an outage, one catch-up run within a day is enough: the replay covers every order anyway.
-  catchupWindow: '1 day',
-} as const;
-
-/** What {@link applyReplaySchedule} did. */
-type ApplyResult = 'created' | 'updated';
 
 /**
  * Creates the Schedule, or updates its spec, action and policies when it exists. Whether it is paused (and
@@ -71,14 +62,12 @@ type ApplyResult = 'created' | 'updated';
 export async function applyReplaySchedule(
   client: Client,
   settings: ReplayScheduleSettings,
-): Promise<ApplyResult> {
+): Promise<'created' | 'updated'> {
   const scheduleId = settings.scheduleId ?? REPLAY_SCHEDULE_ID;
   const handle = client.schedule.getHandle(scheduleId);
-  const update = async (): Promise<ApplyResult> => {
+  const update = async (): Promise<'updated'> => {
     await handle.update<ReplayFailedUploadsWorkflow>((previous: ScheduleDescription) => ({
-      spec: specOf(settings),
-      action: actionOf(settings),
-      policies: POLICIES,
+      ...definitionOf(settings),
       state: { paused: previous.state.paused, note: previous.state.note },
     }));
     return 'updated';
@@ -92,9 +81,7 @@ export async function applyReplaySchedule(
   try {
     await client.schedule.create({
       scheduleId,
-      spec: specOf(settings),
-      action: actionOf(settings),
-      policies: POLICIES,
+      ...definitionOf(settings),
       state: { note: 'Created by npm run schedule -- apply' },
     });
     return 'created';
@@ -105,7 +92,6 @@ export async function applyReplaySchedule(
   }
 }
 
-/** The Schedule's handle. */
 export function replayScheduleHandle(client: Client, scheduleId = REPLAY_SCHEDULE_ID): ScheduleHandle {
   return client.schedule.getHandle(scheduleId);
 }
@@ -118,32 +104,12 @@ export async function triggerReplay(client: Client, scheduleId = REPLAY_SCHEDULE
   await replayScheduleHandle(client, scheduleId).trigger(ScheduleOverlapPolicy.SKIP);
 }
 
-/** A plain summary of the Schedule for people and scripts. */
-interface ReplayScheduleSummary {
-  readonly scheduleId: string;
-  readonly paused: boolean;
-  readonly note: string | null;
-  readonly calendars: readonly string[];
-  readonly timezone: string | null;
-  readonly taskQueue: string | null;
-  readonly actionCount: number;
-  readonly nextRuns: readonly string[];
-  readonly recentRuns: readonly {
-    readonly workflowId: string;
-    readonly runId: string;
-    readonly at: string;
-  }[];
-}
-
 function two(value: unknown): string {
   return String(value).padStart(2, '0');
 }
 
-/** Describes the Schedule. */
-export async function describeReplaySchedule(
-  client: Client,
-  scheduleId = REPLAY_SCHEDULE_ID,
-): Promise<ReplayScheduleSummary> {
+/** A plain summary of the Schedule for people and scripts. */
+export async function describeReplaySchedule(client: Client, scheduleId = REPLAY_SCHEDULE_ID) {
   const description = await replayScheduleHandle(client, scheduleId).describe();
   return {
     scheduleId,

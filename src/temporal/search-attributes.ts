@@ -2,20 +2,14 @@
 import { temporal } from '@temporalio/proto';
 import { BADGE_SEARCH_ATTRIBUTES } from '../workflow-contract';
 
-/** Result of {@link ensureSearchAttributes}: names that were added and names that already existed. */
-interface EnsureSearchAttributesResult {
-  readonly added: readonly string[];
-  readonly existing: readonly string[];
-}
-
 /**
- * Adds whichever of the badge search attributes are missing. On Temporal Cloud the operator API may refuse;
- * the error then says to add them with `tcld` or the Cloud UI.
+ * Adds whichever of the badge search attributes are missing; says which names it added and which existed. On
+ * Temporal Cloud the operator API may refuse; the error then says to add them with `tcld` or the Cloud UI.
  */
 export async function ensureSearchAttributes(
   connection: { readonly operatorService: temporal.api.operatorservice.v1.OperatorService },
   namespace: string,
-): Promise<EnsureSearchAttributesResult> {
+) {
   const current = await connection.operatorService.listSearchAttributes({ namespace });
   const known = new Set(Object.keys(current.customAttributes ?? {}));
   const missing = BADGE_SEARCH_ATTRIBUTES.filter((key) => !known.has(key.name));

@@ -11,7 +11,6 @@ import {
   type BadgeOrderStatusValue,
 } from '../workflow-contract';
 
-/** Quotes a value for a visibility query. */
 function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }

@@ -26,14 +26,6 @@ import { buildServiceBundle, serviceBundleOptions } from '../workflow-bundle';
 import { packageVersion } from '../version';
 import { platformClientFromConfig } from './platform-client';
 
-/** A worker ready to run, with the connections it owns (close both after `run()`). */
-interface BadgeOrderWorker {
-  readonly worker: Worker;
-  readonly connection: NativeConnection;
-  /** The client the nightly replay's activities list and signal orders with. */
-  readonly client: Client;
-}
-
 /**
  * A prebuilt bundle (from tests or the container image) when there is one; else bundle the sources now.
  * `readCode` gives the bundle's code for a build id; it is read only when a versioned worker needs one.
@@ -71,10 +63,7 @@ async function workflowSource(
  * The worker's deployment version: the configured build id, or the package version plus the workflow
  * bundle's content hash (the same code gets the same id on every worker).
  */
-export function deploymentVersion(
-  config: WorkerConfig,
-  readCode: () => string,
-): { deploymentName: string; buildId: string } {
+export function deploymentVersion(config: WorkerConfig, readCode: () => string) {
   const buildId =
     config.versioning.buildId ??
     `${packageVersion()}-${createHash('sha256').update(readCode()).digest('hex').slice(0, 12)}`;
@@ -83,14 +72,15 @@ export function deploymentVersion(
 
 /**
  * Builds the worker from configuration; `overrides` lets tests pass a prebuilt workflow bundle; `tracing` (from
- * `startTracing`, once per process) exports the worker's spans.
+ * `startTracing`, once per process) exports the worker's spans. Returns the worker ready to run with the
+ * connections it owns (close both after `run()`); `client` is the one the nightly replay's activities use.
  */
 export async function createBadgeOrderWorker(
   config: WorkerConfig,
   logger: Logger,
   overrides: Partial<WorkerOptions> = {},
   tracing?: Tracing,
-): Promise<BadgeOrderWorker> {
+) {
   const { payloadKeys, encryption } = config.temporal.codec;
   if (!payloadKeys.encrypts && encryption !== 'off') {
     // The config parser refuses this already; a configuration built in code must not slip past it.

@@ -2,7 +2,6 @@
 import { ConfigError, insecureBaseUrlReason, type PlatformConfig } from '../config';
 import { createPlatformClient, type PlatformClient, type PlatformClientOptions } from '../platform';
 
-/** Builds the platform client from the parsed platform settings. */
 export function platformClientFromConfig(
   config: PlatformConfig,
   hooks: Pick<PlatformClientOptions, 'logger' | 'onRequest'> = {},

@@ -2,6 +2,9 @@
  * The API's configuration from the environment: the settings it shares with the workers are read as the workers
  * read them, and every refusal names the variable to fix.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createAuthenticator } from '../../src/api/auth';
 import { loadApiConfig } from '../../src/api/config';
 import { ConfigError } from '../../src/config';
@@ -61,6 +64,20 @@ describe('loadApiConfig', () => {
       'WEBHOOK_ALLOWED_HOSTS: "*" allows any host',
     );
     expect(refusal({ ...OIDC, ENSURE_SEARCH_ATTRIBUTES: 'maybe' })).toContain('ENSURE_SEARCH_ATTRIBUTES:');
+  });
+
+  it('refuses a keys file that lists a key id twice, naming each repeat', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'api-keys-'));
+    try {
+      const file = join(dir, 'keys.json');
+      const key = (id: string) => ({ id, sha256: '0'.repeat(64), scopes: ['ops'] });
+      writeFileSync(file, JSON.stringify({ keys: [key('a'), key('b'), key('a'), key('a')] }));
+      expect(refusal({ ...OIDC, API_KEYS_FILE: file })).toBe(
+        'Invalid configuration: API_KEYS_FILE.keys.2.id: is listed twice; API_KEYS_FILE.keys.3.id: is listed twice',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('takes WEBHOOK_ALLOWED_HOSTS=* as any host, said on purpose', () => {

@@ -26,7 +26,6 @@ const TITLES: Readonly<Record<(typeof PROCESSES)[number], string>> = {
 function defaultOf(schema: z.core.$ZodType): string | undefined {
   if (schema instanceof z.ZodDefault) {
     const value: unknown = schema.def.defaultValue;
-    if (Array.isArray(value)) return value.join(',');
     return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
       ? String(value)
       : undefined;
