@@ -230,12 +230,10 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
   );
 
   // The orders operations, and the documents upload when the API has documents (with their limits).
-  const document = buildOpenApiDocument({
-    operations: [
-      ...Object.values(ORDER_OPERATIONS),
-      ...(options.documents === undefined ? [] : [uploadDocumentOperation(options.documents)]),
-    ],
-  });
+  const document = buildOpenApiDocument([
+    ...Object.values(ORDER_OPERATIONS),
+    ...(options.documents === undefined ? [] : [uploadDocumentOperation(options.documents)]),
+  ]);
   const docsPage = renderDocsPage(document);
 
   app.get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));

@@ -9,6 +9,7 @@
  */
 import { pipeline, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
+import type { z } from 'zod';
 import type {
   FastifyContextConfig,
   FastifyInstance,
@@ -28,15 +29,8 @@ import { uploadLimitsSchema, type ApiConfig } from './config';
 import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem';
 import { WindowCounter } from './window-counter';
 
-/** What one client may upload (`API_UPLOAD_*`). */
-export interface UploadLimits {
-  /** Uploads of one client at the same time (`API_UPLOAD_MAX_CONCURRENT`). */
-  readonly maxConcurrent: number;
-  /** Bytes one client may send per window (`API_UPLOAD_QUOTA_BYTES`), stored or not. */
-  readonly quotaBytes: number;
-  /** The quota's window (`API_UPLOAD_QUOTA_WINDOW_MS`). */
-  readonly quotaWindowMs: number;
-}
+/** What one client may upload (`API_UPLOAD_*`, see `uploadLimitsSchema`). */
+export type UploadLimits = Readonly<z.infer<typeof uploadLimitsSchema>>;
 
 /** Options of {@link documentsRoutes}. */
 interface DocumentsRoutesOptions {

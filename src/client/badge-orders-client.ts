@@ -193,12 +193,15 @@ export class BadgeOrdersClient {
   }
 
   /**
-   * The handle of an existing order (its latest run), or undefined when there is none: for callers that must
-   * tell "not found" before acting, as the HTTP API does.
+   * The handle of an existing order (its latest run) with its description, or undefined when there is none: for
+   * callers that must tell "not found" before acting, as the HTTP API does.
    */
-  async findOrder(order: string | OrderKey): Promise<BadgeOrderHandle | undefined> {
+  async findOrder(
+    order: string | OrderKey,
+  ): Promise<{ handle: BadgeOrderHandle; description: WorkflowExecutionDescription } | undefined> {
     const handle = await this.handleOf(order);
-    return (await describeIfFound(handle)) === undefined ? undefined : handle;
+    const description = await describeIfFound(handle);
+    return description && { handle, description };
   }
 
   /** Starts a run of the order; undefined when the id's policies refuse it (a run exists or existed). */

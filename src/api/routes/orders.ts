@@ -193,6 +193,12 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
   const timed = <T>(what: string, work: Promise<T>): Promise<T> =>
     withinTime(limits.operationTimeoutMs, what, work);
 
+  /** The order's `status` query, within the query time limit. */
+  const queryStatus = (handle: BadgeOrderHandle): Promise<BadgeOrderStatusView> =>
+    handle.client.connection.withDeadline(Date.now() + limits.queryTimeoutMs, () =>
+      handle.query(statusQuery),
+    );
+
   /** The order a request names, and its description; 404 when it is not there for this caller. */
   const find = async (
     request: FastifyRequest,
@@ -202,10 +208,9 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const key = orderKeyOf(request, orderRef, clientId);
     if (key === null) throw notFound(orderRef);
     try {
-      const handle = await timed(`Reading order ${orderRef}`, orders.findOrder(key));
-      if (handle === undefined) throw notFound(orderRef);
-      const description = await timed(`Reading order ${orderRef}`, handle.describe());
-      return { key, handle, description };
+      const found = await timed(`Reading order ${orderRef}`, orders.findOrder(key));
+      if (found === undefined) throw notFound(orderRef);
+      return { key, ...found };
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
       throw error;
@@ -353,19 +358,12 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const runStatus = runStatusName(description.status.name);
     const status = description.typedSearchAttributes.get(BadgeOrderStatus);
     const orderId = description.typedSearchAttributes.get(BadgeOrderId);
-    let view: BadgeOrderStatusView | null = null;
-    let outcome: { result: BadgeOrderResult | null; failure: string | null } = {
-      result: null,
-      failure: null,
-    };
-    if (runStatus === 'RUNNING') {
-      view = await handle.client.connection
-        .withDeadline(Date.now() + limits.queryTimeoutMs, () => handle.query(statusQuery))
-        // No worker answered in time: the search attributes still say where the order stands.
-        .catch(() => null);
-    } else {
-      outcome = await timed(`Reading the outcome of order ${orderRef}`, closedOutcome(handle, description));
-    }
+    const running = runStatus === 'RUNNING';
+    // No worker answered in time: the search attributes still say where the order stands.
+    const view = running ? await queryStatus(handle).catch(() => null) : null;
+    const outcome = running
+      ? { result: null, failure: null }
+      : await timed(`Reading the outcome of order ${orderRef}`, closedOutcome(handle, description));
     const body = {
       orderRef,
       workflowId: description.workflowId,
@@ -457,16 +455,14 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const replacement = parsePart(ORDER_OPERATIONS.replaceDocument.body[1], request.body, 'body');
     const { key, handle, description } = await find(request, orderRef, query.clientId);
     if (description.status.name !== 'RUNNING') throw notRunning(orderRef, description.status.name);
-    const view = await handle.client.connection
-      .withDeadline(Date.now() + limits.queryTimeoutMs, () => handle.query(statusQuery))
-      .catch((error: unknown) => {
-        throw new ApiProblem({
-          status: 503,
-          code: 'order-not-answering',
-          detail: `Order ${orderRef} did not answer in time (${error instanceof Error ? error.name : 'error'}); repeat the request shortly`,
-          headers: { 'retry-after': '5' },
-        });
+    const view = await queryStatus(handle).catch((error: unknown) => {
+      throw new ApiProblem({
+        status: 503,
+        code: 'order-not-answering',
+        detail: `Order ${orderRef} did not answer in time (${error instanceof Error ? error.name : 'error'}); repeat the request shortly`,
+        headers: { 'retry-after': '5' },
       });
+    });
     const document = view.documents[index];
     if (document === undefined) {
       throw new ApiProblem({
