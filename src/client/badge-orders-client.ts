@@ -424,12 +424,8 @@ async function endedAwaitingReconciliation(handle: BadgeOrderHandle): Promise<bo
  */
 async function closedStatus(handle: BadgeOrderHandle, error: unknown): Promise<string | undefined> {
   if (!(error instanceof WorkflowNotFoundError)) return undefined;
-  try {
-    const description = await handle.describe();
-    return description.status.name === 'RUNNING' ? undefined : description.status.name;
-  } catch {
-    return undefined;
-  }
+  const status = (await describeIfFound(handle).catch(() => undefined))?.status.name;
+  return status === 'RUNNING' ? undefined : status;
 }
 
 /** An order's address: its `orderRef`, and the client that owns it (none for orders placed without one). */

@@ -5,6 +5,7 @@
  * application, to any user who can sign in there — would open every order's personal data.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { loadCodecServerConfig } from '../config';
 import { insecureUrlProblem } from '../url-policy';
 import type { AccessTokenVerifier } from './codec-server';
 
@@ -85,17 +86,11 @@ export function jwtAccessTokenVerifier(options: UiAccessTokenOptions): AccessTok
   };
 }
 
-/** The codec server's settings for the Web UI's access tokens (`loadCodecServerConfig()` has them). */
-interface UiAccessTokenSettings {
-  /** `CODEC_ALLOW_UI_ACCESS_TOKEN` */
-  readonly allowUiAccessToken: boolean;
-  /** `CODEC_UI_JWKS_URL` */
-  readonly uiJwksUrl?: string;
-  /** `CODEC_UI_TOKEN_ISSUER` */
-  readonly uiTokenIssuer?: string;
-  /** `CODEC_UI_TOKEN_AUDIENCE` */
-  readonly uiTokenAudience?: string;
-}
+/** The codec server's settings for the Web UI's access tokens (`CODEC_ALLOW_UI_ACCESS_TOKEN`, `CODEC_UI_*`). */
+type UiAccessTokenSettings = Pick<
+  ReturnType<typeof loadCodecServerConfig>,
+  'allowUiAccessToken' | 'uiJwksUrl' | 'uiTokenIssuer' | 'uiTokenAudience'
+>;
 
 /**
  * The verifier the codec server's configuration asks for: undefined when UI access tokens are off. Throws
