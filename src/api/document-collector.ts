@@ -29,19 +29,12 @@ interface CollectDocumentsInput {
   readonly now?: () => number;
 }
 
-/** What one round did. */
-interface CollectionResult {
-  /** Documents in the store. */
-  readonly stored: number;
-  /** Of them, unused for the grace period. */
-  readonly unused: number;
-  /** Of those, named by a running order, so kept. */
-  readonly inUse: number;
-  readonly deleted: number;
-}
-
-/** One round of collection; see the module comment. Throws (deleting nothing) when a running order does not answer. */
-export async function collectDocuments(input: CollectDocumentsInput): Promise<CollectionResult> {
+/**
+ * One round of collection; see the module comment. Throws (deleting nothing) when a running order does not answer.
+ * Answers what it did: documents `stored`, of them `unused` for the grace period, of those `inUse` by a running
+ * order (so kept), and `deleted`.
+ */
+export async function collectDocuments(input: CollectDocumentsInput) {
   const unusedSince = new Date((input.now ?? Date.now)() - input.graceMs);
   const stored = await input.store.listStored();
   const unused = stored.filter((document) => document.lastUsedAt < unusedSince);

@@ -1,22 +1,16 @@
 /**
  * `POST /v1/documents` in the API app: stores one file in the document store and answers its content-addressed
  * reference. The file part of a multipart/form-data body streams into the store (hashed on the way, never held
- * whole); errors are RFC 9457 problem details. The route itself ({@link documentsRoutes}) knows nothing of keys or
- * scopes: the app puts it behind its authentication (scope `orders:write`, as placing the order that names the
- * document), rate limits and OpenAPI document. Each upload belongs to a client (`ownerOf`): only it may name the
+ * whole); errors are RFC 9457 problem details. The route itself ({@link documentsRoutes}) knows nothing of keys:
+ * the app puts it behind its authentication (the route names its scope, `orders:write`, as placing the order that
+ * names the document), rate limits and OpenAPI document. Each upload belongs to a client (`ownerOf`): only it may name the
  * reference in an order (the same store answers the orders routes whether a reference is the caller's), and its
  * limits count per client: uploads at once, and bytes per window.
  */
 import { pipeline, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { z } from 'zod';
-import type {
-  FastifyContextConfig,
-  FastifyInstance,
-  FastifyPluginAsync,
-  FastifyReply,
-  FastifyRequest,
-} from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { UPLOAD_DOCUMENT, type DocumentUploadResponse, type Operation } from '../http-contract';
 import {
   DocumentRefusedError,
@@ -40,8 +34,6 @@ interface DocumentsRoutesOptions {
   /** The client an upload is stored for, and whose limits it counts against (the API: the caller's client id). */
   readonly ownerOf: (request: FastifyRequest) => string;
   readonly limits: UploadLimits;
-  /** The route's `config` (the API app reads the scope a caller needs from it). */
-  readonly routeConfig?: FastifyContextConfig;
 }
 
 /** Name of the multipart part that carries the file. */
@@ -130,7 +122,7 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
   const uploading = new Map<string, number>();
   const sent = new WindowCounter(options.limits.quotaWindowMs);
 
-  app.post(UPLOAD_DOCUMENT.path, { config: options.routeConfig ?? {} }, async (request, reply) => {
+  app.post(UPLOAD_DOCUMENT.path, { config: { scope: UPLOAD_DOCUMENT.scope } }, async (request, reply) => {
     if (!request.isMultipart()) return refuse(reply, problems.notMultipart());
     const owner = ownerOf(request);
     if (sent.used(owner) >= options.limits.quotaBytes) {
@@ -251,6 +243,5 @@ export function registerDocumentsRoutes(app: FastifyInstance, documents: ApiDocu
     maxBytes: documents.maxBytes,
     limits: documents.uploads,
     ownerOf: (request) => principalOf(request).clientId,
-    routeConfig: { scope: UPLOAD_DOCUMENT.scope },
   });
 }

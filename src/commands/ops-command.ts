@@ -6,7 +6,7 @@
  */
 import { Option, type Command } from 'commander';
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
-import { BadgeOrdersClient } from '../client/badge-orders-client';
+import { BadgeOrdersClient, type OrderKey } from '../client/badge-orders-client';
 import {
   BADGE_ORDER_STATUSES,
   BadgeOrderId,
@@ -67,12 +67,6 @@ function listedOrder(info: WorkflowExecutionInfo) {
   };
 }
 export type ListedOrder = Readonly<ReturnType<typeof listedOrder>>;
-
-/** An order as the commands name it: `<orderRef>` and `--client`. */
-interface OrderKey {
-  readonly orderRef: string;
-  readonly clientId: string | undefined;
-}
 
 /** An error for the operator: printed without a stack trace, exit code 1. */
 class OpsError extends Error {
