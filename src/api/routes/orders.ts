@@ -188,11 +188,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     );
 
   /** The order a request names, and its description; 404 when it is not there for this caller. */
-  const find = async (
-    request: FastifyRequest,
-    orderRef: string,
-    clientId: string | undefined,
-  ): Promise<{ key: OrderKey; handle: BadgeOrderHandle; description: WorkflowExecutionDescription }> => {
+  const find = async (request: FastifyRequest, orderRef: string, clientId: string | undefined) => {
     const key = orderKeyOf(request, orderRef, clientId);
     if (key === null) throw notFound(orderRef);
     try {
