@@ -10,7 +10,7 @@
 import { pipeline, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { z } from 'zod';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { UPLOAD_DOCUMENT, type DocumentUploadResponse, type Operation } from '../http-contract';
 import {
   DocumentRefusedError,
@@ -18,7 +18,6 @@ import {
   documentStoreFromConfig,
   type DocumentStore,
 } from '../documents';
-import { principalOf } from './auth';
 import { uploadLimitsSchema, type ApiConfig } from './config';
 import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem';
 import { WindowCounter } from './window-counter';
@@ -26,14 +25,18 @@ import { WindowCounter } from './window-counter';
 /** What one client may upload (`API_UPLOAD_*`, see `uploadLimitsSchema`). */
 export type UploadLimits = Readonly<z.infer<typeof uploadLimitsSchema>>;
 
-/** Options of {@link documentsRoutes}. */
-interface DocumentsRoutesOptions {
+/** The API's documents: where uploads are stored, and what one client may upload. */
+export interface ApiDocuments {
   readonly store: DocumentStore;
-  /** Largest file accepted, in bytes (413 above it). */
+  /** Largest document stored, in bytes (`MAX_DOCUMENT_BYTES`); 413 above it. */
   readonly maxBytes: number;
+  readonly uploads: UploadLimits;
+}
+
+/** Options of {@link documentsRoutes}. */
+interface DocumentsRoutesOptions extends ApiDocuments {
   /** The client an upload is stored for, and whose limits it counts against (the API: the caller's client id). */
   readonly ownerOf: (request: FastifyRequest) => string;
-  readonly limits: UploadLimits;
 }
 
 /** Name of the multipart part that carries the file. */
@@ -120,17 +123,17 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
   // One byte over the limit gets through the parser, so the store itself sees the excess and refuses it.
   const limits = { files: 1, fileSize: maxBytes + 1, fields: 8, fieldSize: 1024, parts: 16 };
   const uploading = new Map<string, number>();
-  const sent = new WindowCounter(options.limits.quotaWindowMs);
+  const sent = new WindowCounter(options.uploads.quotaWindowMs);
 
   app.post(UPLOAD_DOCUMENT.path, { config: { scope: UPLOAD_DOCUMENT.scope } }, async (request, reply) => {
     if (!request.isMultipart()) return refuse(reply, problems.notMultipart());
     const owner = ownerOf(request);
-    if (sent.used(owner) >= options.limits.quotaBytes) {
-      return refuse(reply, problems.quotaExceeded(options.limits, sent.remainingMs(owner)), true);
+    if (sent.used(owner) >= options.uploads.quotaBytes) {
+      return refuse(reply, problems.quotaExceeded(options.uploads, sent.remainingMs(owner)), true);
     }
     const running = uploading.get(owner) ?? 0;
-    if (running >= options.limits.maxConcurrent) {
-      return refuse(reply, problems.tooManyUploads(options.limits.maxConcurrent), true);
+    if (running >= options.uploads.maxConcurrent) {
+      return refuse(reply, problems.tooManyUploads(options.uploads.maxConcurrent), true);
     }
     uploading.set(owner, running + 1);
     try {
@@ -165,7 +168,7 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
     // Every byte received counts against the client's quota, whether it ends up stored or not.
     const counted = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
-        if (sent.add(owner, chunk.length) > options.limits.quotaBytes) callback(new QuotaExceededError());
+        if (sent.add(owner, chunk.length) > options.uploads.quotaBytes) callback(new QuotaExceededError());
         else callback(null, chunk);
       },
     });
@@ -183,7 +186,7 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
         return refuse(reply, problems.tooLarge(maxBytes), true);
       }
       if (error instanceof QuotaExceededError) {
-        return refuse(reply, problems.quotaExceeded(options.limits, sent.remainingMs(owner)), true);
+        return refuse(reply, problems.quotaExceeded(options.uploads, sent.remainingMs(owner)), true);
       }
       if (error instanceof DocumentRefusedError) {
         return refuse(reply, problems.noFile('the document is empty'));
@@ -197,14 +200,6 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
     }
   }
 };
-
-/** The API's documents: where uploads are stored, and what one client may upload. */
-export interface ApiDocuments {
-  readonly store: DocumentStore;
-  /** Largest document stored, in bytes (`MAX_DOCUMENT_BYTES`). */
-  readonly maxBytes: number;
-  readonly uploads: UploadLimits;
-}
 
 /**
  * The documents of the API's configuration. The store is checked first: one that cannot be written is found at
@@ -234,14 +229,4 @@ export function uploadDocumentOperation(documents: Pick<ApiDocuments, 'maxBytes'
       `${UPLOAD_DOCUMENT.description} At most ${documents.maxBytes} bytes; at most ${maxConcurrent} uploads ` +
       `at once and ${quotaBytes} bytes per ${quotaWindowMs / 1000} s per client.`,
   };
-}
-
-/** Registers the upload route over the API's documents, behind the app's authentication. */
-export function registerDocumentsRoutes(app: FastifyInstance, documents: ApiDocuments): void {
-  void app.register(documentsRoutes, {
-    store: documents.store,
-    maxBytes: documents.maxBytes,
-    limits: documents.uploads,
-    ownerOf: (request) => principalOf(request).clientId,
-  });
 }
