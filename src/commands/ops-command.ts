@@ -170,17 +170,6 @@ function buildOpsProgram(deps: OpsDependencies): Command {
   const print = (json: boolean, value: unknown, text: () => string): void =>
     deps.out(json ? JSON.stringify(value, null, 2) : text());
 
-  /** Turns "no such workflow" into a message naming the order. */
-  const forOrder = async <T>(orderRef: string, work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError)
-        throw new OpsError(`No order ${orderRef} (workflow not found)`);
-      throw error;
-    }
-  };
-
   const program = createCliProgram({
     name: 'ops',
     description: 'Operate badge orders: find stuck ones, inspect, retry, replace documents, run the replay',
@@ -253,8 +242,13 @@ function buildOpsProgram(deps: OpsDependencies): Command {
       .action(async () => {
         const [orderRef = '', ...rest] = command.args;
         const options = command.opts<O & { client?: string }>();
-        const order = { orderRef, clientId: options.client };
-        await forOrder(orderRef, () => run(order, rest, options, wantsJson(command)));
+        try {
+          await run({ orderRef, clientId: options.client }, rest, options, wantsJson(command));
+        } catch (error) {
+          if (error instanceof WorkflowNotFoundError)
+            throw new OpsError(`No order ${orderRef} (workflow not found)`);
+          throw error;
+        }
       });
   };
   /** Prints an order's status view, for people or as JSON. */

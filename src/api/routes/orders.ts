@@ -102,18 +102,19 @@ function decodePageToken(token: string, filter: ListingFilter): Uint8Array | nul
 }
 
 /**
- * Parses one part of a request with a zod schema; a 400 names each invalid field as the contract names it
- * (`documents.0.path`), under `where` (`body`, `query`, `path`) so the caller sees where the field was.
+ * A 400 naming each invalid field as the contract names it (`documents.0.path`), under `where` (`body`, `query`,
+ * `path`) so the caller sees where the field was.
  */
+const invalidFields = (where: string, errors: readonly { field: string; message: string }[]): ApiProblem =>
+  invalidInput(
+    errors.map(({ field, message }) => ({ field: `${where}.${field}`, message })),
+    where === 'body' ? 'body' : `request ${where}`,
+  );
+
+/** Parses one part of a request with a zod schema; a 400 names each invalid field. */
 function parsePart<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
   const parsed = schema.safeParse(value ?? {});
-  if (!parsed.success) {
-    const errors = issueFields(parsed.error).map(({ field, message }) => ({
-      field: `${where}.${field}`,
-      message,
-    }));
-    throw invalidInput(errors, where === 'body' ? 'body' : `request ${where}`);
-  }
+  if (!parsed.success) throw invalidFields(where, issueFields(parsed.error));
   return parsed.data;
 }
 
@@ -213,12 +214,12 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         options.documents !== undefined && (await options.documents.claim(document.ref, clientId));
       if (!owned) {
         refused.push({
-          field: `body.documents.${index}.ref`,
+          field: `documents.${index}.ref`,
           message: 'is not a document this client stored: upload it with POST /v1/documents first',
         });
       }
     }
-    if (refused.length > 0) throw invalidInput(refused, 'body');
+    if (refused.length > 0) throw invalidFields('body', refused);
   };
 
   /**
@@ -269,17 +270,14 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const body = request.body;
     const fields = isPlainObject(body) ? body : {};
     if (fields.orderRef !== undefined && fields.orderRef !== orderRef) {
-      throw invalidInput(
-        [{ field: 'body.orderRef', message: 'must be the same as the orderRef in the path' }],
-        'body',
-      );
+      throw invalidFields('body', [
+        { field: 'orderRef', message: 'must be the same as the orderRef in the path' },
+      ]);
     }
     const setByTheApi = SET_BY_THE_API.find((field) => fields[field] !== undefined);
     if (setByTheApi !== undefined) {
-      throw invalidInput(
-        [{ field: `body.${setByTheApi}`, message: 'is set by the API from your credentials; leave it out' }],
-        'body',
-      );
+      const message = 'is set by the API from your credentials; leave it out';
+      throw invalidFields('body', [{ field: setByTheApi, message }]);
     }
     // The order is the caller's: its client owns it, and its paths lie in the client's own folder.
     const { clientId } = principalOf(request);
@@ -294,7 +292,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const callbackProblem =
       input.callbackUrl === undefined ? null : callbackUrlProblem(input.callbackUrl, options.webhooks);
     if (callbackProblem !== null) {
-      throw invalidInput([{ field: 'body.callbackUrl', message: callbackProblem }], 'body');
+      throw invalidFields('body', [{ field: 'callbackUrl', message: callbackProblem }]);
     }
     await claimDocuments(input, clientId);
     const hash = orderInputHash(input);
@@ -385,10 +383,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       : principal.clientId;
     const filter = { status: query.status, clientId };
     const foreignToken = (): ApiProblem =>
-      invalidInput(
-        [{ field: 'query.pageToken', message: 'is not a page token of this listing' }],
-        'request query',
-      );
+      invalidFields('query', [{ field: 'pageToken', message: 'is not a page token of this listing' }]);
     let nextPageToken: Uint8Array | null = null;
     if (query.pageToken !== undefined) {
       nextPageToken = decodePageToken(query.pageToken, filter);
