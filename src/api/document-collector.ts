@@ -17,14 +17,15 @@ import type { BadgeOrdersClient } from '../client/badge-orders-client';
 import { isDocumentReference } from '../contract';
 import type { DocumentStore } from '../documents';
 
+/** How long each running order may take to answer. */
+const QUERY_TIMEOUT_MS = 10_000;
+
 /** Input of {@link collectDocuments}. */
 interface CollectDocumentsInput {
   readonly store: DocumentStore;
   readonly orders: BadgeOrdersClient;
   /** How long a document stays after it was last stored or claimed (`DOCUMENT_COLLECTION_GRACE_MS`). */
   readonly graceMs: number;
-  /** How long each running order may take to answer. @default 10 000 */
-  readonly queryTimeoutMs?: number;
   /** @default Date.now */
   readonly now?: () => number;
 }
@@ -40,7 +41,7 @@ export async function collectDocuments(input: CollectDocumentsInput) {
   const unused = stored.filter((document) => document.lastUsedAt < unusedSince);
   if (unused.length === 0) return { stored: stored.length, unused: 0, inUse: 0, deleted: 0 };
   const named = await input.orders.documentsOfRunningOrders({
-    queryTimeoutMs: input.queryTimeoutMs ?? 10_000,
+    queryTimeoutMs: QUERY_TIMEOUT_MS,
   });
   const inUse = new Set([...named].filter(isDocumentReference));
   let deleted = 0;

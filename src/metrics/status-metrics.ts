@@ -8,6 +8,7 @@ import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { MetricGauge, MetricMeter, NumericMetricValueType } from '@temporalio/common';
 import { BadgeOrderStatus, WORKFLOW_TYPES, type BadgeOrderStatusValue } from '../workflow-contract';
 import { REPLAY_SCHEDULE_ID } from '../contract';
+import type { Logger } from 'pino';
 import { METRIC_NAMES } from './names';
 
 /** The open statuses counted; the two waiting ones also get the age of their oldest order. */
@@ -16,18 +17,14 @@ const OPEN_STATUSES: readonly BadgeOrderStatusValue[] = ['Running', ...WAITING_S
 /** Most waiting orders looked at for the oldest one; more than this many waiting is an alert of its own. */
 const MAX_WAITING_LISTED = 5_000;
 
-/** Where to log a failed collection (a pino logger fits). */
-interface StatusMetricsLogger {
-  warn(fields: Record<string, unknown>, message: string): void;
-}
-
 interface StatusMetricsOptions {
   readonly client: Client;
   /** `Runtime.instance().metricMeter` of the worker. */
   readonly meter: MetricMeter;
   /** Time between collections, ms. */
   readonly intervalMs: number;
-  readonly logger: StatusMetricsLogger;
+  /** Where a failed collection is logged. */
+  readonly logger: Pick<Logger, 'warn'>;
 }
 
 /** The gauges collected, by the key of their name: value type, unit and help text. */

@@ -21,7 +21,7 @@ import {
   type BadgeOrdersClient,
   type OrderKey,
 } from '../../client/badge-orders-client';
-import { runStatusName } from '../../client/order-listing';
+import { runStatusName, type ListOrdersInput } from '../../client/order-listing';
 import {
   badgeOrderInputSchema,
   clientDocumentsFolder,
@@ -36,7 +36,6 @@ import {
   BadgeOrderClient,
   BadgeOrderId,
   BadgeOrderStatus,
-  type BadgeOrderStatusValue,
 } from '../../workflow-contract';
 import { statusQuery } from '../../workflow-messages';
 import type { DocumentStore } from '../../documents';
@@ -64,10 +63,7 @@ interface OrdersRoutesOptions {
 }
 
 /** What a listing is filtered by: a token belongs to exactly one filter. */
-interface ListingFilter {
-  readonly status: BadgeOrderStatusValue | undefined;
-  readonly clientId: string | undefined;
-}
+type ListingFilter = Pick<ListOrdersInput, 'status' | 'clientId'>;
 
 /**
  * The page token of `GET /v1/orders`: opaque to callers, it wraps Temporal's token together with the filter it
