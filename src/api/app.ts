@@ -22,7 +22,6 @@ import { ordersRoutes } from './routes/orders';
 import { temporalProblem } from './temporal-errors';
 import { WindowCounter } from './window-counter';
 
-/** Options of {@link buildApiApp}. */
 interface BuildApiAppOptions {
   readonly orders: BadgeOrdersClient;
   readonly authenticator: Authenticator;

@@ -119,7 +119,6 @@ function tokenClientId(payload: JWTPayload): string | undefined {
   return undefined;
 }
 
-/** Options of {@link createAuthenticator}. */
 interface AuthenticatorOptions {
   readonly apiKeys: readonly ApiKeyEntry[];
   readonly oidc?: OidcConfig;

@@ -20,7 +20,6 @@ import type { DocumentStore } from '../documents';
 /** How long each running order may take to answer. */
 const QUERY_TIMEOUT_MS = 10_000;
 
-/** Input of {@link collectDocuments}. */
 interface CollectDocumentsInput {
   readonly store: DocumentStore;
   readonly orders: BadgeOrdersClient;

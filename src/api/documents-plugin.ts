@@ -33,7 +33,6 @@ export interface ApiDocuments {
   readonly uploads: UploadLimits;
 }
 
-/** Options of {@link documentsRoutes}. */
 interface DocumentsRoutesOptions extends ApiDocuments {
   /** The client an upload is stored for, and whose limits it counts against (the API: the caller's client id). */
   readonly ownerOf: (request: FastifyRequest) => string;

@@ -50,7 +50,6 @@ import { isInvalidArgument, withinTime } from '../temporal-errors';
 /** Page size of `GET /v1/orders` when none is asked for. */
 const DEFAULT_PAGE_SIZE = 20;
 
-/** Options of {@link ordersRoutes}. */
 interface OrdersRoutesOptions {
   readonly orders: BadgeOrdersClient;
   readonly limits: Pick<ApiLimits, 'operationTimeoutMs' | 'queryTimeoutMs'>;
