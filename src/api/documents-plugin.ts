@@ -18,6 +18,7 @@ import {
   documentStoreFromConfig,
   type DocumentStore,
 } from '../documents';
+import { errnoCode } from '../documents/errors';
 import { uploadLimitsSchema, type ApiConfig } from './config';
 import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem';
 import { WindowCounter } from './window-counter';
@@ -108,10 +109,6 @@ const problems = {
     new ApiProblem({ status: 500, code: 'internal-error', detail: 'the document could not be stored' }),
 };
 
-function codeOf(error: unknown): unknown {
-  return (error as { code?: unknown } | null)?.code;
-}
-
 /**
  * The upload route as a plugin: `app.register(documentsRoutes, { store, maxBytes })`. It registers
  * `@fastify/multipart` in its own scope unless the app has already.
@@ -180,7 +177,7 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
     } catch (error) {
       if (
         (error instanceof DocumentRefusedError && error.reason === 'too-large') ||
-        codeOf(error) === 'FST_REQ_FILE_TOO_LARGE'
+        errnoCode(error) === 'FST_REQ_FILE_TOO_LARGE'
       ) {
         return refuse(reply, problems.tooLarge(maxBytes), true);
       }
