@@ -127,10 +127,7 @@ const notRunning = (orderRef: string, status: string): ApiProblem =>
   });
 
 /** The failure of a closed run, as its result says. */
-async function closedOutcome(
-  handle: BadgeOrderHandle,
-  description: WorkflowExecutionDescription,
-): Promise<{ result: BadgeOrderResult | null; failure: string | null }> {
+async function closedOutcome(handle: BadgeOrderHandle, description: WorkflowExecutionDescription) {
   // The run described, not the latest: a new run may have started since.
   const run = handle.client.getHandle(description.workflowId, description.runId);
   try {
