@@ -26,10 +26,7 @@ export interface DocumentReference {
  * What `open` needs: the reference, and the size when the caller knows it (an order carries only `ref`; the
  * hash covers the size anyway, a known size only fails sooner).
  */
-interface DocumentToOpen {
-  readonly ref: string;
-  readonly sizeBytes?: number;
-}
+type DocumentToOpen = Pick<DocumentReference, 'ref'> & Partial<Pick<DocumentReference, 'sizeBytes'>>;
 
 export interface PutDocumentInput {
   /** The bytes, streamed (never buffered whole). */
