@@ -6,7 +6,8 @@
  */
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { MetricGauge, MetricMeter, NumericMetricValueType } from '@temporalio/common';
-import { BadgeOrderStatus, WORKFLOW_TYPES, type BadgeOrderStatusValue } from '../workflow-contract';
+import { WORKFLOW_TYPES, type BadgeOrderStatusValue } from '../workflow-contract';
+import { badgeOrdersQuery } from '../temporal/visibility';
 import { REPLAY_SCHEDULE_ID } from '../contract';
 import type { Logger } from 'pino';
 import { METRIC_NAMES } from './names';
@@ -46,21 +47,12 @@ const GAUGES = {
   Record<keyof typeof METRIC_NAMES, readonly [NumericMetricValueType, string, string]>
 >;
 
-const quote = (value: string): string => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-
-function ordersQuery(status: BadgeOrderStatusValue): string {
-  return (
-    `WorkflowType = ${quote(WORKFLOW_TYPES.badgeOrder)} AND ExecutionStatus = 'Running' AND ` +
-    `${BadgeOrderStatus.name} = ${quote(status)}`
-  );
-}
-
 /** When the newest run of the replay workflow matching `statusClause` closed, in seconds, or undefined. */
 async function lastReplayClose(client: Client, statusClause: string): Promise<number | undefined> {
   let latest: number | undefined;
   let looked = 0;
   for await (const run of client.workflow.list({
-    query: `WorkflowType = ${quote(WORKFLOW_TYPES.replayFailedUploads)} AND (${statusClause})`,
+    query: `WorkflowType = '${WORKFLOW_TYPES.replayFailedUploads}' AND (${statusClause})`,
     pageSize: 50,
   })) {
     const closed = run.closeTime?.getTime();
@@ -89,14 +81,15 @@ export function startStatusMetrics(options: StatusMetricsOptions): { stop(): Pro
 
   const collectOnce = async (): Promise<void> => {
     for (const status of OPEN_STATUSES) {
-      const { count } = await client.workflow.count(ordersQuery(status));
+      const { count } = await client.workflow.count(badgeOrdersQuery({ status, openOnly: true }));
       inStatus.set(count, { status });
     }
     const now = Date.now();
     for (const status of WAITING_STATUSES) {
       let oldest = now;
       let listed = 0;
-      for await (const run of client.workflow.list({ query: ordersQuery(status), pageSize: 1000 })) {
+      const query = badgeOrdersQuery({ status, openOnly: true });
+      for await (const run of client.workflow.list({ query, pageSize: 1000 })) {
         oldest = Math.min(oldest, run.startTime.getTime());
         if (++listed >= MAX_WAITING_LISTED) break;
       }
