@@ -208,16 +208,25 @@ export function isDocumentReference(value: string): boolean {
   return DOCUMENT_REFERENCE_PATTERN.test(value);
 }
 
+/** A path relative to DOCUMENTS_ROOT, inside it, of at most `max` characters. */
+const relativePathSchema = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .refine(
+      isConfinedRelativePath,
+      'must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
+    );
+
 /**
  * A path under DOCUMENTS_ROOT. A string shaped like a reference is refused as a path, so a document's source
  * (a path or a reference, see {@link documentSourceOf}) is never ambiguous.
  */
-const documentPathSchema = z
-  .string({ error: 'must be a string' })
-  .min(1, 'must not be empty')
-  .max(1024, 'must be at most 1024 characters')
-  .refine(isConfinedRelativePath, 'must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")')
-  .refine((path) => !isDocumentReference(path), 'is a document reference: name it with "ref", not "path"');
+const documentPathSchema = relativePathSchema(1024).refine(
+  (path) => !isDocumentReference(path),
+  'is a document reference: name it with "ref", not "path"',
+);
 
 const documentReferenceSchema = z
   .string({ error: 'must be a string' })
@@ -383,15 +392,7 @@ export const badgeOrderInputSchema = z
        * in: the worker opens them only there, whatever links lie inside. Set by the HTTP API to the client's
        * folder ({@link clientDocumentsFolder}); absent: anywhere under the root (the starter, trusted backends).
        */
-      documentsFolder: z
-        .string({ error: 'must be a string' })
-        .min(1, 'must not be empty')
-        .max(200, 'must be at most 200 characters')
-        .refine(
-          isConfinedRelativePath,
-          'must be a relative path inside DOCUMENTS_ROOT (no absolute path, no "..")',
-        )
-        .optional(),
+      documentsFolder: relativePathSchema(200).optional(),
     },
     { error: 'must be an object' },
   )

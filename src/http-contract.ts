@@ -257,8 +257,7 @@ export const ORDER_OPERATIONS = {
     description:
       'Runs the `replaceDocument` update for the order’s document at `index` (as listed in the order input): the ' +
       'document is retried with the new file. Refused (409) when the document has not failed or the order is closed.',
-    params: z.strictObject({
-      orderRef: badgeOrderInputSchema.shape.orderRef,
+    params: orderRefParamsSchema.extend({
       index: z
         .string()
         .regex(/^(0|[1-9][0-9]{0,2})$/, 'must be the document index, a whole number from 0')

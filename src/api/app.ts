@@ -6,15 +6,15 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { BadgeOrdersClient } from '../client/badge-orders-client';
 import type { CallbackUrlPolicy } from '../webhook-destination';
 import type { Tracing } from '../tracing';
 import type { Authenticator, Principal } from './auth';
-import { forbidden } from './auth';
+import { forbidden, principalOf } from './auth';
 import { apiLimitsSchema, type ApiLimits } from './config';
-import { registerDocumentsRoutes, uploadDocumentOperation, type ApiDocuments } from './documents-plugin';
+import { documentsRoutes, uploadDocumentOperation, type ApiDocuments } from './documents-plugin';
 import { buildOpenApiDocument, type JsonSchema } from './openapi';
 import { ORDER_OPERATIONS } from '../http-contract';
 import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './problem';
@@ -22,7 +22,6 @@ import { ordersRoutes } from './routes/orders';
 import { temporalProblem } from './temporal-errors';
 import { WindowCounter } from './window-counter';
 
-/** Options of {@link buildApiApp}. */
 interface BuildApiAppOptions {
   readonly orders: BadgeOrdersClient;
   readonly authenticator: Authenticator;
@@ -230,12 +229,10 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
   );
 
   // The orders operations, and the documents upload when the API has documents (with their limits).
-  const document = buildOpenApiDocument({
-    operations: [
-      ...Object.values(ORDER_OPERATIONS),
-      ...(options.documents === undefined ? [] : [uploadDocumentOperation(options.documents)]),
-    ],
-  });
+  const document = buildOpenApiDocument([
+    ...Object.values(ORDER_OPERATIONS),
+    ...(options.documents === undefined ? [] : [uploadDocumentOperation(options.documents)]),
+  ]);
   const docsPage = renderDocsPage(document);
 
   app.get('/openapi.json', { config: { public: true } }, (_request, reply) => reply.send(document));
@@ -254,6 +251,9 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     tracing: options.tracing,
     documents: options.documents?.store,
   });
-  if (options.documents !== undefined) registerDocumentsRoutes(app, options.documents);
+  if (options.documents !== undefined) {
+    const ownerOf = (request: FastifyRequest): string => principalOf(request).clientId;
+    await app.register(documentsRoutes, { ...options.documents, ownerOf });
+  }
   return app;
 }

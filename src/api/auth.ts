@@ -22,7 +22,6 @@ export interface Principal {
    */
   readonly clientId: string;
   readonly scopes: readonly ApiScope[];
-  readonly kind: 'api-key' | 'oidc';
 }
 
 declare module 'fastify' {
@@ -119,7 +118,6 @@ function tokenClientId(payload: JWTPayload): string | undefined {
   return undefined;
 }
 
-/** Options of {@link createAuthenticator}. */
 interface AuthenticatorOptions {
   readonly apiKeys: readonly ApiKeyEntry[];
   readonly oidc?: OidcConfig;
@@ -165,7 +163,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     if (clientId === undefined) {
       throw unauthorized('The bearer token names no client (azp, client_id or sub)', 'invalid-token');
     }
-    return { clientId, scopes, kind: 'oidc' };
+    return { clientId, scopes };
   }
 
   return {
@@ -174,7 +172,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       if (key !== undefined && key !== '') {
         const entry = matchApiKey(apiKeys, key);
         if (!entry) throw unauthorized('The API key is not valid', 'invalid-api-key');
-        return { clientId: entry.client ?? entry.id, scopes: entry.scopes, kind: 'api-key' };
+        return { clientId: entry.client ?? entry.id, scopes: entry.scopes };
       }
       const authorization = single(headers.authorization);
       if (authorization !== undefined && authorization !== '') {

@@ -17,37 +17,30 @@ import type { BadgeOrdersClient } from '../client/badge-orders-client';
 import { isDocumentReference } from '../contract';
 import type { DocumentStore } from '../documents';
 
-/** Input of {@link collectDocuments}. */
+/** How long each running order may take to answer. */
+const QUERY_TIMEOUT_MS = 10_000;
+
 interface CollectDocumentsInput {
   readonly store: DocumentStore;
   readonly orders: BadgeOrdersClient;
   /** How long a document stays after it was last stored or claimed (`DOCUMENT_COLLECTION_GRACE_MS`). */
   readonly graceMs: number;
-  /** How long each running order may take to answer. @default 10 000 */
-  readonly queryTimeoutMs?: number;
   /** @default Date.now */
   readonly now?: () => number;
 }
 
-/** What one round did. */
-interface CollectionResult {
-  /** Documents in the store. */
-  readonly stored: number;
-  /** Of them, unused for the grace period. */
-  readonly unused: number;
-  /** Of those, named by a running order, so kept. */
-  readonly inUse: number;
-  readonly deleted: number;
-}
-
-/** One round of collection; see the module comment. Throws (deleting nothing) when a running order does not answer. */
-export async function collectDocuments(input: CollectDocumentsInput): Promise<CollectionResult> {
+/**
+ * One round of collection; see the module comment. Throws (deleting nothing) when a running order does not answer.
+ * Answers what it did: documents `stored`, of them `unused` for the grace period, of those `inUse` by a running
+ * order (so kept), and `deleted`.
+ */
+export async function collectDocuments(input: CollectDocumentsInput) {
   const unusedSince = new Date((input.now ?? Date.now)() - input.graceMs);
   const stored = await input.store.listStored();
   const unused = stored.filter((document) => document.lastUsedAt < unusedSince);
   if (unused.length === 0) return { stored: stored.length, unused: 0, inUse: 0, deleted: 0 };
   const named = await input.orders.documentsOfRunningOrders({
-    queryTimeoutMs: input.queryTimeoutMs ?? 10_000,
+    queryTimeoutMs: QUERY_TIMEOUT_MS,
   });
   const inUse = new Set([...named].filter(isDocumentReference));
   let deleted = 0;

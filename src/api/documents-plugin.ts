@@ -1,21 +1,16 @@
 /**
  * `POST /v1/documents` in the API app: stores one file in the document store and answers its content-addressed
  * reference. The file part of a multipart/form-data body streams into the store (hashed on the way, never held
- * whole); errors are RFC 9457 problem details. The route itself ({@link documentsRoutes}) knows nothing of keys or
- * scopes: the app puts it behind its authentication (scope `orders:write`, as placing the order that names the
- * document), rate limits and OpenAPI document. Each upload belongs to a client (`ownerOf`): only it may name the
+ * whole); errors are RFC 9457 problem details. The route itself ({@link documentsRoutes}) knows nothing of keys:
+ * the app puts it behind its authentication (the route names its scope, `orders:write`, as placing the order that
+ * names the document), rate limits and OpenAPI document. Each upload belongs to a client (`ownerOf`): only it may name the
  * reference in an order (the same store answers the orders routes whether a reference is the caller's), and its
  * limits count per client: uploads at once, and bytes per window.
  */
 import { pipeline, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';
-import type {
-  FastifyContextConfig,
-  FastifyInstance,
-  FastifyPluginAsync,
-  FastifyReply,
-  FastifyRequest,
-} from 'fastify';
+import type { z } from 'zod';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { UPLOAD_DOCUMENT, type DocumentUploadResponse, type Operation } from '../http-contract';
 import {
   DocumentRefusedError,
@@ -23,31 +18,25 @@ import {
   documentStoreFromConfig,
   type DocumentStore,
 } from '../documents';
-import { principalOf } from './auth';
+import { errnoCode } from '../documents/errors';
 import { uploadLimitsSchema, type ApiConfig } from './config';
 import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem';
 import { WindowCounter } from './window-counter';
 
-/** What one client may upload (`API_UPLOAD_*`). */
-export interface UploadLimits {
-  /** Uploads of one client at the same time (`API_UPLOAD_MAX_CONCURRENT`). */
-  readonly maxConcurrent: number;
-  /** Bytes one client may send per window (`API_UPLOAD_QUOTA_BYTES`), stored or not. */
-  readonly quotaBytes: number;
-  /** The quota's window (`API_UPLOAD_QUOTA_WINDOW_MS`). */
-  readonly quotaWindowMs: number;
+/** What one client may upload (`API_UPLOAD_*`, see `uploadLimitsSchema`). */
+export type UploadLimits = Readonly<z.infer<typeof uploadLimitsSchema>>;
+
+/** The API's documents: where uploads are stored, and what one client may upload. */
+export interface ApiDocuments {
+  readonly store: DocumentStore;
+  /** Largest document stored, in bytes (`MAX_DOCUMENT_BYTES`); 413 above it. */
+  readonly maxBytes: number;
+  readonly uploads: UploadLimits;
 }
 
-/** Options of {@link documentsRoutes}. */
-interface DocumentsRoutesOptions {
-  readonly store: DocumentStore;
-  /** Largest file accepted, in bytes (413 above it). */
-  readonly maxBytes: number;
+interface DocumentsRoutesOptions extends ApiDocuments {
   /** The client an upload is stored for, and whose limits it counts against (the API: the caller's client id). */
   readonly ownerOf: (request: FastifyRequest) => string;
-  readonly limits: UploadLimits;
-  /** The route's `config` (the API app reads the scope a caller needs from it). */
-  readonly routeConfig?: FastifyContextConfig;
 }
 
 /** Name of the multipart part that carries the file. */
@@ -120,10 +109,6 @@ const problems = {
     new ApiProblem({ status: 500, code: 'internal-error', detail: 'the document could not be stored' }),
 };
 
-function codeOf(error: unknown): unknown {
-  return (error as { code?: unknown } | null)?.code;
-}
-
 /**
  * The upload route as a plugin: `app.register(documentsRoutes, { store, maxBytes })`. It registers
  * `@fastify/multipart` in its own scope unless the app has already.
@@ -134,17 +119,17 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
   // One byte over the limit gets through the parser, so the store itself sees the excess and refuses it.
   const limits = { files: 1, fileSize: maxBytes + 1, fields: 8, fieldSize: 1024, parts: 16 };
   const uploading = new Map<string, number>();
-  const sent = new WindowCounter(options.limits.quotaWindowMs);
+  const sent = new WindowCounter(options.uploads.quotaWindowMs);
 
-  app.post(UPLOAD_DOCUMENT.path, { config: options.routeConfig ?? {} }, async (request, reply) => {
+  app.post(UPLOAD_DOCUMENT.path, { config: { scope: UPLOAD_DOCUMENT.scope } }, async (request, reply) => {
     if (!request.isMultipart()) return refuse(reply, problems.notMultipart());
     const owner = ownerOf(request);
-    if (sent.used(owner) >= options.limits.quotaBytes) {
-      return refuse(reply, problems.quotaExceeded(options.limits, sent.remainingMs(owner)), true);
+    if (sent.used(owner) >= options.uploads.quotaBytes) {
+      return refuse(reply, problems.quotaExceeded(options.uploads, sent.remainingMs(owner)), true);
     }
     const running = uploading.get(owner) ?? 0;
-    if (running >= options.limits.maxConcurrent) {
-      return refuse(reply, problems.tooManyUploads(options.limits.maxConcurrent), true);
+    if (running >= options.uploads.maxConcurrent) {
+      return refuse(reply, problems.tooManyUploads(options.uploads.maxConcurrent), true);
     }
     uploading.set(owner, running + 1);
     try {
@@ -179,7 +164,7 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
     // Every byte received counts against the client's quota, whether it ends up stored or not.
     const counted = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
-        if (sent.add(owner, chunk.length) > options.limits.quotaBytes) callback(new QuotaExceededError());
+        if (sent.add(owner, chunk.length) > options.uploads.quotaBytes) callback(new QuotaExceededError());
         else callback(null, chunk);
       },
     });
@@ -192,12 +177,12 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
     } catch (error) {
       if (
         (error instanceof DocumentRefusedError && error.reason === 'too-large') ||
-        codeOf(error) === 'FST_REQ_FILE_TOO_LARGE'
+        errnoCode(error) === 'FST_REQ_FILE_TOO_LARGE'
       ) {
         return refuse(reply, problems.tooLarge(maxBytes), true);
       }
       if (error instanceof QuotaExceededError) {
-        return refuse(reply, problems.quotaExceeded(options.limits, sent.remainingMs(owner)), true);
+        return refuse(reply, problems.quotaExceeded(options.uploads, sent.remainingMs(owner)), true);
       }
       if (error instanceof DocumentRefusedError) {
         return refuse(reply, problems.noFile('the document is empty'));
@@ -211,14 +196,6 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
     }
   }
 };
-
-/** The API's documents: where uploads are stored, and what one client may upload. */
-export interface ApiDocuments {
-  readonly store: DocumentStore;
-  /** Largest document stored, in bytes (`MAX_DOCUMENT_BYTES`). */
-  readonly maxBytes: number;
-  readonly uploads: UploadLimits;
-}
 
 /**
  * The documents of the API's configuration. The store is checked first: one that cannot be written is found at
@@ -248,15 +225,4 @@ export function uploadDocumentOperation(documents: Pick<ApiDocuments, 'maxBytes'
       `${UPLOAD_DOCUMENT.description} At most ${documents.maxBytes} bytes; at most ${maxConcurrent} uploads ` +
       `at once and ${quotaBytes} bytes per ${quotaWindowMs / 1000} s per client.`,
   };
-}
-
-/** Registers the upload route over the API's documents, behind the app's authentication. */
-export function registerDocumentsRoutes(app: FastifyInstance, documents: ApiDocuments): void {
-  void app.register(documentsRoutes, {
-    store: documents.store,
-    maxBytes: documents.maxBytes,
-    limits: documents.uploads,
-    ownerOf: (request) => principalOf(request).clientId,
-    routeConfig: { scope: UPLOAD_DOCUMENT.scope },
-  });
 }

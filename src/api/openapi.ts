@@ -25,13 +25,6 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSch
   return rest;
 }
 
-/** Options of {@link buildOpenApiDocument}. */
-interface OpenApiOptions {
-  readonly operations: readonly Operation[];
-  /** @default the service's version (package.json) */
-  readonly version?: string;
-}
-
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
 /** Problem answers, each with its reason. */
@@ -50,23 +43,20 @@ const PROBLEM_REASONS: Readonly<Record<number, string>> = {
   504: 'Temporal did not answer in time; the outcome is unknown: repeat the request (every request may be repeated)',
 };
 
-/** The `responses` entries of problem answers with these statuses. */
-function problemResponses(statuses: readonly number[]): Record<string, unknown> {
-  return Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      {
-        description: PROBLEM_REASONS[status] ?? 'Refused',
-        content: { [PROBLEM_CONTENT_TYPE]: { schema: ref('Problem') } },
-      },
-    ]),
-  );
-}
-
-/** The problem statuses an operation documents. */
-function problemStatuses(operation: Operation): number[] {
+/** The `responses` entries of the problem answers an operation documents. */
+function problemResponses(operation: Operation): Record<string, unknown> {
   const statuses = new Set<number>([...COMMON_PROBLEMS, ...operation.problems]);
-  return [...statuses].sort((a, b) => a - b);
+  return Object.fromEntries(
+    [...statuses]
+      .sort((a, b) => a - b)
+      .map((status) => [
+        String(status),
+        {
+          description: PROBLEM_REASONS[status] ?? 'Refused',
+          content: { [PROBLEM_CONTENT_TYPE]: { schema: ref('Problem') } },
+        },
+      ]),
+  );
 }
 
 function parameters(operation: Operation): JsonSchema[] {
@@ -80,11 +70,11 @@ function parameters(operation: Operation): JsonSchema[] {
   return [...of(operation.params, 'path'), ...of(operation.query, 'query')];
 }
 
-/** The OpenAPI 3.1 document. */
-export function buildOpenApiDocument(options: OpenApiOptions): JsonSchema {
+/** The OpenAPI 3.1 document of these operations, versioned as the service (package.json). */
+export function buildOpenApiDocument(operations: readonly Operation[]): JsonSchema {
   const schemas: Record<string, JsonSchema> = { Problem: jsonSchemaOf(problemSchema, 'output') };
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of options.operations) {
+  for (const operation of operations) {
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(operation.responses)) {
       const [name, schema] = response.schema;
@@ -94,7 +84,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonSchema {
         content: { 'application/json': { schema: ref(name) } },
       };
     }
-    Object.assign(responses, problemResponses(problemStatuses(operation)));
+    Object.assign(responses, problemResponses(operation));
     let requestBody: unknown;
     if (operation.body) {
       const [name, schema] = operation.body;
@@ -119,7 +109,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonSchema {
     openapi: '3.1.0',
     info: {
       title: 'badge-orders API',
-      version: options.version ?? packageVersion(),
+      version: packageVersion(),
       description:
         'Place badge orders and follow them from any backend. Every answer that refuses a request is an RFC 9457 ' +
         'problem detail (application/problem+json). See docs/api.md.',

@@ -12,10 +12,7 @@ export class WindowCounter {
   private readonly windows = new Map<string, { startedAt: number; amount: number }>();
   private added = 0;
 
-  constructor(
-    private readonly windowMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(private readonly windowMs: number) {}
 
   /** What `key` counted in its current window (0 when its window has passed). */
   used(key: string): number {
@@ -25,7 +22,7 @@ export class WindowCounter {
   /** Milliseconds until `key`'s window ends (0 without one). */
   remainingMs(key: string): number {
     const window = this.current(key);
-    return window === undefined ? 0 : Math.max(0, window.startedAt + this.windowMs - this.now());
+    return window === undefined ? 0 : Math.max(0, window.startedAt + this.windowMs - Date.now());
   }
 
   /** Adds `amount` to `key`'s window (starting one when it has none); returns the new total. */
@@ -37,14 +34,14 @@ export class WindowCounter {
     }
     this.added += 1;
     if (this.added % SWEEP_EVERY === 0) this.sweep();
-    this.windows.set(key, { startedAt: this.now(), amount });
+    this.windows.set(key, { startedAt: Date.now(), amount });
     return amount;
   }
 
   private current(key: string): { startedAt: number; amount: number } | undefined {
     const window = this.windows.get(key);
     if (window === undefined) return undefined;
-    if (window.startedAt + this.windowMs > this.now()) return window;
+    if (window.startedAt + this.windowMs > Date.now()) return window;
     this.windows.delete(key);
     return undefined;
   }

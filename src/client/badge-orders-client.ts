@@ -193,12 +193,15 @@ export class BadgeOrdersClient {
   }
 
   /**
-   * The handle of an existing order (its latest run), or undefined when there is none: for callers that must
-   * tell "not found" before acting, as the HTTP API does.
+   * The handle of an existing order (its latest run) with its description, or undefined when there is none: for
+   * callers that must tell "not found" before acting, as the HTTP API does.
    */
-  async findOrder(order: string | OrderKey): Promise<BadgeOrderHandle | undefined> {
+  async findOrder(
+    order: string | OrderKey,
+  ): Promise<{ handle: BadgeOrderHandle; description: WorkflowExecutionDescription } | undefined> {
     const handle = await this.handleOf(order);
-    return (await describeIfFound(handle)) === undefined ? undefined : handle;
+    const description = await describeIfFound(handle);
+    return description && { handle, description };
   }
 
   /** Starts a run of the order; undefined when the id's policies refuse it (a run exists or existed). */
@@ -421,12 +424,8 @@ async function endedAwaitingReconciliation(handle: BadgeOrderHandle): Promise<bo
  */
 async function closedStatus(handle: BadgeOrderHandle, error: unknown): Promise<string | undefined> {
   if (!(error instanceof WorkflowNotFoundError)) return undefined;
-  try {
-    const description = await handle.describe();
-    return description.status.name === 'RUNNING' ? undefined : description.status.name;
-  } catch {
-    return undefined;
-  }
+  const status = (await describeIfFound(handle).catch(() => undefined))?.status.name;
+  return status === 'RUNNING' ? undefined : status;
 }
 
 /** An order's address: its `orderRef`, and the client that owns it (none for orders placed without one). */

@@ -82,7 +82,7 @@ export async function uploadDocument(
   readonly error?: Problem;
   readonly response: Response;
 }> {
-  const { data, error, response } = await client.POST('/v1/documents', {
+  return client.POST('/v1/documents', {
     // The OpenAPI document types the file part as a binary string; the body goes as multipart/form-data.
     body: { file: '' },
     bodySerializer: () => {
@@ -91,5 +91,4 @@ export async function uploadDocument(
       return form;
     },
   });
-  return { data, error, response };
 }

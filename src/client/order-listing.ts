@@ -5,6 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { optionalTsToDate } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import {
   BADGE_ORDER_WORKFLOW_ID_PREFIX,
@@ -60,12 +61,6 @@ function keyword(fields: Record<string, Payload> | null | undefined, name: strin
   }
 }
 
-function isoTime(timestamp: { seconds?: unknown; nanos?: number | null } | null | undefined): string | null {
-  if (!timestamp || timestamp.seconds === undefined || timestamp.seconds === null) return null;
-  const seconds = Number(timestamp.seconds);
-  return new Date(seconds * 1000 + Math.floor((timestamp.nanos ?? 0) / 1e6)).toISOString();
-}
-
 /** Lists one page of badge orders, newest first. */
 export async function listOrderPage(client: Client, input: ListOrdersInput): Promise<OrderPage> {
   const response = await client.workflowService.listWorkflowExecutions({
@@ -95,8 +90,8 @@ export async function listOrderPage(client: Client, input: ListOrdersInput): Pro
         status: BADGE_ORDER_STATUSES.find((known) => known === status) ?? null,
         orderId: orderId === '' ? null : orderId,
         clientId: clientId === '' ? null : clientId,
-        startedAt: isoTime(info.startTime),
-        closedAt: isoTime(info.closeTime),
+        startedAt: optionalTsToDate(info.startTime)?.toISOString() ?? null,
+        closedAt: optionalTsToDate(info.closeTime)?.toISOString() ?? null,
       },
     ];
   });

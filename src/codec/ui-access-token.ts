@@ -5,11 +5,12 @@
  * application, to any user who can sign in there — would open every order's personal data.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { loadCodecServerConfig } from '../config';
 import { insecureUrlProblem } from '../url-policy';
 import type { AccessTokenVerifier } from './codec-server';
 
-/** Signature algorithms accepted by default: the asymmetric ones identity providers sign with. */
-const DEFAULT_UI_TOKEN_ALGORITHMS: readonly string[] = Object.freeze([
+/** Signature algorithms accepted: the asymmetric ones identity providers sign with. */
+const UI_TOKEN_ALGORITHMS: readonly string[] = Object.freeze([
   'RS256',
   'RS384',
   'RS512',
@@ -35,10 +36,6 @@ export interface UiAccessTokenOptions {
   readonly issuer: string;
   /** The `aud` of tokens meant for the Web UI (one of them must match). Required. */
   readonly audience: string | readonly string[];
-  /** Accepted signature algorithms. @default {@link DEFAULT_UI_TOKEN_ALGORITHMS} */
-  readonly algorithms?: readonly string[];
-  /** Clock difference allowed for `exp` and `nbf`. @default 30 */
-  readonly clockToleranceSeconds?: number;
 }
 
 /** Thrown when UI access tokens are switched on without what it takes to check them; names the variables. */
@@ -62,8 +59,8 @@ function requireIssuerAndAudience(options: Pick<UiAccessTokenOptions, 'issuer' |
 }
 
 /**
- * A verifier that accepts a JWT with a valid signature (one of `algorithms`), the issuer, one of the
- * audiences, and an `exp` that has not passed. Throws {@link UiAccessTokenConfigError} without issuer or
+ * A verifier that accepts a JWT with a valid signature (one of {@link UI_TOKEN_ALGORITHMS}), the issuer, one of
+ * the audiences, and an `exp` that has not passed. Throws {@link UiAccessTokenConfigError} without issuer or
  * audience.
  */
 export function jwtAccessTokenVerifier(options: UiAccessTokenOptions): AccessTokenVerifier {
@@ -71,8 +68,9 @@ export function jwtAccessTokenVerifier(options: UiAccessTokenOptions): AccessTok
   const verifyOptions = {
     issuer: options.issuer,
     audience: typeof options.audience === 'string' ? options.audience : [...options.audience],
-    algorithms: [...(options.algorithms ?? DEFAULT_UI_TOKEN_ALGORITHMS)],
-    clockTolerance: options.clockToleranceSeconds ?? 30,
+    algorithms: [...UI_TOKEN_ALGORITHMS],
+    // Seconds of clock difference allowed for `exp` and `nbf`.
+    clockTolerance: 30,
     requiredClaims: [...REQUIRED_TOKEN_CLAIMS],
   };
   return async (token) => {
@@ -85,17 +83,11 @@ export function jwtAccessTokenVerifier(options: UiAccessTokenOptions): AccessTok
   };
 }
 
-/** The codec server's settings for the Web UI's access tokens (`loadCodecServerConfig()` has them). */
-interface UiAccessTokenSettings {
-  /** `CODEC_ALLOW_UI_ACCESS_TOKEN` */
-  readonly allowUiAccessToken: boolean;
-  /** `CODEC_UI_JWKS_URL` */
-  readonly uiJwksUrl?: string;
-  /** `CODEC_UI_TOKEN_ISSUER` */
-  readonly uiTokenIssuer?: string;
-  /** `CODEC_UI_TOKEN_AUDIENCE` */
-  readonly uiTokenAudience?: string;
-}
+/** The codec server's settings for the Web UI's access tokens (`CODEC_ALLOW_UI_ACCESS_TOKEN`, `CODEC_UI_*`). */
+type UiAccessTokenSettings = Pick<
+  ReturnType<typeof loadCodecServerConfig>,
+  'allowUiAccessToken' | 'uiJwksUrl' | 'uiTokenIssuer' | 'uiTokenAudience'
+>;
 
 /**
  * The verifier the codec server's configuration asks for: undefined when UI access tokens are off. Throws

@@ -6,7 +6,7 @@
  */
 import { Option, type Command } from 'commander';
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
-import { BadgeOrdersClient } from '../client/badge-orders-client';
+import { BadgeOrdersClient, type OrderKey } from '../client/badge-orders-client';
 import {
   BADGE_ORDER_STATUSES,
   BadgeOrderId,
@@ -67,12 +67,6 @@ function listedOrder(info: WorkflowExecutionInfo) {
   };
 }
 export type ListedOrder = Readonly<ReturnType<typeof listedOrder>>;
-
-/** An order as the commands name it: `<orderRef>` and `--client`. */
-interface OrderKey {
-  readonly orderRef: string;
-  readonly clientId: string | undefined;
-}
 
 /** An error for the operator: printed without a stack trace, exit code 1. */
 class OpsError extends Error {
@@ -176,17 +170,6 @@ function buildOpsProgram(deps: OpsDependencies): Command {
   const print = (json: boolean, value: unknown, text: () => string): void =>
     deps.out(json ? JSON.stringify(value, null, 2) : text());
 
-  /** Turns "no such workflow" into a message naming the order. */
-  const forOrder = async <T>(orderRef: string, work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError)
-        throw new OpsError(`No order ${orderRef} (workflow not found)`);
-      throw error;
-    }
-  };
-
   const program = createCliProgram({
     name: 'ops',
     description: 'Operate badge orders: find stuck ones, inspect, retry, replace documents, run the replay',
@@ -259,8 +242,13 @@ function buildOpsProgram(deps: OpsDependencies): Command {
       .action(async () => {
         const [orderRef = '', ...rest] = command.args;
         const options = command.opts<O & { client?: string }>();
-        const order = { orderRef, clientId: options.client };
-        await forOrder(orderRef, () => run(order, rest, options, wantsJson(command)));
+        try {
+          await run({ orderRef, clientId: options.client }, rest, options, wantsJson(command));
+        } catch (error) {
+          if (error instanceof WorkflowNotFoundError)
+            throw new OpsError(`No order ${orderRef} (workflow not found)`);
+          throw error;
+        }
       });
   };
   /** Prints an order's status view, for people or as JSON. */

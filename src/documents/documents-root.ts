@@ -110,7 +110,7 @@ const outsideRoot = (relativePath: string, fsCode?: string, folder?: string): In
   });
 
 /** The root's real path, or a retryable error: a root that is missing now may be mounted on the next attempt. */
-async function realRootOf(root: string, relativePath?: string): Promise<string> {
+async function realRootOf(root: string, relativePath: string): Promise<string> {
   let real: string;
   try {
     real = await realpath(root);
@@ -120,9 +120,9 @@ async function realRootOf(root: string, relativePath?: string): Promise<string> 
   } catch (error) {
     const fsCode = errnoCode(error) ?? 'unknown error';
     throw new DocumentUnavailableError({
-      ...(relativePath !== undefined && { relativePath }),
+      relativePath,
       fsCode,
-      message: `${relativePath === undefined ? '' : `${relativePath}: `}DOCUMENTS_ROOT is not readable (${fsCode}); will retry`,
+      message: `${relativePath}: DOCUMENTS_ROOT is not readable (${fsCode}); will retry`,
     });
   }
   return real;

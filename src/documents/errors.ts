@@ -54,7 +54,7 @@ export class DocumentUnavailableError extends Error {
   }
 }
 
-/** The errno code of a Node.js system error, if it has one. */
+/** The string `code` of an error (a Node.js system error's errno code, a fastify error's), if it has one. */
 export function errnoCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;

@@ -16,7 +16,7 @@ import { pipeline } from 'node:stream/promises';
 import { pipeline as pipelineWithCallback } from 'node:stream';
 import { z } from 'zod';
 import { isDocumentReference } from '../contract';
-import { createDocumentsRoot, type HandleLocation } from './documents-root';
+import { createDocumentsRoot } from './documents-root';
 import { DocumentRefusedError, DocumentUnavailableError, errnoCode, InvalidDocumentError } from './errors';
 import { createDocumentStore, referenceKeys, type DocumentStore, type StoredDocument } from './store';
 import { createVerifiedStream } from './verified-stream';
@@ -24,14 +24,8 @@ import { createVerifiedStream } from './verified-stream';
 /** Content type of a stored document whose metadata file is missing. */
 const UNKNOWN_CONTENT_TYPE = 'application/octet-stream';
 
-interface LocalDocumentStoreOptions {
-  /** The store's folder (created by `check()`). */
-  readonly root: string;
-  /** Largest document `open` accepts (the worker's `MAX_DOCUMENT_BYTES`). */
-  readonly maxBytes: number;
-  /** How an open file is confirmed to be under the root; see `DocumentsRootOptions`. */
-  readonly handleLocation?: HandleLocation;
-}
+/** The store's folder (created by `check()`), the largest document `open` accepts, and how it confirms files. */
+type LocalDocumentStoreOptions = Parameters<typeof createDocumentsRoot>[0];
 
 const metadataSchema = z.object({ contentType: z.string().min(1) });
 
@@ -62,8 +56,7 @@ function unavailable(what: string, error: unknown): DocumentUnavailableError {
 
 export function createLocalDocumentStore(options: LocalDocumentStoreOptions): DocumentStore {
   const root = resolve(options.root);
-  const { maxBytes } = options;
-  const files = createDocumentsRoot({ root, maxBytes, handleLocation: options.handleLocation });
+  const files = createDocumentsRoot({ ...options, root });
   const incoming = join(root, 'incoming');
   const objects = join(root, 'sha256');
   const ownersOf = (ref: string): string => join(root, referenceKeys(ref).owners);

@@ -2,7 +2,7 @@
  * The document store in S3-compatible object storage: objects `<prefix>sha256/<hex>`, each with its content
  * type and a `sha256` metadata entry, and an empty object `<prefix>owners/<hex>/<client>` for each client that
  * stored it (its time: when that client last stored or claimed it). An upload streams into `<prefix>incoming/<uuid>` (a multipart upload for
- * large bodies, parts of `partSizeBytes`, at most `queueSize` of them in memory), is hashed on the way, and is
+ * large bodies, parts of `partSizeBytes`, at most two of them uploading at once), is hashed on the way, and is
  * then copied to its content address on the server (no second transfer) and the temporary object deleted. A
  * body over the limit aborts the upload: nothing is kept.
  *
@@ -43,8 +43,6 @@ interface S3DocumentStoreOptions extends Omit<
   readonly maxBytes: number;
   /** Size of one part of a multipart upload (at least 5 MiB, S3's minimum). @default 5 MiB */
   readonly partSizeBytes?: number;
-  /** Parts uploaded at once (each held in memory). @default 2 */
-  readonly queueSize?: number;
   /** A client of the caller's (tests); the connection options above are then ignored. */
   readonly client?: S3Client;
 }
@@ -107,7 +105,6 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
     });
   // The smallest part S3 takes: the parts in memory (queueSize + the one filling) are what an upload costs.
   const partSize = Math.max(options.partSizeBytes ?? 5 * MIB, 5 * MIB);
-  const queueSize = options.queueSize ?? 2;
   const keyOf = (ref: string): string => `${prefix}${referenceKeys(ref).data}`;
   const markerOf = (ref: string, owner: string): string => `${prefix}${referenceKeys(ref).owners}${owner}`;
 
@@ -167,7 +164,8 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
         client,
         params: { Bucket: bucket, Key: temporary, Body: hashing, ContentType: input.contentType },
         partSize,
-        queueSize,
+        // Parts uploaded at once, each held in memory.
+        queueSize: 2,
         // A failed multipart upload is aborted, its parts deleted.
         leavePartsOnError: false,
       });

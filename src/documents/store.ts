@@ -26,10 +26,7 @@ export interface DocumentReference {
  * What `open` needs: the reference, and the size when the caller knows it (an order carries only `ref`; the
  * hash covers the size anyway, a known size only fails sooner).
  */
-interface DocumentToOpen {
-  readonly ref: string;
-  readonly sizeBytes?: number;
-}
+type DocumentToOpen = Pick<DocumentReference, 'ref'> & Partial<Pick<DocumentReference, 'sizeBytes'>>;
 
 export interface PutDocumentInput {
   /** The bytes, streamed (never buffered whole). */
@@ -146,16 +143,13 @@ function assertOwner(owner: string): void {
 }
 
 /** A store's own storage (a local folder, S3); {@link createDocumentStore} adds what both share. */
-interface StoreBackend<Received> {
-  readonly kind: DocumentStore['kind'];
-  check(): Promise<void>;
+interface StoreBackend<Received> extends Pick<DocumentStore, 'kind' | 'check' | 'open' | 'listStored'> {
   /** Streams the body through `hashing` to a temporary place (nothing left there when it fails). */
   receive(input: PutDocumentInput, hashing: HashingStream): Promise<Received>;
   /** Puts received bytes in place as `ref`; answers the content type they are stored with (the first one's). */
   place(received: Received, ref: string, sizeBytes: number, contentType: string): Promise<string>;
   /** Deletes what `receive` left behind, if anything. */
   discard(received: Received): Promise<void>;
-  open(document: DocumentToOpen): Promise<OpenedStoredDocument>;
   /** Whether the document is there, or with `owner`, that owner's mark. */
   exists(ref: string, owner?: string): Promise<boolean>;
   /** Marks `owner` as having stored or claimed `ref` now. */
@@ -164,7 +158,6 @@ interface StoreBackend<Received> {
   lastUsed(ref: string): Promise<number | null>;
   /** Deletes the document, then its owners' marks: marks without data claim nothing. */
   delete(ref: string): Promise<void>;
-  listStored(): Promise<readonly StoredDocument[]>;
   /** The retryable error for an operation (`what`: "be read"). */
   unavailable(what: string, error: unknown, ref?: string): DocumentUnavailableError;
 }

@@ -9,15 +9,7 @@
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { InvalidDocumentError } from './errors';
-import { referenceHex } from './store';
-
-/** What a stream is checked against. */
-interface VerifiedStreamOptions {
-  /** `sha256:<hex>`. */
-  readonly ref: string;
-  /** Exactly this many bytes must pass. */
-  readonly sizeBytes: number;
-}
+import { referenceHex, type DocumentReference } from './store';
 
 /** The final error for bytes that are not the referenced document. */
 export function mismatchError(ref: string, why: string): InvalidDocumentError {
@@ -29,9 +21,10 @@ export function mismatchError(ref: string, why: string): InvalidDocumentError {
 
 /**
  * A transform that passes the bytes of `source` on unchanged, and ends only when they are exactly the
- * referenced document (see the module comment). Pipe the stored object's stream into it.
+ * referenced document, `sizeBytes` bytes with the SHA-256 of `ref` (see the module comment). Pipe the stored
+ * object's stream into it.
  */
-export function createVerifiedStream(options: VerifiedStreamOptions): Transform {
+export function createVerifiedStream(options: Pick<DocumentReference, 'ref' | 'sizeBytes'>): Transform {
   const { ref, sizeBytes } = options;
   const expectedHex = referenceHex(ref);
   const hash = createHash('sha256');

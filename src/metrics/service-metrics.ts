@@ -6,17 +6,12 @@ import type { MetricMeter } from '@temporalio/common';
 import type { PlatformRequestEvent } from '../platform/types';
 import { METRIC_NAMES } from './names';
 
-/** The process-level metrics; build once per process with {@link createServiceMetrics}. */
-interface ServiceMetrics {
-  /**
-   * The platform client's `onRequest` hook: counts every HTTP attempt and records its duration, and counts token
-   * requests separately.
-   */
-  readonly onPlatformRequest: (event: PlatformRequestEvent) => void;
-}
-
-/** Creates the counters on `meter` (`Runtime.instance().metricMeter` in the worker). */
-export function createServiceMetrics(meter: MetricMeter): ServiceMetrics {
+/**
+ * The process-level metrics, on `meter` (`Runtime.instance().metricMeter` in the worker); build once per process.
+ * `onPlatformRequest` is the platform client's `onRequest` hook: it counts every HTTP attempt and records its
+ * duration, and counts token requests separately.
+ */
+export function createServiceMetrics(meter: MetricMeter) {
   const platformRequests = meter.createCounter(
     METRIC_NAMES.platformRequests,
     '1',
@@ -34,7 +29,7 @@ export function createServiceMetrics(meter: MetricMeter): ServiceMetrics {
     'Token requests to the Badge Ordering Platform by status',
   );
   return {
-    onPlatformRequest(event) {
+    onPlatformRequest: (event: PlatformRequestEvent): void => {
       const status = String(event.status);
       platformRequests.add(1, { route: event.route, method: event.method, status });
       // No status label: latency by route stays a handful of series per worker.

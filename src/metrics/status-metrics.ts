@@ -6,8 +6,10 @@
  */
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { MetricGauge, MetricMeter, NumericMetricValueType } from '@temporalio/common';
-import { BadgeOrderStatus, WORKFLOW_TYPES, type BadgeOrderStatusValue } from '../workflow-contract';
+import { WORKFLOW_TYPES, type BadgeOrderStatusValue } from '../workflow-contract';
+import { badgeOrdersQuery } from '../temporal/visibility';
 import { REPLAY_SCHEDULE_ID } from '../contract';
+import type { Logger } from 'pino';
 import { METRIC_NAMES } from './names';
 
 /** The open statuses counted; the two waiting ones also get the age of their oldest order. */
@@ -16,18 +18,14 @@ const OPEN_STATUSES: readonly BadgeOrderStatusValue[] = ['Running', ...WAITING_S
 /** Most waiting orders looked at for the oldest one; more than this many waiting is an alert of its own. */
 const MAX_WAITING_LISTED = 5_000;
 
-/** Where to log a failed collection (a pino logger fits). */
-interface StatusMetricsLogger {
-  warn(fields: Record<string, unknown>, message: string): void;
-}
-
 interface StatusMetricsOptions {
   readonly client: Client;
   /** `Runtime.instance().metricMeter` of the worker. */
   readonly meter: MetricMeter;
   /** Time between collections, ms. */
   readonly intervalMs: number;
-  readonly logger: StatusMetricsLogger;
+  /** Where a failed collection is logged. */
+  readonly logger: Pick<Logger, 'warn'>;
 }
 
 /** The gauges collected, by the key of their name: value type, unit and help text. */
@@ -49,21 +47,12 @@ const GAUGES = {
   Record<keyof typeof METRIC_NAMES, readonly [NumericMetricValueType, string, string]>
 >;
 
-const quote = (value: string): string => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-
-function ordersQuery(status: BadgeOrderStatusValue): string {
-  return (
-    `WorkflowType = ${quote(WORKFLOW_TYPES.badgeOrder)} AND ExecutionStatus = 'Running' AND ` +
-    `${BadgeOrderStatus.name} = ${quote(status)}`
-  );
-}
-
 /** When the newest run of the replay workflow matching `statusClause` closed, in seconds, or undefined. */
 async function lastReplayClose(client: Client, statusClause: string): Promise<number | undefined> {
   let latest: number | undefined;
   let looked = 0;
   for await (const run of client.workflow.list({
-    query: `WorkflowType = ${quote(WORKFLOW_TYPES.replayFailedUploads)} AND (${statusClause})`,
+    query: `WorkflowType = '${WORKFLOW_TYPES.replayFailedUploads}' AND (${statusClause})`,
     pageSize: 50,
   })) {
     const closed = run.closeTime?.getTime();
@@ -92,14 +81,15 @@ export function startStatusMetrics(options: StatusMetricsOptions): { stop(): Pro
 
   const collectOnce = async (): Promise<void> => {
     for (const status of OPEN_STATUSES) {
-      const { count } = await client.workflow.count(ordersQuery(status));
+      const { count } = await client.workflow.count(badgeOrdersQuery({ status, openOnly: true }));
       inStatus.set(count, { status });
     }
     const now = Date.now();
     for (const status of WAITING_STATUSES) {
       let oldest = now;
       let listed = 0;
-      for await (const run of client.workflow.list({ query: ordersQuery(status), pageSize: 1000 })) {
+      const query = badgeOrdersQuery({ status, openOnly: true });
+      for await (const run of client.workflow.list({ query, pageSize: 1000 })) {
         oldest = Math.min(oldest, run.startTime.getTime());
         if (++listed >= MAX_WAITING_LISTED) break;
       }

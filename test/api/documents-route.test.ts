@@ -47,7 +47,7 @@ async function serve(
   await app.register(documentsRoutes, {
     store,
     maxBytes: MAX_BYTES,
-    limits,
+    uploads: limits,
     ownerOf: (request) => String(request.headers[CLIENT_HEADER] ?? 'client-a'),
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });

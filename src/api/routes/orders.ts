@@ -11,7 +11,7 @@
 import { WorkflowFailedError, type WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import {
   OrderMayExistError,
   ReconcileOrderRejectedError,
@@ -21,7 +21,7 @@ import {
   type BadgeOrdersClient,
   type OrderKey,
 } from '../../client/badge-orders-client';
-import { runStatusName } from '../../client/order-listing';
+import { runStatusName, type ListOrdersInput } from '../../client/order-listing';
 import {
   badgeOrderInputSchema,
   clientDocumentsFolder,
@@ -36,7 +36,6 @@ import {
   BadgeOrderClient,
   BadgeOrderId,
   BadgeOrderStatus,
-  type BadgeOrderStatusValue,
 } from '../../workflow-contract';
 import { statusQuery } from '../../workflow-messages';
 import type { DocumentStore } from '../../documents';
@@ -51,7 +50,6 @@ import { isInvalidArgument, withinTime } from '../temporal-errors';
 /** Page size of `GET /v1/orders` when none is asked for. */
 const DEFAULT_PAGE_SIZE = 20;
 
-/** Options of {@link ordersRoutes}. */
 interface OrdersRoutesOptions {
   readonly orders: BadgeOrdersClient;
   readonly limits: Pick<ApiLimits, 'operationTimeoutMs' | 'queryTimeoutMs'>;
@@ -63,69 +61,55 @@ interface OrdersRoutesOptions {
   readonly documents?: DocumentStore;
 }
 
+/** What a listing is filtered by: a token belongs to exactly one filter. */
+type ListingFilter = Pick<ListOrdersInput, 'status' | 'clientId'>;
+
 /**
  * The page token of `GET /v1/orders`: opaque to callers, it wraps Temporal's token together with the filter it
  * belongs to (status and client), so a token is refused (400) with another filter, or by another client, instead
  * of being passed on to give odd pages.
  */
-const tokenSchema = z.strictObject({
-  v: z.literal(1),
-  status: z.enum(BADGE_ORDER_STATUSES).nullable(),
-  /** The client filter (every listing of a client has one); absent: an operator's listing of every order. */
-  client: z.string().optional(),
-  t: z.string().regex(/^[A-Za-z0-9_-]+$/),
-});
-
-/** What a listing is filtered by: a token belongs to exactly one filter. */
-interface ListingFilter {
-  readonly status: BadgeOrderStatusValue | undefined;
-  readonly clientId: string | undefined;
-}
-
-/** Wraps Temporal's page token for the caller. */
 function encodePageToken(temporalToken: Uint8Array, filter: ListingFilter): string {
   const json = JSON.stringify({
     v: 1,
     status: filter.status ?? null,
+    // Absent: an operator's listing of every order (every listing of a client has a client filter).
     ...(filter.clientId === undefined ? {} : { client: filter.clientId }),
     t: Buffer.from(temporalToken).toString('base64url'),
   });
   return Buffer.from(json, 'utf8').toString('base64url');
 }
 
-/** Temporal's page token from a caller's token, or null when it is not one of ours for this filter. */
+/**
+ * Temporal's page token from a caller's token, or null when it is not one of ours for this filter: exactly the
+ * token {@link encodePageToken} writes for it.
+ */
 function decodePageToken(token: string, filter: ListingFilter): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]+$/.test(token)) return null;
-  let json: unknown;
+  let wrapped: unknown;
   try {
-    json = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    wrapped = (JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { t?: unknown } | null)?.t;
   } catch {
     return null;
   }
-  const parsed = tokenSchema.safeParse(json);
-  if (
-    !parsed.success ||
-    parsed.data.status !== (filter.status ?? null) ||
-    parsed.data.client !== filter.clientId
-  ) {
-    return null;
-  }
-  return Uint8Array.from(Buffer.from(parsed.data.t, 'base64url'));
+  if (typeof wrapped !== 'string') return null;
+  const temporalToken = Uint8Array.from(Buffer.from(wrapped, 'base64url'));
+  return encodePageToken(temporalToken, filter) === token ? temporalToken : null;
 }
 
 /**
- * Parses one part of a request with a zod schema; a 400 names each invalid field as the contract names it
- * (`documents.0.path`), under `where` (`body`, `query`, `path`) so the caller sees where the field was.
+ * A 400 naming each invalid field as the contract names it (`documents.0.path`), under `where` (`body`, `query`,
+ * `path`) so the caller sees where the field was.
  */
+const invalidFields = (where: string, errors: readonly { field: string; message: string }[]): ApiProblem =>
+  invalidInput(
+    errors.map(({ field, message }) => ({ field: `${where}.${field}`, message })),
+    where === 'body' ? 'body' : `request ${where}`,
+  );
+
+/** Parses one part of a request with a zod schema; a 400 names each invalid field. */
 function parsePart<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
   const parsed = schema.safeParse(value ?? {});
-  if (!parsed.success) {
-    const errors = issueFields(parsed.error).map(({ field, message }) => ({
-      field: `${where}.${field}`,
-      message,
-    }));
-    throw invalidInput(errors, where === 'body' ? 'body' : `request ${where}`);
-  }
+  if (!parsed.success) throw invalidFields(where, issueFields(parsed.error));
   return parsed.data;
 }
 
@@ -143,10 +127,7 @@ const notRunning = (orderRef: string, status: string): ApiProblem =>
   });
 
 /** The failure of a closed run, as its result says. */
-async function closedOutcome(
-  handle: BadgeOrderHandle,
-  description: WorkflowExecutionDescription,
-): Promise<{ result: BadgeOrderResult | null; failure: string | null }> {
+async function closedOutcome(handle: BadgeOrderHandle, description: WorkflowExecutionDescription) {
   // The run described, not the latest: a new run may have started since.
   const run = handle.client.getHandle(description.workflowId, description.runId);
   try {
@@ -193,19 +174,20 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
   const timed = <T>(what: string, work: Promise<T>): Promise<T> =>
     withinTime(limits.operationTimeoutMs, what, work);
 
+  /** The order's `status` query, within the query time limit. */
+  const queryStatus = (handle: BadgeOrderHandle): Promise<BadgeOrderStatusView> =>
+    handle.client.connection.withDeadline(Date.now() + limits.queryTimeoutMs, () =>
+      handle.query(statusQuery),
+    );
+
   /** The order a request names, and its description; 404 when it is not there for this caller. */
-  const find = async (
-    request: FastifyRequest,
-    orderRef: string,
-    clientId: string | undefined,
-  ): Promise<{ key: OrderKey; handle: BadgeOrderHandle; description: WorkflowExecutionDescription }> => {
+  const find = async (request: FastifyRequest, orderRef: string, clientId: string | undefined) => {
     const key = orderKeyOf(request, orderRef, clientId);
     if (key === null) throw notFound(orderRef);
     try {
-      const handle = await timed(`Reading order ${orderRef}`, orders.findOrder(key));
-      if (handle === undefined) throw notFound(orderRef);
-      const description = await timed(`Reading order ${orderRef}`, handle.describe());
-      return { key, handle, description };
+      const found = await timed(`Reading order ${orderRef}`, orders.findOrder(key));
+      if (found === undefined) throw notFound(orderRef);
+      return { key, ...found };
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) throw notFound(orderRef);
       throw error;
@@ -224,12 +206,12 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         options.documents !== undefined && (await options.documents.claim(document.ref, clientId));
       if (!owned) {
         refused.push({
-          field: `body.documents.${index}.ref`,
+          field: `documents.${index}.ref`,
           message: 'is not a document this client stored: upload it with POST /v1/documents first',
         });
       }
     }
-    if (refused.length > 0) throw invalidInput(refused, 'body');
+    if (refused.length > 0) throw invalidFields('body', refused);
   };
 
   /**
@@ -280,17 +262,14 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const body = request.body;
     const fields = isPlainObject(body) ? body : {};
     if (fields.orderRef !== undefined && fields.orderRef !== orderRef) {
-      throw invalidInput(
-        [{ field: 'body.orderRef', message: 'must be the same as the orderRef in the path' }],
-        'body',
-      );
+      throw invalidFields('body', [
+        { field: 'orderRef', message: 'must be the same as the orderRef in the path' },
+      ]);
     }
     const setByTheApi = SET_BY_THE_API.find((field) => fields[field] !== undefined);
     if (setByTheApi !== undefined) {
-      throw invalidInput(
-        [{ field: `body.${setByTheApi}`, message: 'is set by the API from your credentials; leave it out' }],
-        'body',
-      );
+      const message = 'is set by the API from your credentials; leave it out';
+      throw invalidFields('body', [{ field: setByTheApi, message }]);
     }
     // The order is the caller's: its client owns it, and its paths lie in the client's own folder.
     const { clientId } = principalOf(request);
@@ -305,7 +284,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const callbackProblem =
       input.callbackUrl === undefined ? null : callbackUrlProblem(input.callbackUrl, options.webhooks);
     if (callbackProblem !== null) {
-      throw invalidInput([{ field: 'body.callbackUrl', message: callbackProblem }], 'body');
+      throw invalidFields('body', [{ field: 'callbackUrl', message: callbackProblem }]);
     }
     await claimDocuments(input, clientId);
     const hash = orderInputHash(input);
@@ -353,19 +332,12 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const runStatus = runStatusName(description.status.name);
     const status = description.typedSearchAttributes.get(BadgeOrderStatus);
     const orderId = description.typedSearchAttributes.get(BadgeOrderId);
-    let view: BadgeOrderStatusView | null = null;
-    let outcome: { result: BadgeOrderResult | null; failure: string | null } = {
-      result: null,
-      failure: null,
-    };
-    if (runStatus === 'RUNNING') {
-      view = await handle.client.connection
-        .withDeadline(Date.now() + limits.queryTimeoutMs, () => handle.query(statusQuery))
-        // No worker answered in time: the search attributes still say where the order stands.
-        .catch(() => null);
-    } else {
-      outcome = await timed(`Reading the outcome of order ${orderRef}`, closedOutcome(handle, description));
-    }
+    const running = runStatus === 'RUNNING';
+    // No worker answered in time: the search attributes still say where the order stands.
+    const view = running ? await queryStatus(handle).catch(() => null) : null;
+    const outcome = running
+      ? { result: null, failure: null }
+      : await timed(`Reading the outcome of order ${orderRef}`, closedOutcome(handle, description));
     const body = {
       orderRef,
       workflowId: description.workflowId,
@@ -403,10 +375,7 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       : principal.clientId;
     const filter = { status: query.status, clientId };
     const foreignToken = (): ApiProblem =>
-      invalidInput(
-        [{ field: 'query.pageToken', message: 'is not a page token of this listing' }],
-        'request query',
-      );
+      invalidFields('query', [{ field: 'pageToken', message: 'is not a page token of this listing' }]);
     let nextPageToken: Uint8Array | null = null;
     if (query.pageToken !== undefined) {
       nextPageToken = decodePageToken(query.pageToken, filter);
@@ -457,16 +426,14 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const replacement = parsePart(ORDER_OPERATIONS.replaceDocument.body[1], request.body, 'body');
     const { key, handle, description } = await find(request, orderRef, query.clientId);
     if (description.status.name !== 'RUNNING') throw notRunning(orderRef, description.status.name);
-    const view = await handle.client.connection
-      .withDeadline(Date.now() + limits.queryTimeoutMs, () => handle.query(statusQuery))
-      .catch((error: unknown) => {
-        throw new ApiProblem({
-          status: 503,
-          code: 'order-not-answering',
-          detail: `Order ${orderRef} did not answer in time (${error instanceof Error ? error.name : 'error'}); repeat the request shortly`,
-          headers: { 'retry-after': '5' },
-        });
+    const view = await queryStatus(handle).catch((error: unknown) => {
+      throw new ApiProblem({
+        status: 503,
+        code: 'order-not-answering',
+        detail: `Order ${orderRef} did not answer in time (${error instanceof Error ? error.name : 'error'}); repeat the request shortly`,
+        headers: { 'retry-after': '5' },
       });
+    });
     const document = view.documents[index];
     if (document === undefined) {
       throw new ApiProblem({
