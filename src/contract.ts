@@ -545,7 +545,6 @@ const documentOwnerViewSchema = z.object({
   /** Set once the platform refused an upload naming `document_owner` (422): what to set, and how. */
   refused: z.string().nullable(),
 });
-export type DocumentOwnerView = z.infer<typeof documentOwnerViewSchema>;
 
 /**
  * Why an order waits in `AwaitingReconciliation`: its creation was sent, and whether the platform created it

@@ -135,7 +135,7 @@ export function redactText(text: string, secrets: readonly string[]): string {
  * @param value the value to clean (depth-limited; deeper parts are dropped)
  * @param secrets exact strings to remove
  */
-export function redactValue(value: unknown, secrets: readonly string[], depth = 0): unknown {
+function redactValue(value: unknown, secrets: readonly string[], depth = 0): unknown {
   if (typeof value === 'string') return redactText(value, secrets);
   if (value === null || typeof value !== 'object') return value;
   if (depth > 6) return '[…]';

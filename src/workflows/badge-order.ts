@@ -80,7 +80,7 @@ export async function badgeOrder(
   const runPatches = askPatches();
   const { input, firstSession } = await resolvedInput(rawInput, continued, runPatches);
   const options: ResolvedBadgeOrderOptions = input.options;
-  const steps = orderSteps(options);
+  const steps = orderSteps({ ...options, localReads: runPatches.localPlatformReads });
   const webhooks = new OrderWebhooks(input, continued?.webhooks);
   const state: OrderState = new OrderState(
     input,
@@ -102,12 +102,11 @@ export async function badgeOrder(
     runPatches,
   );
   try {
-    const platformRead = platformReads(steps, runPatches);
     // A session the order's start made already is settled without an await (each costs a promise).
-    const session = continued ?? settleSession(state, firstSession ?? (await signIn(state, platformRead)));
+    const session = continued ?? settleSession(state, firstSession ?? (await signIn(state, steps)));
     const orderId = continued
       ? idText(continued.orderId)
-      : await orderOnce(state, { steps, session, options, platformRead, runPatches });
+      : await orderOnce(state, { steps, session, options, runPatches });
     await uploadUntilAllStored(state, {
       steps,
       orderId,
@@ -209,19 +208,10 @@ function publishAtStart(
   upsertSearchAttributes(attributes);
 }
 
-/** The proxies of one platform read, by its summary. */
-type PlatformRead = (summary: string) => OrderSteps['inspector'];
-
-/** Platform reads: local activities, except in orders recorded before the patch. */
-function platformReads(steps: OrderSteps, runPatches: RunPatches): PlatformRead {
-  return (summary) =>
-    runPatches.localPlatformReads ? steps.platformRead(summary) : steps.platformCall(summary);
-}
-
 /** Signs in, warming the worker's token cache: for orders whose start did not (before 0.3.0). */
-async function signIn(state: OrderState, platformRead: PlatformRead): Promise<AuthenticateResult> {
+async function signIn(state: OrderState, steps: OrderSteps): Promise<AuthenticateResult> {
   state.phase = 'authenticating';
-  return platformRead('Authenticate against the platform').authenticate();
+  return steps.platformRead('Authenticate against the platform').authenticate();
 }
 
 /**
@@ -258,11 +248,10 @@ async function orderOnce(
     readonly steps: OrderSteps;
     readonly session: { keysHonoured: boolean };
     readonly options: ResolvedBadgeOrderOptions;
-    readonly platformRead: PlatformRead;
     readonly runPatches: RunPatches;
   },
 ): Promise<string> {
-  await checkStock(state, run.platformRead, run.runPatches);
+  await checkStock(state, run.steps, run.runPatches);
   const orderId = await placeOrder(state, {
     steps: run.steps,
     keysHonoured: run.session.keysHonoured,
@@ -280,15 +269,12 @@ async function orderOnce(
  * line, the `badge_stock_advice` metric): the order is sent with the stock, and only creation's 404 leaves it
  * out. Orders started before 0.4.0 ordered without a stock that a complete list lacked, and replay so.
  */
-function checkStock(
-  state: OrderState,
-  platformRead: PlatformRead,
-  runPatches: RunPatches,
-): Promise<void> | undefined {
+function checkStock(state: OrderState, steps: OrderSteps, runPatches: RunPatches): Promise<void> | undefined {
   const stockId = state.stockId;
   if (stockId === null) return undefined;
   state.phase = 'checking-stock';
-  return platformRead(`Look up stock ${String(stockId)}`)
+  return steps
+    .platformRead(`Look up stock ${String(stockId)}`)
     .lookUpStock({ stockId })
     .then((stock) => {
       if (!runPatches.stockLookupAdvisory) {

@@ -7,12 +7,12 @@
 import type {
   BadgeOrderOptions,
   BadgeOrderStatusView,
-  DocumentState,
   ResolvedBadgeOrderOptions,
   ValidBadgeOrderInput,
 } from '../contract';
 import { DEFAULT_ORDER_OPTIONS } from './activity-options';
 import { contractSchemas } from './contract-schemas';
+import { DocumentTracker } from './document-tracker';
 
 /** A validated order input whose options are all resolved. */
 export type ResolvedBadgeOrderInput = ValidBadgeOrderInput & { readonly options: ResolvedBadgeOrderOptions };
@@ -39,22 +39,10 @@ export function resolveBadgeOrderInput(input: unknown): ResolvedBadgeOrderInput 
 export function startingView(input: unknown): BadgeOrderStatusView {
   const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
   const listed: readonly unknown[] = Array.isArray(fields.documents) ? fields.documents : [];
-  const documents = listed.flatMap((document): DocumentState[] => {
+  const paths = listed.flatMap((document) => {
     const path: unknown =
       typeof document === 'object' && document !== null ? (document as { path?: unknown }).path : undefined;
-    if (typeof path !== 'string') return [];
-    return [
-      {
-        path,
-        status: 'pending',
-        attempts: 0,
-        lastError: null,
-        documentId: null,
-        links: null,
-        possibleDuplicate: false,
-        sourcePath: path,
-      },
-    ];
+    return typeof path === 'string' ? [{ path }] : [];
   });
   return {
     orderRef: typeof fields.orderRef === 'string' ? fields.orderRef : '',
@@ -63,7 +51,7 @@ export function startingView(input: unknown): BadgeOrderStatusView {
     orderId: null,
     stockFallback: false,
     stockFallbackReason: null,
-    documents,
+    documents: new DocumentTracker(paths, '').view(),
     repairDeadline: null,
     reconciliation: null,
     reconciliationDeadline: null,

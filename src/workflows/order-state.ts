@@ -66,7 +66,7 @@ export interface WebhookContinuation {
 }
 
 /** Called whenever the `BadgeOrderStatus` value changes, so the workflow can publish it. */
-export type StatusListener = (status: BadgeOrderStatusValue) => void;
+type StatusListener = (status: BadgeOrderStatusValue) => void;
 
 /** A pending reconciliation: what we asked the platform, and the operator's answer once given. */
 interface Reconciliation {

@@ -19,7 +19,7 @@ import { idText, type OrderState } from './order-state';
 import { nonCancellable, type OrderSteps } from './steps';
 
 /** What placing the order needs besides the state. */
-export interface PlaceOrderSettings {
+interface PlaceOrderSettings {
   readonly steps: OrderSteps;
   /** Whether the platform is known to honour `Idempotency-Key` (worker configuration). */
   readonly keysHonoured: boolean;

@@ -15,17 +15,17 @@ import {
 export type BadgeOrderActivities = ReturnType<typeof createActivities>;
 
 /** Tuning that the step options depend on. */
-export interface StepSettings {
+interface StepSettings {
   readonly platformRetryWindowMs: number;
   readonly uploadRetryWindowMs: number;
   readonly uploadHeartbeatTimeoutMs: number;
+  /** Authentication and stock lookup as local activities (orders since 0.2.0), else as regular ones. */
+  readonly localReads: boolean;
 }
 
 /** Activity proxies of one order, by step. */
 export interface OrderSteps {
-  /** Authentication and stock lookup, with a summary. */
-  platformCall(summary: string): BadgeOrderActivities;
-  /** Authentication and stock lookup as local activities, with a summary (see `platformCallOptions`). */
+  /** Authentication and stock lookup, with a summary (see `platformCallOptions`). */
   platformRead(summary: string): BadgeOrderActivities;
   /** One order creation attempt, with a summary. */
   createOrder(summary: string): BadgeOrderActivities;
@@ -74,8 +74,11 @@ export function orderSteps(settings: StepSettings): OrderSteps {
     heartbeatTimeoutMs: settings.uploadHeartbeatTimeoutMs,
   });
   return {
-    platformCall: (summary) => proxyActivities<BadgeOrderActivities>({ ...platform, summary }),
-    platformRead: (summary) => proxyLocalActivities<BadgeOrderActivities>({ ...platform, summary }),
+    platformRead: (summary) =>
+      (settings.localReads ? proxyLocalActivities : proxyActivities)<BadgeOrderActivities>({
+        ...platform,
+        summary,
+      }),
     createOrder: (summary) => proxyActivities<BadgeOrderActivities>({ ...CREATE_ORDER_OPTIONS, summary }),
     upload: (summary) => proxyActivities<BadgeOrderActivities>({ ...upload, summary }),
     inspector: proxyActivities<BadgeOrderActivities>({

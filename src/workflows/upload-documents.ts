@@ -12,7 +12,7 @@ import type { OrderState } from './order-state';
 import type { OrderSteps } from './steps';
 
 /** What uploading needs besides the state. */
-export interface UploadSettings {
+interface UploadSettings {
   readonly steps: OrderSteps;
   readonly orderId: string;
   readonly maxParallelUploads: number;
