@@ -1,4 +1,38 @@
+import fc from 'fast-check';
 import { jsonNumber, parseJsonKeepingDigits } from '../src/json-numbers';
+
+/** Every number as its source text unless a double holds it as written: what parseJsonKeepingDigits promises. */
+function keepingDigitsSlowly(text: string): unknown {
+  const json = JSON as unknown as {
+    parse(
+      text: string,
+      reviver: (key: string, value: unknown, context?: { source?: string }) => unknown,
+    ): unknown;
+  };
+  return json.parse(text, (_key, value, context) => {
+    const source = context?.source;
+    if (typeof value !== 'number' || source === undefined) return value;
+    const exact = String(value) === source && (Number.isSafeInteger(value) || !Number.isInteger(value));
+    return exact ? value : source;
+  });
+}
+
+/** JSON number texts of every shape: small and huge integers, fractions, exponents, negative zero. */
+const numberText = fc.oneof(
+  fc.integer().map(String),
+  fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => JSON.stringify(value)),
+  fc.constantFrom(
+    '-0',
+    '1.0',
+    '1e3',
+    '-0.0',
+    '2E-5',
+    '9007199254740993',
+    '123456789012345',
+    '1234567890123456',
+  ),
+);
 
 describe('parseJsonKeepingDigits', () => {
   it('keeps a number a double would change as exactly the text sent', () => {
@@ -26,6 +60,30 @@ describe('parseJsonKeepingDigits', () => {
       1e-7,
       { n: [42] },
     ]);
+  });
+
+  it('reads any JSON as the digit-keeping reading would, numbers inside strings or not', () => {
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        numberText.map((text) => ({ raw: text })),
+        fc.oneof(fc.string(), numberText).map((text) => ({ raw: JSON.stringify(text) })),
+        fc.array(tie('node'), { maxLength: 4 }).map((items) => ({
+          raw: `[${items.map((item) => (item as { raw: string }).raw).join(',')}]`,
+        })),
+        fc.dictionary(fc.string(), tie('node'), { maxKeys: 4 }).map((entries) => ({
+          raw: `{${Object.entries(entries)
+            .map(([key, item]) => `${JSON.stringify(key)}:${(item as { raw: string }).raw}`)
+            .join(',')}}`,
+        })),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(value, ({ raw }) => {
+        expect(parseJsonKeepingDigits(raw)).toEqual(keepingDigitsSlowly(raw));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('throws on what JSON.parse throws on', () => {

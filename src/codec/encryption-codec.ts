@@ -77,21 +77,23 @@ interface EncryptionCodecOptions {
 /** The codec; see the module comment. Encodes nothing when the ring has no keys. */
 export class EncryptionCodec implements PayloadCodec {
   private readonly nonce: () => Buffer;
+  /** What every payload encrypted with the ring's encryption key shares; made on the first encode. */
+  private sealing: Sealing | undefined;
 
   constructor(
     private readonly keys: PayloadKeyRing,
     options: EncryptionCodecOptions = {},
   ) {
-    this.nonce = options.nonce ?? (() => randomBytes(IV_BYTES));
+    this.nonce = options.nonce ?? randomNonces();
   }
 
   encode(payloads: Payload[]): Promise<Payload[]> {
     return settle(() => {
       const keyId = this.keys.encryptKeyId;
       if (keyId === null) return payloads;
-      const key = this.keys.key(keyId);
-      if (!key) throw new Error(`encryption key "${keyId}" missing from its own ring`);
-      return payloads.map((payload) => encrypt(payload, keyId, key, this.nonce()));
+      this.sealing ??= sealingFor(keyId, this.keys.key(keyId));
+      const sealing = this.sealing;
+      return payloads.map((payload) => encrypt(payload, sealing, this.nonce()));
     });
   }
 
@@ -119,7 +121,9 @@ export class EncryptionCodec implements PayloadCodec {
         'unknown-key',
       );
     }
-    const data = Buffer.from(payload.data ?? new Uint8Array());
+    const bytes = payload.data ?? new Uint8Array();
+    // A view, not a copy: the ciphertext is only read.
+    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     try {
       if (data.length < IV_BYTES + TAG_BYTES) throw new Error('too short');
       const decipher = createDecipheriv(CIPHER, key, data.subarray(0, IV_BYTES));
@@ -142,18 +146,56 @@ export class EncryptionCodec implements PayloadCodec {
   }
 }
 
-function encrypt(payload: Payload, keyId: string, key: KeyObject, iv: Buffer): Payload {
+/** The key and the bytes every payload encrypted with it carries: its metadata and its additional data. */
+interface Sealing {
+  readonly key: KeyObject;
+  readonly aad: Buffer;
+  readonly encoding: Buffer;
+  readonly keyId: Buffer;
+  readonly cipher: Buffer;
+}
+
+function sealingFor(keyId: string, key: KeyObject | undefined): Sealing {
+  if (!key) throw new Error(`encryption key "${keyId}" missing from its own ring`);
+  const id = Buffer.from(keyId, 'utf8');
+  return {
+    key,
+    aad: id,
+    encoding: Buffer.from(ENCRYPTED_ENCODING, 'utf8'),
+    keyId: id,
+    cipher: Buffer.from('AES-256-GCM', 'utf8'),
+  };
+}
+
+/** Nonces needed at a time from the random source (one call to `randomBytes` for this many payloads). */
+const NONCES_PER_DRAW = 256;
+
+/** Fresh random nonces: 12 bytes each, cut from larger draws of `randomBytes`, each handed out once. */
+function randomNonces(): () => Buffer {
+  let pool = Buffer.alloc(0);
+  let next = 0;
+  return () => {
+    if (next + IV_BYTES > pool.length) {
+      pool = randomBytes(IV_BYTES * NONCES_PER_DRAW);
+      next = 0;
+    }
+    const nonce = pool.subarray(next, next + IV_BYTES);
+    next += IV_BYTES;
+    return nonce;
+  };
+}
+
+function encrypt(payload: Payload, sealing: Sealing, iv: Buffer): Payload {
   if (iv.length !== IV_BYTES) throw new Error(`the nonce must be ${IV_BYTES} bytes`);
-  const cipher = createCipheriv(CIPHER, key, iv);
-  cipher.setAAD(Buffer.from(keyId, 'utf8'));
+  const cipher = createCipheriv(CIPHER, sealing.key, iv);
+  cipher.setAAD(sealing.aad);
   const plain = temporal.api.common.v1.Payload.encode(payload).finish();
-  const encrypted = Buffer.concat([cipher.update(plain), cipher.final()]);
   return {
     metadata: {
-      encoding: Buffer.from(ENCRYPTED_ENCODING, 'utf8'),
-      [KEY_ID_METADATA]: Buffer.from(keyId, 'utf8'),
-      [CIPHER_METADATA]: Buffer.from('AES-256-GCM', 'utf8'),
+      encoding: sealing.encoding,
+      [KEY_ID_METADATA]: sealing.keyId,
+      [CIPHER_METADATA]: sealing.cipher,
     },
-    data: Buffer.concat([iv, encrypted, cipher.getAuthTag()]),
+    data: Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]),
   };
 }

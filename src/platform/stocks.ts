@@ -88,8 +88,11 @@ interface StocksPage {
 function fact(page: StocksPage, name: keyof typeof PAGING_FIELDS): unknown {
   const { body: keys, headers } = PAGING_FIELDS[name];
   for (const container of PAGING_CONTAINERS) {
+    const holder = resolvePointer(page.body, container);
+    // Paging keys are names, never indices: only an object (not an array) holds them.
+    if (!isObject(holder)) continue;
     for (const key of keys) {
-      const value = resolvePointer(page.body, `${container}/${key}`);
+      const value = Object.hasOwn(holder, key) ? holder[key] : undefined;
       if (value !== undefined && value !== null && !(container === '/page' && isObject(value))) return value;
     }
   }

@@ -40,6 +40,26 @@ describe('EncryptionCodec', () => {
     expect(fromPayload(decrypted)).toEqual(order);
   });
 
+  it('gives every payload its own nonce, across many encodes, and each still decrypts', async () => {
+    const codec = new EncryptionCodec(parsePayloadKeys(oldEntry));
+    // More payloads than one draw of random bytes serves, one and several per call.
+    const batches = await Promise.all(
+      Array.from({ length: 400 }, (_, index) =>
+        codec.encode(index % 2 === 0 ? [toPayload(index)] : [toPayload(index), toPayload(-index)]),
+      ),
+    );
+    const encrypted = batches.flat();
+    const nonces = encrypted.map((payload) =>
+      Buffer.from(payload.data ?? [])
+        .subarray(0, 12)
+        .toString('hex'),
+    );
+    expect(new Set(nonces).size).toBe(encrypted.length);
+    const decrypted = await codec.decode(encrypted);
+    expect(decrypted.map(fromPayload)).toEqual(
+      batches.flatMap((_, index) => (index % 2 === 0 ? [index] : [index, -index])),
+    );
+  });
   it('rotates: the newest key encrypts, payloads of the older key still decrypt', async () => {
     const [oldPayload] = await new EncryptionCodec(parsePayloadKeys(oldEntry)).encode([toPayload(order)]);
     const rotated = new EncryptionCodec(parsePayloadKeys(`${newEntry},${oldEntry}`));
