@@ -11,13 +11,18 @@ import type { LookUpStockInput, LookUpStockResult } from './types';
 export function lookUpStockActivity(
   deps: ActivityDependencies,
 ): (input: LookUpStockInput) => Promise<LookUpStockResult> {
-  return atBoundary(async (input) => {
-    const check = await deps.platform.checkStock(input.stockId, {
-      signal: Context.current().cancellationSignal,
-    });
-    return {
-      listed: check.verdict === 'unknown' ? null : check.verdict === 'listed',
-      stockCount: check.stockCount,
-    };
-  });
+  return atBoundary((input) => lookUpStock(deps, input.stockId, Context.current().cancellationSignal));
+}
+
+/** Looks the stock up; only `signal`'s abort throws. */
+export async function lookUpStock(
+  deps: ActivityDependencies,
+  stockId: LookUpStockInput['stockId'],
+  signal: AbortSignal,
+): Promise<LookUpStockResult> {
+  const check = await deps.platform.checkStock(stockId, { signal });
+  return {
+    listed: check.verdict === 'unknown' ? null : check.verdict === 'listed',
+    stockCount: check.stockCount,
+  };
 }

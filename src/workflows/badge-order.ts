@@ -27,7 +27,7 @@ import type {
 } from '../contract';
 import { BadgeOrderId, BadgeOrderRef, BadgeOrderStatus } from '../workflow-contract';
 import { statusQuery } from '../workflow-messages';
-import type { AuthenticateResult } from '../activities/types';
+import type { AuthenticateResult, LookUpStockResult } from '../activities/types';
 import { applicationFailure } from '../failure-types';
 import { METRIC_NAMES } from '../metrics/names';
 import { applicationCause, describeFailure, failedWith, failureType } from './failures';
@@ -78,7 +78,7 @@ export async function badgeOrder(
 ): Promise<BadgeOrderResult> {
   // Before the first await, always: a patch asked later may fall into another workflow task on replay.
   const runPatches = askPatches();
-  const { input, firstSession } = await resolvedInput(rawInput, continued, runPatches);
+  const { input, firstSession, firstStock } = await resolvedInput(rawInput, continued, runPatches);
   const options: ResolvedBadgeOrderOptions = input.options;
   const steps = orderSteps({ ...options, localReads: runPatches.localPlatformReads });
   const webhooks = new OrderWebhooks(input, continued?.webhooks);
@@ -106,7 +106,7 @@ export async function badgeOrder(
     const session = continued ?? settleSession(state, firstSession ?? (await signIn(state, steps)));
     const orderId = continued
       ? idText(continued.orderId)
-      : await orderOnce(state, { steps, session, options, runPatches });
+      : await orderOnce(state, { steps, session, options, runPatches, firstStock });
     await uploadUntilAllStored(state, {
       steps,
       orderId,
@@ -140,17 +140,26 @@ export async function badgeOrder(
   }
 }
 
-/** The resolved input, and the session of a first sign-in made with it (null: the order signs in itself). */
+/**
+ * The resolved input, the session of a first sign-in made with it (null: the order signs in itself), and the
+ * stock lookup's answer made with that session (null: the order looks the stock up itself, if it names one).
+ */
 interface StartingInput {
   readonly input: ResolvedBadgeOrderInput;
   readonly firstSession: AuthenticateResult | null;
+  readonly firstStock: LookUpStockResult | null;
 }
 
 /**
  * The order's input, validated (a caller may start the workflow without our starter) and with its options
  * resolved — once: a new order asks a local activity, whose answer history records, so replay on a later
  * release neither parses the input with that release's schema nor takes its defaults. Since 0.3.0 the same
- * activity makes a first sign-in. A run continued by such a run gets the resolved input as its own input.
+ * activity makes a first sign-in, and since 0.5.0 a first stock lookup. A run continued by such a run gets the
+ * resolved input as its own input.
+ *
+ * The stock lookup needs no patch: whether the order looks the stock up in a step of its own follows from the
+ * activity's recorded answer (a `stock` or none), which replay gives back as it was. Histories recorded before
+ * hold none, so they replay their own lookup step; and the input that asks for it is not compared on replay.
  */
 function resolvedInput(
   rawInput: BadgeOrderInput,
@@ -158,7 +167,7 @@ function resolvedInput(
   runPatches: RunPatches,
 ): StartingInput | Promise<StartingInput> {
   if (continued?.inputResolved === true) {
-    return { input: rawInput as ResolvedBadgeOrderInput, firstSession: null };
+    return { input: rawInput as ResolvedBadgeOrderInput, firstSession: null, firstStock: null };
   }
   if (runPatches.resolvedInputRecorded) {
     // The status query answers from the first moment; the order's handlers replace this one.
@@ -166,12 +175,19 @@ function resolvedInput(
     // Not cancellable (it takes a moment): a cancellation takes effect at the first step, which records it.
     return nonCancellable(() =>
       runPatches.inputWithSignIn
-        ? inputResolverWithSignIn
-            .resolveInputAndSignIn({ input: rawInput })
-            .then((started) => ({ input: started.input, firstSession: started.session }))
+        ? inputResolverWithSignIn(startSummary(rawInput, runPatches))
+            .resolveInputAndSignIn({
+              input: rawInput,
+              ...(runPatches.stockLookupAdvisory && { lookUpStock: true }),
+            })
+            .then((started) => ({
+              input: started.input,
+              firstSession: started.session,
+              firstStock: started.stock ?? null,
+            }))
         : inputResolver
             .resolveOrderInput({ input: rawInput })
-            .then((input) => ({ input, firstSession: null })),
+            .then((input) => ({ input, firstSession: null, firstStock: null })),
     ).catch((error: unknown) => {
       if (!failedWith(error, 'INVALID_INPUT')) throw error;
       // The activity's INVALID_INPUT message names every field.
@@ -180,7 +196,20 @@ function resolvedInput(
   }
   // Orders started before 0.2.0 (and runs they continued): as they ran then, parsed in workflow code.
   const valid = validateInput(rawInput);
-  return { input: { ...valid, options: withDefaultOptions(valid.options) }, firstSession: null };
+  return {
+    input: { ...valid, options: withDefaultOptions(valid.options) },
+    firstSession: null,
+    firstStock: null,
+  };
+}
+
+/** The Web UI's summary of the order's first step; the stock id as the raw input names it (not validated yet). */
+function startSummary(rawInput: BadgeOrderInput, runPatches: RunPatches): string {
+  // Read defensively: a caller may start the workflow without our starter, with anything as its input.
+  const stockId: unknown = (rawInput as { stockId?: unknown } | null | undefined)?.stockId;
+  return runPatches.stockLookupAdvisory && (typeof stockId === 'string' || typeof stockId === 'number')
+    ? `Validate the order input, resolve its options, sign in and look up stock ${String(stockId)}`
+    : 'Validate the order input, resolve its options and sign in';
 }
 
 /** The order ends at once as Failed with INVALID_INPUT: a clean failure, never a failing workflow task. */
@@ -249,9 +278,12 @@ async function orderOnce(
     readonly session: { keysHonoured: boolean };
     readonly options: ResolvedBadgeOrderOptions;
     readonly runPatches: RunPatches;
+    readonly firstStock: LookUpStockResult | null;
   },
 ): Promise<string> {
-  await checkStock(state, run.steps, run.runPatches);
+  // A lookup the order's start made already is taken without an await (each costs a promise).
+  const lookingUp = checkStock(state, run);
+  if (lookingUp) await lookingUp;
   const orderId = await placeOrder(state, {
     steps: run.steps,
     keysHonoured: run.session.keysHonoured,
@@ -265,32 +297,42 @@ async function orderOnce(
 }
 
 /**
- * Looks the requested stock up in the user's stock list. The answer only advises (the status view, a log
- * line, the `badge_stock_advice` metric): the order is sent with the stock, and only creation's 404 leaves it
- * out. Orders started before 0.4.0 ordered without a stock that a complete list lacked, and replay so.
+ * Looks the requested stock up in the user's stock list, unless the order's start did. The answer only
+ * advises (the status view, a log line, the `badge_stock_advice` metric): the order is sent with the stock,
+ * and only creation's 404 leaves it out. Orders started before 0.4.0 ordered without a stock that a complete
+ * list lacked, and replay so.
  */
-function checkStock(state: OrderState, steps: OrderSteps, runPatches: RunPatches): Promise<void> | undefined {
+function checkStock(
+  state: OrderState,
+  run: {
+    readonly steps: OrderSteps;
+    readonly runPatches: RunPatches;
+    readonly firstStock: LookUpStockResult | null;
+  },
+): Promise<void> | undefined {
   const stockId = state.stockId;
   if (stockId === null) return undefined;
-  state.phase = 'checking-stock';
-  return steps
-    .platformRead(`Look up stock ${String(stockId)}`)
-    .lookUpStock({ stockId })
-    .then((stock) => {
-      if (!runPatches.stockLookupAdvisory) {
-        if (stock.listed === false) {
-          state.fallBackFromStock(
-            `stock ${String(stockId)} is not among the user's ${stock.stockCount ?? 'listed'} stocks`,
-          );
-        }
-        return;
+  const take = (stock: LookUpStockResult): void => {
+    if (!run.runPatches.stockLookupAdvisory) {
+      if (stock.listed === false) {
+        state.fallBackFromStock(
+          `stock ${stockId} is not among the user's ${stock.stockCount ?? 'listed'} stocks`,
+        );
       }
-      state.stockAdvice = {
-        verdict: stock.listed === null ? 'unknown' : stock.listed ? 'listed' : 'unlisted',
-        stockCount: stock.stockCount,
-      };
-      log.info('stock lookup (advice only: order creation decides)', { stockId, ...state.stockAdvice });
-    });
+      return;
+    }
+    state.stockAdvice = {
+      verdict: stock.listed === null ? 'unknown' : stock.listed ? 'listed' : 'unlisted',
+      stockCount: stock.stockCount,
+    };
+    log.info('stock lookup (advice only: order creation decides)', { stockId, ...state.stockAdvice });
+  };
+  if (run.firstStock !== null) {
+    take(run.firstStock);
+    return undefined;
+  }
+  state.phase = 'checking-stock';
+  return run.steps.platformRead(`Look up stock ${stockId}`).lookUpStock({ stockId }).then(take);
 }
 
 /** Counts what the stock lookup advised against what the platform did with the stock (advised orders only). */

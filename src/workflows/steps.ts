@@ -47,14 +47,17 @@ export const inputResolver = proxyLocalActivities<BadgeOrderActivities>({
 });
 
 /**
- * The same, and a first sign-in, in one local activity (orders since 0.3.0). The sign-in inside is bounded
- * (`FIRST_SIGN_IN_TIMEOUT_MS`, 10 s) and never fails the activity, so the timeout only catches the unexpected.
+ * The same, and a first sign-in (orders since 0.3.0) and stock lookup (since 0.5.0), in one local activity,
+ * with `summary`. Each first try inside is bounded (`FIRST_TRY_TIMEOUT_MS`, 10 s) and never fails the activity,
+ * so the timeout only catches the unexpected.
  */
-export const inputResolverWithSignIn = proxyLocalActivities<BadgeOrderActivities>({
-  startToCloseTimeout: '35 seconds',
-  retry: { maximumAttempts: 3 },
-  summary: 'Validate the order input, resolve its options and sign in',
-});
+export function inputResolverWithSignIn(summary: string): BadgeOrderActivities {
+  return proxyLocalActivities<BadgeOrderActivities>({
+    startToCloseTimeout: '35 seconds',
+    retry: { maximumAttempts: 3 },
+    summary,
+  });
+}
 
 let shield: CancellationScope | undefined;
 

@@ -157,22 +157,32 @@ describe('badgeOrder over a long life', () => {
     }
   }
 
-  it('signs in through the authenticate step when the first sign-in fails', async () => {
+  it('signs in and looks the stock up in steps of their own when the first sign-in fails', async () => {
     const orderRef = 'life-first-sign-in-fails';
     await withOwnWorkerProcess(async () => {
       const before = await stack.sandbox.control.stats();
       await stack.sandbox.control.setFaults({ failNext: [{ route: 'auth', kind: 'error-503' }] });
-      const started = await stack.orders.startOrder(order(stack, orderRef, ['a.pdf']));
+      const started = await stack.orders.startOrder({
+        ...order(stack, orderRef, ['a.pdf']),
+        stockId: '1001',
+      });
       const result = await started.handle.result();
       const after = await stack.sandbox.control.stats();
-      // The first sign-in met the 503; the authenticate step signed in once more, and the order went on.
+      // The first sign-in met the 503, so the start looked nothing up; the authenticate step signed in once
+      // more, the stock lookup step asked the platform once, and the order went on with its stock.
       expect((after.faults['error-503'] ?? 0) - (before.faults['error-503'] ?? 0)).toBe(1);
       expect(after.authCalls.issued - before.authCalls.issued).toBe(1);
+      const stockLookups = (stats: typeof before): number =>
+        Object.values(stats.requests.stocks ?? {}).reduce((sum, count) => sum + count, 0);
+      expect(stockLookups(after) - stockLookups(before)).toBe(1);
+      expect(result).toMatchObject({ stockId: '1001', stockFallback: false });
+      expect((await stack.orders.status(orderRef)).stockAdvice).toEqual({ verdict: 'listed', stockCount: 3 });
       expect(await stack.sandbox.control.listDocuments({ orderId: result.orderId })).toHaveLength(1);
       expect(await stepSummaries(started.handle, stack.payloadKeys)).toEqual([
-        'Validate the order input, resolve its options and sign in',
+        'Validate the order input, resolve its options, sign in and look up stock 1001',
         'Authenticate against the platform',
-        'Create order without stock',
+        'Look up stock 1001',
+        'Create order with stock 1001',
         `Upload document 1/1 to order ${result.orderId}`,
       ]);
     });

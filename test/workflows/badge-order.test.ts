@@ -57,11 +57,10 @@ describe('badgeOrder', () => {
     expect(description.typedSearchAttributes.get(BadgeOrderId)).toBe(String(result.orderId));
 
     // Every step has a summary in the Web UI's timeline (encrypted like any payload); the platform reads are
-    // local activities, whose summaries are on their markers.
+    // one local activity at the start, whose summary is on its marker.
     const summaries = await stepSummaries(started.handle, stack.payloadKeys);
     expect(summaries).toEqual([
-      'Validate the order input, resolve its options and sign in',
-      'Look up stock 1001',
+      'Validate the order input, resolve its options, sign in and look up stock 1001',
       'Create order with stock 1001',
       `Upload document 1/2 to order ${result.orderId}`,
       `Upload document 2/2 to order ${result.orderId}`,
@@ -88,7 +87,10 @@ describe('badgeOrder', () => {
       stockCount: 3,
     });
     const summaries = await stepSummaries(started.handle, stack.payloadKeys);
-    expect(summaries.slice(1, 3)).toEqual(['Look up stock 1004', 'Create order with stock 1004']);
+    expect(summaries.slice(0, 2)).toEqual([
+      'Validate the order input, resolve its options, sign in and look up stock 1004',
+      'Create order with stock 1004',
+    ]);
   });
 
   it('orders without a stock only once the platform answers 404 for it', async () => {
@@ -107,8 +109,8 @@ describe('badgeOrder', () => {
     expect(state.orders).toHaveLength(1);
     expect(state.orders[0]?.stock_id).toBeNull();
     const summaries = await stepSummaries(started.handle, stack.payloadKeys);
-    expect(summaries.slice(1, 4)).toEqual([
-      'Look up stock 999',
+    expect(summaries.slice(0, 3)).toEqual([
+      'Validate the order input, resolve its options, sign in and look up stock 999',
       'Create order with stock 999',
       'Create order without stock',
     ]);
