@@ -84,7 +84,11 @@ function parseCli(argv: readonly string[]): CliOptions {
       'measured orders per scenario (default, quick too: max(60, 5 × concurrency))',
       positiveInt,
     )
-    .option('--warmup <n>', 'unmeasured orders before each scenario (default 5; quick 3)', positiveInt)
+    .option(
+      '--warmup <n>',
+      'unmeasured orders before each scenario (default max(5, concurrency); quick max(3, concurrency))',
+      positiveInt,
+    )
     .option(
       '--repeat <n>',
       'rounds per scenario, each running every implementation in turn (default 2)',
@@ -153,6 +157,9 @@ async function main(): Promise<number> {
   const concurrencies = cli.concurrency ?? [1, 10, 50];
   const workerCounts = cli.workers ?? (cli.quick ? [1] : [1, 2]);
   const warmupOrders = cli.warmup ?? (cli.quick ? 3 : 5);
+  // At least one wave at the scenario's concurrency: connection pools, caches and heaps reach its steady state
+  // before anything is measured (with 3 orders, a first round at concurrency 50 ran cold and cost a fifth more).
+  const warmupFor = (concurrency: number): number => cli.warmup ?? Math.max(warmupOrders, concurrency);
   const repeat = Math.max(1, cli.repeat ?? 2);
   const bigDocumentBytes = (cli.bigDocumentMb ?? (cli.quick ? 100 : 500)) * 1024 * 1024;
   const apiDocumentBytes = (cli.apiDocumentMb ?? (cli.quick ? 100 : 1024)) * 1024 * 1024;
@@ -251,7 +258,7 @@ async function main(): Promise<number> {
           // Warm-up once per scenario; later rounds continue on warm workers.
           const params = {
             orders: perRepeat,
-            warmupOrders: round === 0 ? warmupOrders : 0,
+            warmupOrders: round === 0 ? warmupFor(concurrency) : 0,
             concurrency,
             shape,
             runId: `${runId}-r${round}`,
@@ -274,7 +281,7 @@ async function main(): Promise<number> {
             const result = await runDirectScenario(stack, {
               ...params,
               // A fresh script each round: it warms up every time, at the same pace.
-              warmupOrders,
+              warmupOrders: warmupFor(concurrency),
               ordersPerSecond: badgePace,
             });
             progress(`direct calls at ${badgePace.toFixed(1)} orders/s`, result);
@@ -293,7 +300,7 @@ async function main(): Promise<number> {
           scenarios.push(
             await runDirectScenario(stack, {
               orders: perRepeat * repeat,
-              warmupOrders,
+              warmupOrders: warmupFor(concurrency),
               concurrency,
               shape,
               runId,
