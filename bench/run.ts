@@ -73,11 +73,7 @@ const SKIPPABLE = ['peer', 'floor', 'naive', 'featured', 'direct', 'memory', 'ma
 function parseCli(argv: readonly string[]): CliOptions {
   const program = new Command('bench')
     .description('Benchmark badgeOrder against the peer, the Temporal floors and direct platform calls')
-    .option(
-      '--quick',
-      'one worker, concurrency 1, 10 and 50, fewer orders, 100 MB documents: a few minutes',
-      false,
-    )
+    .option('--quick', 'one worker, concurrency 1, 10 and 50, 100 MB documents: a few minutes', false)
     .option('--json', 'print the results as JSON instead of the table', false)
     .option(
       '--orders <n>',
