@@ -175,16 +175,11 @@ function resolvedInput(
     // Not cancellable (it takes a moment): a cancellation takes effect at the first step, which records it.
     return nonCancellable(() =>
       runPatches.inputWithSignIn
-        ? inputResolverWithSignIn(startSummary(rawInput, runPatches))
-            .resolveInputAndSignIn({
-              input: rawInput,
-              ...(runPatches.stockLookupAdvisory && { lookUpStock: true }),
-            })
-            .then((started) => ({
-              input: started.input,
-              firstSession: started.session,
-              firstStock: started.stock ?? null,
-            }))
+        ? firstStep(rawInput, runPatches).then((started) => ({
+            input: started.input,
+            firstSession: started.session,
+            firstStock: started.stock ?? null,
+          }))
         : inputResolver
             .resolveOrderInput({ input: rawInput })
             .then((input) => ({ input, firstSession: null, firstStock: null })),
@@ -203,13 +198,20 @@ function resolvedInput(
   };
 }
 
-/** The Web UI's summary of the order's first step; the stock id as the raw input names it (not validated yet). */
-function startSummary(rawInput: BadgeOrderInput, runPatches: RunPatches): string {
+/**
+ * The order's first step since 0.3.0: resolve the input and sign in; since 0.5.0 also look the stock up when the
+ * order names one and its lookup only advises (every new order). One decision gives the input and the summary.
+ */
+function firstStep(rawInput: BadgeOrderInput, runPatches: RunPatches) {
   // Read defensively: a caller may start the workflow without our starter, with anything as its input.
   const stockId: unknown = (rawInput as { stockId?: unknown } | null | undefined)?.stockId;
-  return runPatches.stockLookupAdvisory && (typeof stockId === 'string' || typeof stockId === 'number')
-    ? `Validate the order input, resolve its options, sign in and look up stock ${String(stockId)}`
-    : 'Validate the order input, resolve its options and sign in';
+  const lookUpStock =
+    runPatches.stockLookupAdvisory && (typeof stockId === 'string' || typeof stockId === 'number');
+  return inputResolverWithSignIn(
+    lookUpStock
+      ? `Validate the order input, resolve its options, sign in and look up stock ${String(stockId)}`
+      : 'Validate the order input, resolve its options and sign in',
+  ).resolveInputAndSignIn({ input: rawInput, ...(lookUpStock && { lookUpStock }) });
 }
 
 /** The order ends at once as Failed with INVALID_INPUT: a clean failure, never a failing workflow task. */
