@@ -1,8 +1,8 @@
 /**
- * Workflow interceptors that count outcomes as the workflow sees them: each badge order's end (completed,
- * failed, cancelled) and each document upload's end after all its retries (uploaded, failed). Bundled with the
- * workflows (`WORKFLOW_INTERCEPTOR_MODULES`); the SDK's workflow meter records nothing while replaying, so a
- * replayed history is not counted twice.
+ * The workflow interceptor that counts how each badge order ends (completed, failed, cancelled), wherever in the
+ * workflow it ends. Bundled with the workflows (`WORKFLOW_INTERCEPTOR_MODULES`); the SDK's workflow meter records
+ * nothing while replaying, so a replayed history is not counted twice. Document uploads are counted where the
+ * workflow records their outcome (`src/workflows/upload-documents.ts`), which costs no promise of its own.
  */
 import {
   ApplicationFailure,
@@ -10,17 +10,13 @@ import {
   isCancellation,
   metricMeter,
   workflowInfo,
-  type ActivityInput,
   type Next,
   type WorkflowExecuteInput,
   type WorkflowInboundCallsInterceptor,
   type WorkflowInterceptorsFactory,
-  type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 import { WORKFLOW_TYPES } from '../workflow-contract';
 import { METRIC_NAMES } from './names';
-
-const UPLOAD_ACTIVITY = 'uploadDocument';
 
 function failureTypeOf(error: unknown): string {
   const cause = error instanceof ApplicationFailure ? error : null;
@@ -28,8 +24,8 @@ function failureTypeOf(error: unknown): string {
 }
 
 /**
- * Counts how each badge order ends. The interceptors chain promises rather than wrap calls in async functions:
- * the SDK captures a stack for every promise a workflow creates, so each extra await costs an order CPU time.
+ * Counts how each badge order ends. It chains one promise rather than wrap the call in an async function: the
+ * SDK captures a stack for every promise a workflow creates, so each extra await costs an order CPU time.
  */
 class OrderOutcomeInterceptor implements WorkflowInboundCallsInterceptor {
   execute(
@@ -54,33 +50,7 @@ class OrderOutcomeInterceptor implements WorkflowInboundCallsInterceptor {
   }
 }
 
-/** Counts how each document upload ends, once its retries are over; other activities pass straight through. */
-class DocumentOutcomeInterceptor implements WorkflowOutboundCallsInterceptor {
-  scheduleActivity(
-    input: ActivityInput,
-    next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>,
-  ): Promise<unknown> {
-    if (input.activityType !== UPLOAD_ACTIVITY) return next(input);
-    const documents = metricMeter.createCounter(
-      METRIC_NAMES.documents,
-      '1',
-      'Document uploads that ended after all retries, by outcome',
-    );
-    return next(input).then(
-      (result) => {
-        documents.add(1, { outcome: 'uploaded' });
-        return result;
-      },
-      (error: unknown) => {
-        if (!isCancellation(error)) documents.add(1, { outcome: 'failed' });
-        throw error;
-      },
-    );
-  }
-}
-
 /** Picked up by the bundler from `WORKFLOW_INTERCEPTOR_MODULES`. */
 export const interceptors: WorkflowInterceptorsFactory = () => ({
   inbound: [new OrderOutcomeInterceptor()],
-  outbound: [new DocumentOutcomeInterceptor()],
 });

@@ -172,22 +172,26 @@ function resolvedInput(
   if (runPatches.resolvedInputRecorded) {
     // The status query answers from the first moment; the order's handlers replace this one.
     setHandler(statusQuery, () => startingView(rawInput));
-    // Not cancellable (it takes a moment): a cancellation takes effect at the first step, which records it.
-    return nonCancellable(() =>
-      runPatches.inputWithSignIn
-        ? firstStep(rawInput, runPatches).then((started) => ({
-            input: started.input,
-            firstSession: started.session,
-            firstStock: started.stock ?? null,
-          }))
-        : inputResolver
-            .resolveOrderInput({ input: rawInput })
-            .then((input) => ({ input, firstSession: null, firstStock: null })),
-    ).catch((error: unknown) => {
+    const refused = (error: unknown): never => {
       if (!failedWith(error, 'INVALID_INPUT')) throw error;
       // The activity's INVALID_INPUT message names every field.
       throw invalidInput(applicationCause(error)?.message ?? String(error));
-    });
+    };
+    // Not cancellable (it takes a moment): a cancellation takes effect at the first step, which records it.
+    return nonCancellable(() =>
+      runPatches.inputWithSignIn
+        ? firstStep(rawInput, runPatches).then(
+            (started) => ({
+              input: started.input,
+              firstSession: started.session,
+              firstStock: started.stock ?? null,
+            }),
+            refused,
+          )
+        : inputResolver
+            .resolveOrderInput({ input: rawInput })
+            .then((input) => ({ input, firstSession: null, firstStock: null }), refused),
+    );
   }
   // Orders started before 0.2.0 (and runs they continued): as they ran then, parsed in workflow code.
   const valid = validateInput(rawInput);

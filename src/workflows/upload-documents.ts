@@ -3,9 +3,10 @@
  * fail the order: it waits for `retryUploads`, `replaceDocument` or the nightly replay until the repair
  * deadline.
  */
-import { condition, isCancellation, setCurrentDetails } from '@temporalio/workflow';
+import { condition, isCancellation, metricMeter, setCurrentDetails } from '@temporalio/workflow';
 import { runWithConcurrency } from '../concurrency';
 import { applicationFailure } from '../failure-types';
+import { METRIC_NAMES } from '../metrics/names';
 import { activityAttempts, attemptOutcome, describeFailure, refusedDocumentOwner } from './failures';
 import type { UploadJob } from './document-tracker';
 import type { OrderState } from './order-state';
@@ -19,8 +20,10 @@ interface UploadSettings {
 }
 
 /**
- * Uploads every pending document, at most `maxParallelUploads` at once; failures are recorded, not thrown.
- * Promise chains rather than async functions: the SDK captures a stack for every promise workflow code creates.
+ * Uploads every pending document, at most `maxParallelUploads` at once; failures are recorded, not thrown, and
+ * each upload's end after all its retries is counted (`badge_documents`; the SDK's workflow meter records nothing
+ * while replaying). Promise chains rather than async functions: the SDK captures a stack for every promise
+ * workflow code creates, so the count rides on the handlers that record the outcome anyway.
  */
 export function uploadPendingDocuments(state: OrderState, settings: UploadSettings): Promise<unknown> {
   state.phase = 'uploading';
@@ -29,6 +32,11 @@ export function uploadPendingDocuments(state: OrderState, settings: UploadSettin
   const documentCount = state.documents.count;
   // Where the order's path documents must lie (an order placed through the HTTP API: its client's folder).
   const folder = state.input.documentsFolder;
+  const outcomes = metricMeter.createCounter(
+    METRIC_NAMES.documents,
+    '1',
+    'Document uploads that ended after all retries, by outcome',
+  );
   const upload = (job: UploadJob): Promise<void> => {
     state.documents.markUploading(job.path);
     // Read per upload: an operator's setDocumentOwner applies to every upload from then on.
@@ -47,6 +55,7 @@ export function uploadPendingDocuments(state: OrderState, settings: UploadSettin
       })
       .then(
         (result) => {
+          outcomes.add(1, { outcome: 'uploaded' });
           state.documents.markUploaded(job.path, {
             documentId: result.documentId ?? null,
             links: { original: result.links.original, thumbnail: result.links.thumbnail },
@@ -56,6 +65,7 @@ export function uploadPendingDocuments(state: OrderState, settings: UploadSettin
         },
         (error: unknown) => {
           if (isCancellation(error)) throw error;
+          outcomes.add(1, { outcome: 'failed' });
           const ownerRefused = refusedDocumentOwner(error) && ownerRefusal(state, String(documentOwner));
           state.documents.markFailed(job.path, {
             error: ownerRefused
