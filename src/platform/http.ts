@@ -348,7 +348,9 @@ export class PlatformHttp {
       responseType: 'text',
       transformResponse: [(data: unknown) => data],
       maxContentLength: MAX_RESPONSE_BYTES,
-      maxBodyLength: Infinity,
+      // No limit on what we send: -1, axios' "unlimited" (it hands follow-redirects Infinity itself). Any other
+      // value, Infinity too, pipes every streamed upload through a byte-counting Transform and a pipeline.
+      maxBodyLength: -1,
       // Redirect-following buffers the request body for replay: never for POSTs (uploads), which this
       // platform does not redirect anyway.
       maxRedirects: method === 'GET' ? 5 : 0,
