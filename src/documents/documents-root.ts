@@ -10,8 +10,8 @@
  *   (on Linux its `/proc/self/fd` link is read), which catches a folder swapped for a symlink to outside.
  * - Uploads stream from that handle, from byte 0, never more than the checked size, as often as needed.
  */
-import { constants } from 'node:fs';
-import { open, opendir, readlink, realpath, stat } from 'node:fs/promises';
+import { constants, readlinkSync } from 'node:fs';
+import { open, opendir, realpath, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
@@ -109,35 +109,65 @@ const outsideRoot = (relativePath: string, fsCode?: string, folder?: string): In
     message: `${relativePath}: resolves outside ${folder === undefined ? 'DOCUMENTS_ROOT' : `${folder}/`} (symlink escape refused)`,
   });
 
-/** The root's real path, or a retryable error: a root that is missing now may be mounted on the next attempt. */
+/** A root that cannot be used now: retryable, as it may be mounted on the next attempt. */
+function rootUnavailable(relativePath: string, error: unknown): DocumentUnavailableError {
+  const fsCode = errnoCode(error) ?? 'unknown error';
+  return new DocumentUnavailableError({
+    relativePath,
+    fsCode,
+    message: `${relativePath}: DOCUMENTS_ROOT is not readable (${fsCode}); will retry`,
+  });
+}
+
+/**
+ * The root's real path, or a retryable error. Whether it is a folder is asked only when a path under it is not
+ * found ({@link refusedForTheRoot}): a root that is a file makes every path under it `ENOTDIR`.
+ */
 async function realRootOf(root: string, relativePath: string): Promise<string> {
-  let real: string;
   try {
-    real = await realpath(root);
-    if (!(await stat(real)).isDirectory()) {
+    return await realpath(root);
+  } catch (error) {
+    throw rootUnavailable(relativePath, error);
+  }
+}
+
+/**
+ * `error` of a path under the root, classified; but when the root itself is missing or not a folder now
+ * (unmounted or replaced since its real path was read), every path under it is "missing", which is not the
+ * document's fault: the root's retryable error instead.
+ */
+async function refusedForTheRoot(
+  root: string,
+  error: unknown,
+  relativePath: string,
+): Promise<InvalidDocumentError | DocumentUnavailableError> {
+  const classified = classifyDocumentError(error, relativePath, 'open');
+  if (!(classified instanceof InvalidDocumentError)) return classified;
+  try {
+    if (!(await stat(root)).isDirectory()) {
       throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     }
-  } catch (error) {
-    const fsCode = errnoCode(error) ?? 'unknown error';
-    throw new DocumentUnavailableError({
-      relativePath,
-      fsCode,
-      message: `${relativePath}: DOCUMENTS_ROOT is not readable (${fsCode}); will retry`,
-    });
+  } catch (rootError) {
+    return rootUnavailable(relativePath, rootError);
   }
-  return real;
+  return classified;
 }
 
 /**
  * The real path of a folder under the root that a document must be in; a folder that is missing, or that leads
  * outside the root, holds no document (final).
  */
-async function realFolderOf(realRoot: string, folder: string, relativePath: string): Promise<string> {
+async function realFolderOf(
+  root: string,
+  realRoot: string,
+  folder: string,
+  relativePath: string,
+): Promise<string> {
   let real: string;
   try {
     real = await realpath(resolve(realRoot, folder));
   } catch (error) {
-    throw classifyDocumentError(error, relativePath, 'open');
+    throw await refusedForTheRoot(root, error, relativePath);
   }
   if (real !== realRoot && !isInside(realRoot, real)) throw outsideRoot(relativePath, undefined, folder);
   return real;
@@ -168,10 +198,12 @@ async function confirmLocation(options: {
 }): Promise<void> {
   const { handle, info, absolutePath, realRoot, relativePath, folder } = options;
   if (options.strategy === 'procfs') {
-    // The kernel's own answer for this descriptor, whichever links the path went through.
+    // The kernel's own answer for this descriptor, whichever links the path went through. Synchronous on
+    // purpose: procfs answers from memory (never from the file's own file system), so this cannot block, and it
+    // saves a trip through libuv's thread pool on every upload.
     let location: string;
     try {
-      location = await readlink(`/proc/self/fd/${handle.fd}`);
+      location = readlinkSync(`/proc/self/fd/${handle.fd}`);
     } catch (error) {
       // Without /proc the answer is unknown, which says nothing about the document: never final.
       const fsCode = errnoCode(error) ?? 'unknown error';
@@ -215,14 +247,13 @@ export function createDocumentsRoot(options: DocumentsRootOptions): DocumentsRoo
     const realRoot = await realRootOf(root, relativePath);
     const absolutePath = resolve(realRoot, relativePath);
     // The folder's own real path, when the document must be in it: the open file is confirmed to lie there.
-    const confinement = within === undefined ? realRoot : await realFolderOf(realRoot, within, relativePath);
+    const confinement =
+      within === undefined ? realRoot : await realFolderOf(root, realRoot, within, relativePath);
     let handle: FileHandle;
     try {
       handle = await open(absolutePath, OPEN_FLAGS);
     } catch (error) {
-      const classified = classifyDocumentError(error, relativePath, 'open');
-      // A root that vanished between its check and the open makes every path "missing": not the document's fault.
-      if (classified instanceof InvalidDocumentError) await realRootOf(root, relativePath);
+      const classified = await refusedForTheRoot(root, error, relativePath);
       if (classified.fsCode === 'ELOOP' && (await leadsOutside(realRoot, absolutePath))) {
         throw outsideRoot(relativePath, 'ELOOP');
       }

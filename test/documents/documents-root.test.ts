@@ -350,6 +350,12 @@ describe.each<HandleLocation>(['procfs', 'path'])(
           handleLocation,
         });
         expect((await unavailable(notAFolder.open('orders/form.pdf'))).fsCode).toBe('ENOTDIR');
+        // Also when the document must be in a folder of its order: the folder is not missing, the root is.
+        const inFolder = await unavailable(notAFolder.open('orders/form.pdf', { within: 'orders' }));
+        expect(inFolder.fsCode).toBe('ENOTDIR');
+        expect(inFolder.message).toBe(
+          'orders/form.pdf: DOCUMENTS_ROOT is not readable (ENOTDIR); will retry',
+        );
       });
     });
   },
