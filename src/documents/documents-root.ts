@@ -155,14 +155,16 @@ async function refusedForTheRoot(
 
 /**
  * The real path of a folder under the root that a document must be in; a folder that is missing, or that leads
- * outside the root, holds no document (final).
+ * outside the root, holds no document (final), unless the root itself is what is missing ({@link refusedForTheRoot}).
  */
-async function realFolderOf(
-  root: string,
-  realRoot: string,
-  folder: string,
-  relativePath: string,
-): Promise<string> {
+async function realFolderOf(options: {
+  /** DOCUMENTS_ROOT as configured, checked again when the folder is not found. */
+  readonly root: string;
+  readonly realRoot: string;
+  readonly folder: string;
+  readonly relativePath: string;
+}): Promise<string> {
+  const { root, realRoot, folder, relativePath } = options;
   let real: string;
   try {
     real = await realpath(resolve(realRoot, folder));
@@ -248,7 +250,7 @@ export function createDocumentsRoot(options: DocumentsRootOptions): DocumentsRoo
     const absolutePath = resolve(realRoot, relativePath);
     // The folder's own real path, when the document must be in it: the open file is confirmed to lie there.
     const confinement =
-      within === undefined ? realRoot : await realFolderOf(root, realRoot, within, relativePath);
+      within === undefined ? realRoot : await realFolderOf({ root, realRoot, folder: within, relativePath });
     let handle: FileHandle;
     try {
       handle = await open(absolutePath, OPEN_FLAGS);
