@@ -35,12 +35,17 @@ const RUNTIME = '(webpack runtime)';
 /** The bucket of the SDK's per-promise stack capture in the workflow sandbox (`vm-shared.js`). */
 export const SDK_PROMISE_HOOK = '@temporalio/worker: promise stacks';
 
-/** Indexes a workflow bundle by the `/***\/ "<module id>"` lines webpack writes before each module (and its runtime's `/******\/` lines). */
+/**
+ * Indexes a workflow bundle by the `/***\/ "<module id>"` lines webpack writes before each module, the
+ * `;// <module id>` and `// MODULE: <module id>` lines before each part of a scope-hoisted module, and its
+ * runtime's `/******\/` lines.
+ */
 export function indexBundle(code: string): BundleIndex {
   const index: { line: number; module: string }[] = [];
   code.split('\n').forEach((text, line) => {
-    const match = /^\/\*{3}\/ "([^"]+)"/.exec(text);
-    if (match?.[1]) index.push({ line, module: match[1] });
+    const match = /^(?:\/\*{3}\/ "([^"]+)"|(?:;\/\/|\/\/ MODULE:) (\.\/\S+)$)/.exec(text);
+    const module = match?.[1] ?? match?.[2];
+    if (module) index.push({ line, module });
     // webpack prefixes its own runtime's lines with /******/.
     else if (text.startsWith('/******/') && index[index.length - 1]?.module !== RUNTIME) {
       index.push({ line, module: RUNTIME });

@@ -19,16 +19,33 @@ export const WORKFLOWS_PATH = require.resolve('./workflows');
  */
 const PRELOADED_WORKFLOW_MODULES: readonly string[] = [require.resolve('./workflow-preload')];
 
+/**
+ * Webpack joins the ES modules it can into one scope (its production mode's scope hoisting; the SDK bundles in
+ * development mode, one module per file). The reusable V8 context evaluates every bundled module once per
+ * workflow execution, so each module of ours cost every order webpack's require and an export getter per name.
+ * The joined module is evaluated per execution as its parts were, and a part required lazily (the contract's
+ * schemas, OpenTelemetry) is still evaluated only by its first require.
+ */
+const hoistScopes: NonNullable<BundleOptions['webpackConfigHook']> = (config) => ({
+  ...config,
+  optimization: { ...config.optimization, concatenateModules: true },
+});
+
 /** Bundler options of the service's workflow bundle. */
 export function serviceBundleOptions(): Pick<
   BundleOptions,
-  'workflowsPath' | 'workflowInterceptorModules' | 'failureConverterPath' | 'preloadModules'
+  | 'workflowsPath'
+  | 'workflowInterceptorModules'
+  | 'failureConverterPath'
+  | 'preloadModules'
+  | 'webpackConfigHook'
 > {
   return {
     workflowsPath: WORKFLOWS_PATH,
     workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES, ...TRACING_WORKFLOW_INTERCEPTOR_MODULES],
     failureConverterPath: FAILURE_CONVERTER_PATH,
     preloadModules: [...PRELOADED_WORKFLOW_MODULES],
+    webpackConfigHook: hoistScopes,
   };
 }
 

@@ -53,7 +53,7 @@ async function workflowSource(
     options: {
       workflowsPath: bundle.workflowsPath,
       interceptors: { workflowModules: bundle.workflowInterceptorModules },
-      bundlerOptions: { preloadModules: bundle.preloadModules },
+      bundlerOptions: { preloadModules: bundle.preloadModules, webpackConfigHook: bundle.webpackConfigHook },
     },
     readCode: () => '',
   };

@@ -70,17 +70,25 @@ describe('workflow bundle modules', () => {
     'async function badgeOrder() {}',
     '/***/ "./node_modules/@temporalio/workflow/lib/worker-interface.js"',
     'function activate() {}',
+    '/***/ "./src/workflows/index.ts"',
+    '// MODULE: ./src/contract.ts',
+    'const contract = 1;',
+    ';// ./src/failure-types.ts',
+    'const FAILURE_TABLE = {};',
     '/******/ function __webpack_require__() {}',
     '/******/ // more runtime',
   ].join('\n');
   const index = indexBundle(code);
 
-  it('indexes where each module starts', () => {
+  it('indexes where each module starts, and each part of a scope-hoisted one', () => {
     expect(index).toEqual([
       { line: 1, module: './node_modules/zod/v4/core/core.js' },
       { line: 3, module: './src/workflows/badge-order.ts' },
       { line: 5, module: './node_modules/@temporalio/workflow/lib/worker-interface.js' },
-      { line: 7, module: '(webpack runtime)' },
+      { line: 7, module: './src/workflows/index.ts' },
+      { line: 8, module: './src/contract.ts' },
+      { line: 10, module: './src/failure-types.ts' },
+      { line: 12, module: '(webpack runtime)' },
     ]);
   });
 
@@ -89,7 +97,9 @@ describe('workflow bundle modules', () => {
     expect(bundleBucket(index, 2)).toBe('bundle: zod');
     expect(bundleBucket(index, 4)).toBe('bundle: src/workflows');
     expect(bundleBucket(index, 6)).toBe('bundle: @temporalio/workflow');
-    expect(bundleBucket(index, 8)).toBe('bundle: webpack runtime');
+    expect(bundleBucket(index, 9)).toBe('bundle: src/contract.ts');
+    expect(bundleBucket(index, 11)).toBe('bundle: src/failure-types.ts');
+    expect(bundleBucket(index, 13)).toBe('bundle: webpack runtime');
     const bundles = new Map([['file:///tmp/b/badge-bundle.js', index]]);
     expect(bucketOf('f', 'file:///tmp/b/badge-bundle.js', ROOT, bundles, 2)).toBe('bundle: zod');
   });

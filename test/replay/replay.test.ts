@@ -5,9 +5,10 @@
  * `patched()` — fails here with a determinism error. See CONTRIBUTING.md.
  */
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { Worker, type ReplayResult } from '@temporalio/worker';
+import { Worker, type ReplayResult, type ReplayWorkerOptions } from '@temporalio/worker';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { PayloadKeyRing } from '../../src/codec/key-ring';
+import { buildServiceBundle } from '../../src/workflow-bundle';
 import { WORKFLOW_TYPES } from '../../src/workflow-contract';
 import {
   historyVersions,
@@ -30,13 +31,13 @@ const REQUIRED = [
 ];
 
 async function replayAll(
-  workflowsPath: string,
+  code: Pick<ReplayWorkerOptions, 'workflowsPath' | 'workflowBundle'>,
   histories: readonly RecordedHistory[],
 ): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
   const replay = Worker.runReplayHistories(
     {
-      workflowsPath,
+      ...code,
       // As the workers run: the failure converter of src/codec, no keys (the histories are unencrypted).
       dataConverter: createDataConverter(PayloadKeyRing.empty()),
       replayName: 'badge-order-replay',
@@ -64,7 +65,8 @@ describe('replay of recorded histories', () => {
 
   it('replays every history of every version against the current workflow code without a determinism error', async () => {
     const histories = recordedHistories();
-    const results = await replayAll(require.resolve('../../src/workflows'), histories);
+    // The bundle the workers run: the workflows with the service's interceptors, built by its bundler options.
+    const results = await replayAll({ workflowBundle: await buildServiceBundle() }, histories);
     expect(results.map((result) => result.workflowId).sort()).toEqual(
       histories.map((history) => history.workflowId).sort(),
     );
@@ -78,7 +80,7 @@ describe('replay of recorded histories', () => {
     const orders = recordedHistories().filter(
       (recorded) => workflowTypeOf(recorded.history) === WORKFLOW_TYPES.badgeOrder,
     );
-    const results = await replayAll(require.resolve('./incompatible-workflow'), orders);
+    const results = await replayAll({ workflowsPath: require.resolve('./incompatible-workflow') }, orders);
     expect(results).toHaveLength(orders.length);
     for (const result of results) {
       expect(result.error).toBeInstanceOf(DeterminismViolationError);
