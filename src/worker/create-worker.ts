@@ -22,12 +22,12 @@ import { createServiceMetrics } from '../metrics';
 import { connectClient, connectionOptions } from '../temporal/connection';
 import { tracingWorkerOptions, withPlatformSpans, type Tracing } from '../tracing';
 import { ensureSearchAttributes } from '../temporal/search-attributes';
-import { buildServiceBundle, serviceBundleOptions } from '../workflow-bundle';
+import { buildServiceBundle } from '../workflow-bundle';
 import { packageVersion } from '../version';
 import { platformClientFromConfig } from './platform-client';
 
 /**
- * A prebuilt bundle (from tests or the container image) when there is one; else bundle the sources now.
+ * A prebuilt bundle (from tests or the container image) when there is one; else the service's bundle, built now.
  * `readCode` gives the bundle's code for a build id; it is read only when a versioned worker needs one.
  */
 async function workflowSource(
@@ -43,20 +43,10 @@ async function workflowSource(
       readCode: () => ('code' in prebuilt ? prebuilt.code : readFileSync(prebuilt.codePath, 'utf8')),
     };
   }
-  if (config.versioning.enabled) {
-    // A versioned worker names its build by the bundle's content, so the bundle is built first.
-    const bundle = await buildServiceBundle();
-    return { options: { workflowBundle: bundle }, readCode: () => bundle.code };
-  }
-  const bundle = serviceBundleOptions();
-  return {
-    options: {
-      workflowsPath: bundle.workflowsPath,
-      interceptors: { workflowModules: bundle.workflowInterceptorModules },
-      bundlerOptions: { preloadModules: bundle.preloadModules, webpackConfigHook: bundle.webpackConfigHook },
-    },
-    readCode: () => '',
-  };
+  // Every bundle of the service comes from its bundler options; a versioned worker also names its build by the
+  // bundle's content.
+  const bundle = await buildServiceBundle();
+  return { options: { workflowBundle: bundle }, readCode: () => bundle.code };
 }
 
 /**
@@ -157,7 +147,6 @@ export async function createBadgeOrderWorker(
       },
       ...source.options,
       ...traced,
-      interceptors: { ...source.options.interceptors, ...('interceptors' in traced && traced.interceptors) },
       ...(config.versioning.enabled && {
         workerDeploymentOptions: {
           version: deploymentVersion(config, source.readCode),
@@ -167,7 +156,7 @@ export async function createBadgeOrderWorker(
         },
       }),
       maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities,
-      // A prebuilt bundle must come from serviceBundleOptions() (same failure converter and interceptors).
+      // A prebuilt bundle must come from buildServiceBundle() (same failure converter and interceptors).
       dataConverter: createDataConverter(payloadKeys),
       ...overrides,
     });
