@@ -3,8 +3,6 @@
  * workflows itself at start, with the service's bundler options (interceptors, preloaded modules, the joined
  * modules of src/workflow-bundle.ts), and places orders as a worker given the image's bundle does.
  */
-import pino from 'pino';
-import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { useTestStack } from '../helpers/stack';
 
 describe('a worker without a prebuilt workflow bundle', () => {
@@ -12,13 +10,7 @@ describe('a worker without a prebuilt workflow bundle', () => {
 
   it('bundles the workflows at start and places an order with its documents', async () => {
     const taskQueue = 'bundled-at-start';
-    const config = {
-      ...stack.workerConfig,
-      workflowBundlePath: undefined,
-      temporal: { ...stack.workerConfig.temporal, taskQueue },
-    };
-    const { worker, connection, client } = await createBadgeOrderWorker(config, pino({ level: 'silent' }));
-    const running = worker.run();
+    const worker = await stack.local.startWorker({ taskQueue, bundleAtStart: true });
     try {
       const { handle } = await stack.local.orders(taskQueue).startOrder({
         orderRef: 'bundled-at-start-1',
@@ -32,10 +24,7 @@ describe('a worker without a prebuilt workflow bundle', () => {
       expect(stored.map((document) => document.id)).toEqual([result.documents[0]?.documentId]);
       expect(result.documents.map((document) => document.status)).toEqual(['uploaded']);
     } finally {
-      worker.shutdown();
-      await running;
-      await client.connection.close();
-      await connection.close();
+      await worker.stop();
     }
   });
 });

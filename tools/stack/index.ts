@@ -116,6 +116,17 @@ export interface LocalStackOptions {
   readonly log?: (message: string) => void;
 }
 
+/** Options of {@link LocalStack.startWorker}. */
+interface InProcessWorkerOptions {
+  /** @default the stack's task queue */
+  readonly taskQueue?: string;
+  /**
+   * Bundle the workflows at start, as a worker without `WORKFLOW_BUNDLE_PATH` does, instead of taking the stack's
+   * prebuilt bundle. @default false
+   */
+  readonly bundleAtStart?: boolean;
+}
+
 /** A worker running in this process. */
 export interface InProcessWorker {
   /** Shuts the worker down and closes its connections. Safe to call twice. */
@@ -171,8 +182,8 @@ export interface LocalStack {
   orders(taskQueue?: string): BadgeOrdersClient;
   /** Writes a file under the documents root and returns its relative path. */
   writeDocument(relativePath: string, content: string | Buffer): string;
-  /** Starts a worker in this process, on the stack's task queue unless `taskQueue` is given. */
-  startWorker(options?: { readonly taskQueue?: string }): Promise<InProcessWorker>;
+  /** Starts a worker in this process; it is stopped by stop(). */
+  startWorker(options?: InProcessWorkerOptions): Promise<InProcessWorker>;
   /** Starts a worker child process; it is stopped by stop() unless it has exited before. */
   startWorkerProcess(options?: WorkerProcessOptions): ChildProcessHandle;
   /** Resolves once all `processes` poll `taskQueue` (the stack's by default). */
@@ -320,7 +331,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         const { worker, connection, client } = await createBadgeOrderWorker(
           config,
           options.logger ?? silentLogger,
-          { workflowBundle: requireBundle().bundle },
+          workerOptions.bundleAtStart ? {} : { workflowBundle: requireBundle().bundle },
         );
         const running = worker.run();
         // A worker that fails on its own rejects `running`; stop() reports it, nothing else must crash on it.
