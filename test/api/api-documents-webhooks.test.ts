@@ -8,11 +8,9 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import pino from 'pino';
 import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
 import type { WebhookEvent } from '../../src/contract';
 import { problemSchema } from '../../src/http-contract';
-import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 import {
@@ -66,18 +64,8 @@ describe('the API with the document store and webhooks', () => {
       () => new Promise<void>((resolve) => receiver.close(() => resolve())),
     );
 
-    const { worker, connection, client } = await createBadgeOrderWorker(
-      { ...stack.workerConfig, webhooks: { secrets: SECRETS, allowHttpLoopback: true, allowedHosts: [] } },
-      pino({ level: 'silent' }),
-      { workflowBundle: stack.local.workflowBundle.bundle },
-    );
-    const running = worker.run();
-    running.catch(() => undefined);
-    stack.local.onStop('the webhook worker', async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running.catch(() => undefined);
-      await client.connection.close();
-      await connection.close();
+    await stack.local.startWorker({
+      config: { webhooks: { secrets: SECRETS, allowHttpLoopback: true, allowedHosts: [] } },
     });
 
     // The store as the API builds it from DOCUMENT_STORE (unset: local, under DOCUMENTS_ROOT, as the worker's).

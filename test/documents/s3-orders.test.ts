@@ -5,10 +5,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import pino from 'pino';
-import { documentStoreConfigSchema, type WorkerConfig } from '../../src/config';
+import { documentStoreConfigSchema } from '../../src/config';
 import { createS3DocumentStore, type DocumentStore } from '../../src/documents';
-import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { startLocalS3, type LocalS3 } from '../../tools/stack/s3';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
@@ -33,26 +31,16 @@ describe('orders naming documents by reference, store = S3', () => {
       maxBytes: 64 * 1024 * 1024,
     });
     // The worker as configured from the environment: DOCUMENT_STORE=s3 and its settings.
-    const config: WorkerConfig = {
-      ...stack.workerConfig,
-      documentStore: documentStoreConfigSchema.parse({
-        kind: 's3',
-        bucket: s3.bucket,
-        prefix: PREFIX,
-        endpoint: s3.endpoint,
-        credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-      }),
-    };
-    const { worker, connection, client } = await createBadgeOrderWorker(config, pino({ level: 'silent' }), {
-      workflowBundle: stack.local.workflowBundle.bundle,
-    });
-    const running = worker.run();
-    running.catch(() => undefined);
-    stack.local.onStop('the S3 worker', async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running.catch(() => undefined);
-      await client.connection.close();
-      await connection.close();
+    await stack.local.startWorker({
+      config: {
+        documentStore: documentStoreConfigSchema.parse({
+          kind: 's3',
+          bucket: s3.bucket,
+          prefix: PREFIX,
+          endpoint: s3.endpoint,
+          credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+        }),
+      },
     });
   }, 600_000);
 

@@ -3,11 +3,8 @@
  * running order never replays on code it did not start with), while new orders go to build B once B is the
  * current version. Real workers, real sandbox.
  */
-import pino from 'pino';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { WorkerConfig } from '../../src/config';
-import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { useTestStack, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
@@ -16,20 +13,10 @@ const ALL_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
 
 /** Starts an in-process worker that polls as `buildId` of the test deployment; returns its stop. */
 async function startVersionedWorker(stack: TestStack, buildId: string): Promise<() => Promise<void>> {
-  const config: WorkerConfig = {
-    ...stack.workerConfig,
-    versioning: { enabled: true, deploymentName: DEPLOYMENT, buildId },
-  };
-  const { worker, connection, client } = await createBadgeOrderWorker(config, pino({ level: 'silent' }), {
-    workflowBundle: stack.local.workflowBundle.bundle,
+  const worker = await stack.local.startWorker({
+    config: { versioning: { enabled: true, deploymentName: DEPLOYMENT, buildId } },
   });
-  const running = worker.run();
-  return async () => {
-    worker.shutdown();
-    await running;
-    await client.connection.close();
-    await connection.close();
-  };
+  return () => worker.stop();
 }
 
 /**

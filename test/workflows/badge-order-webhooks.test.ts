@@ -6,12 +6,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import type { WorkflowFailedError } from '@temporalio/client';
 import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
 import type { OrderKey } from '../../src/client/badge-orders-client';
 import type { BadgeOrderInput, WebhookEvent } from '../../src/contract';
-import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { useTestStack } from '../helpers/stack';
 import { activityFailureMessages } from '../helpers/history';
 import { waitFor } from '../helpers/wait';
@@ -75,22 +73,11 @@ describe('badgeOrder webhooks', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
-    const { worker, connection, client } = await createBadgeOrderWorker(
+    const worker = await stack.local.startWorker({
       // Only 127.0.0.1 is listed: the receiver's address, not `localhost`.
-      {
-        ...stack.workerConfig,
-        webhooks: { secrets: SECRETS, allowHttpLoopback: true, allowedHosts: ['127.0.0.1'] },
-      },
-      pino({ level: 'silent' }),
-      { workflowBundle: stack.local.workflowBundle.bundle },
-    );
-    const running = worker.run();
-    stopWorker = async () => {
-      worker.shutdown();
-      await running;
-      await client.connection.close();
-      await connection.close();
-    };
+      config: { webhooks: { secrets: SECRETS, allowHttpLoopback: true, allowedHosts: ['127.0.0.1'] } },
+    });
+    stopWorker = () => worker.stop();
   });
 
   afterAll(async () => {

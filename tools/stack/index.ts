@@ -125,6 +125,8 @@ interface InProcessWorkerOptions {
    * prebuilt bundle. @default false
    */
   readonly bundleAtStart?: boolean;
+  /** Settings other than the stack's worker configuration (`webhooks`, `documentStore`, `versioning`…). */
+  readonly config?: Readonly<Partial<Omit<WorkerConfig, 'temporal'>>>;
 }
 
 /** A worker running in this process. */
@@ -322,6 +324,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       async startWorker(workerOptions = {}) {
         const config = {
           ...workerConfig,
+          ...workerOptions.config,
           temporal: {
             ...workerConfig.temporal,
             address: temporal.server.address,
