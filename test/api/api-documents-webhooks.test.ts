@@ -4,14 +4,14 @@
  * are signed with that client's secret; a callback URL the workers would refuse is refused at once. Real dev
  * server, real sandbox, a worker with webhook secrets, a receiver over HTTP.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
 import type { WebhookEvent } from '../../src/contract';
 import { problemSchema } from '../../src/http-contract';
 import { useTestStack } from '../helpers/stack';
+import { webhookSigner } from '../helpers/webhook-signature';
 import { waitFor } from '../helpers/wait';
 import {
   documentUploadResponseSchema,
@@ -25,19 +25,6 @@ import {
 const SECRETS = { writer: 'writer-secret-0123456789abcdef', default: 'default-secret-0123456789abcd' };
 const MAX_BYTES = 4 * 1024 * 1024;
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
-
-/** Which secret signed a delivery, as docs/webhooks.md tells receivers to check; null for none. */
-function signerOf(headers: Record<string, string | string[] | undefined>, body: string): string | null {
-  const timestamp = String(headers[WEBHOOK_HEADERS.timestamp]);
-  const given = Buffer.from(String(headers[WEBHOOK_HEADERS.signature] ?? ''));
-  for (const [client, secret] of Object.entries(SECRETS)) {
-    const expected = Buffer.from(
-      `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`,
-    );
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return client;
-  }
-  return null;
-}
 
 describe('the API with the document store and webhooks', () => {
   const stack = useTestStack({ resetSandbox: true });
@@ -53,7 +40,10 @@ describe('the API with the document store and webhooks', () => {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        received.push({ event: JSON.parse(body) as WebhookEvent, signer: signerOf(request.headers, body) });
+        received.push({
+          event: JSON.parse(body) as WebhookEvent,
+          signer: webhookSigner(SECRETS, request.headers, body),
+        });
         response.writeHead(204).end();
       });
     });
