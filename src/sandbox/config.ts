@@ -37,7 +37,7 @@ const routeSchema = z.enum(SANDBOX_ROUTES);
 const share = z.number().min(0).max(1);
 
 /** A deterministic fault: the next `count` requests to `route` (any platform route if omitted) get `kind`. */
-export const failNextRuleSchema = z.strictObject({
+const failNextRuleSchema = z.strictObject({
   route: routeSchema.optional(),
   count: z.number().int().min(1).default(1),
   kind: z.enum(FAULT_KINDS),
@@ -62,7 +62,7 @@ const latencySchema = z.union([
  * in order, one per matching request whatever its outcome, and are independent of `routes`. `maintenance`
  * answers 503 on every platform route, including the token call.
  */
-export const faultConfigSchema = z
+const faultConfigSchema = z
   .strictObject({
     /** Routes the probabilistic faults and the latency apply to. @default all four */
     routes: z.array(routeSchema).optional(),
@@ -132,7 +132,7 @@ export const DEFAULT_RULES: Readonly<SandboxRules> = Object.freeze({
 });
 
 /** A partial rules update: omitted fields keep their current value. */
-export const rulesUpdateSchema = z.strictObject({
+const rulesUpdateSchema = z.strictObject({
   acceptedContentTypes: z.array(z.string().min(1)).optional(),
   maxUploadBytes: z.number().int().min(1).optional(),
   tokenTtlSeconds: z.number().positive().optional(),

@@ -63,7 +63,7 @@ export function registerPlatformHooks(app: FastifyInstance, ctx: SandboxContext)
  * Applies a fault to a request. Drops return true after destroying the connection (the caller must return
  * without answering); every other kind throws the error answer.
  */
-export function applyFault(
+function applyFault(
   ctx: SandboxContext,
   request: FastifyRequest,
   reply: FastifyReply,

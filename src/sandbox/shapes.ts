@@ -109,21 +109,17 @@ export interface DocumentResponse {
   links: DocumentLinks;
 }
 
-/** Stable error codes of the sandbox's error body. */
-export const ERROR_CODES = [
-  'validation_failed',
-  'unauthorized',
-  'forbidden',
-  'stock_not_found',
-  'not_found',
-  'rate_limited',
-  'server_error',
-  'maintenance',
-  'idempotency_conflict',
-] as const;
-
-/** One stable error code. */
-export type ErrorCode = (typeof ERROR_CODES)[number];
+/** One stable error code of the sandbox's error body. */
+export type ErrorCode =
+  | 'validation_failed'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'stock_not_found'
+  | 'not_found'
+  | 'rate_limited'
+  | 'server_error'
+  | 'maintenance'
+  | 'idempotency_conflict';
 
 /** The body of every error answer under the `reference` profile (and of the control API), whatever the status. */
 export interface ErrorBody {

@@ -40,7 +40,7 @@ export function tokenBody(
 }
 
 /** Number of pages of `total` records; an empty list still has one (empty) page. */
-export function pageCount(total: number, pageSize: number | null): number {
+function pageCount(total: number, pageSize: number | null): number {
   return pageSize === null ? 1 : Math.max(1, Math.ceil(total / pageSize));
 }
 

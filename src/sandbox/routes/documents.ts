@@ -218,7 +218,7 @@ function validateUpload(
 }
 
 /** Signs a download link: hex HMAC-SHA256 of `<id>:<expires>`. */
-export function signDownload(secret: Buffer, id: string, expires: number): string {
+function signDownload(secret: Buffer, id: string, expires: number): string {
   return createHmac('sha256', secret).update(`${id}:${expires}`).digest('hex');
 }
 
