@@ -31,7 +31,7 @@ export interface Baseline {
 }
 
 /** Resolves `ref` to a commit of this repository; throws when it names none. */
-export function resolveCommit(ref: string): string {
+function resolveCommit(ref: string): string {
   return execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], {
     cwd: PROJECT_ROOT,
     encoding: 'utf8',

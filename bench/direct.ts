@@ -15,7 +15,7 @@ import { runOrders, type PoolResult } from './pool';
 import { BADGE, VEHICLE } from './order-data';
 
 /** Options of {@link runDirect}. */
-export const directOptionsSchema = z.object({
+const directOptionsSchema = z.object({
   baseUrl: z.string().url(),
   username: z.string().min(1),
   password: z.string().min(1),
@@ -70,7 +70,7 @@ async function placeOrder(platform: PlatformClient, options: DirectOptions, key:
 }
 
 /** Places `warmupOrders` unmeasured, then `orders` measured orders; CPU is measured over the latter. */
-export async function runDirect(options: DirectOptions): Promise<DirectResult> {
+async function runDirect(options: DirectOptions): Promise<DirectResult> {
   const platform = createPlatformClient({
     baseUrl: options.baseUrl,
     credentials: { username: options.username, password: options.password },

@@ -33,7 +33,7 @@ export type BundleIndex = readonly { readonly line: number; readonly module: str
 const RUNTIME = '(webpack runtime)';
 
 /** The bucket of the SDK's per-promise stack capture in the workflow sandbox (`vm-shared.js`). */
-export const SDK_PROMISE_HOOK = '@temporalio/worker: promise stacks';
+const SDK_PROMISE_HOOK = '@temporalio/worker: promise stacks';
 
 /**
  * Indexes a workflow bundle by the `/***\/ "<module id>"` lines webpack writes before each module, the

@@ -56,28 +56,28 @@ export interface TargetResult {
 }
 
 /** Temporal's hard limits on one workflow execution's history. */
-export const HISTORY_LIMITS = { events: 51_200, bytes: 50 * 1024 * 1024 } as const;
+const HISTORY_LIMITS = { events: 51_200, bytes: 50 * 1024 * 1024 } as const;
 
 /** Largest RSS growth accepted for the large document. */
 export const RSS_GROWTH_TARGET_BYTES = 64 * 1024 * 1024;
 
 /** Throughput of badgeOrder relative to the peer's, at concurrency 10 and 50 with 1 worker (issue 31). */
-export const PEER_RATIO_TARGET = 1.0;
+const PEER_RATIO_TARGET = 1.0;
 
 /** The concurrencies the throughput targets are judged at. */
-export const THROUGHPUT_TARGET_CONCURRENCIES: readonly number[] = [10, 50];
+const THROUGHPUT_TARGET_CONCURRENCIES: readonly number[] = [10, 50];
 
 /** The worker count the throughput targets are judged at. */
-export const THROUGHPUT_TARGET_WORKERS = 1;
+const THROUGHPUT_TARGET_WORKERS = 1;
 
 /**
  * Total CPU per order at most this factor × (featured floor CPU + CPU of the direct calls at badgeOrder's pace):
  * what no implementation with badgeOrder's features can beat on this machine, plus 10 %.
  */
-export const CPU_FACTOR_TARGET = 1.1;
+const CPU_FACTOR_TARGET = 1.1;
 
 /** Largest share of the event limit a 100-document order's history may take. */
-export const MANY_DOCUMENTS_EVENT_SHARE = 0.02;
+const MANY_DOCUMENTS_EVENT_SHARE = 0.02;
 
 const MB = 1024 * 1024;
 
@@ -102,7 +102,7 @@ export function peerRatio(scenarios: readonly ScenarioResult[], scenario: Scenar
 }
 
 /** Throughput over the direct calls' at the same concurrency; NaN when one is missing. */
-export function directRatio(scenarios: readonly ScenarioResult[], scenario: ScenarioResult): number {
+function directRatio(scenarios: readonly ScenarioResult[], scenario: ScenarioResult): number {
   const direct = find(scenarios, 'direct', null, scenario.concurrency);
   return direct ? scenario.ordersPerSecond / direct.ordersPerSecond : Number.NaN;
 }
@@ -282,7 +282,7 @@ export function evaluateTargets(results: Omit<BenchResults, 'finishedAt'>): Targ
  * The interleaved comparison of this tree against the baseline (`--baseline`), one row per worker count and
  * concurrency: throughput and CPU per order by process, with the load during each.
  */
-export function baselineComparison(scenarios: readonly ScenarioResult[]): string[][] {
+function baselineComparison(scenarios: readonly ScenarioResult[]): string[][] {
   return scenarios
     .filter((scenario) => scenario.kind === 'badgeOrder')
     .flatMap((current) =>

@@ -105,7 +105,7 @@ export interface ScenarioResult {
 }
 
 /** Now on the monotonic clock in microseconds (the clock of V8's profile samples). */
-export function monotonicMicros(): number {
+function monotonicMicros(): number {
   return Number(process.hrtime.bigint() / 1000n);
 }
 

@@ -50,7 +50,7 @@ function documentContent(extension: string, label: string, sizeBytes: number): B
 }
 
 /** Whether order number `index` carries a document the sandbox rejects. */
-export function hasRejectedDocument(index: number): boolean {
+function hasRejectedDocument(index: number): boolean {
   return index % 5 === 4;
 }
 

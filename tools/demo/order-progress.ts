@@ -39,7 +39,7 @@ export function describeOrder(status: BadgeOrderStatusView): string {
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** How a document's state reads, e.g. `failed after 1 attempt: … 422 …`. */
-export function describeDocument(document: DocumentState): string {
+function describeDocument(document: DocumentState): string {
   const replaced = document.sourcePath === document.path ? '' : ` (as ${document.sourcePath})`;
   switch (document.status) {
     case 'pending':

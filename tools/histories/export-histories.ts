@@ -18,7 +18,7 @@ import { PROJECT_ROOT, type ChildProcessHandle } from '../dev/child-process';
 import { startLocalStack, type LocalStack } from '../stack';
 
 /** The version the histories are recorded with: package.json's, the folder they are written to. */
-export function currentVersion(): string {
+function currentVersion(): string {
   const parsed = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
     version?: unknown;
   };

@@ -87,7 +87,7 @@ export interface OidcWebUis<Role extends string> {
 }
 
 /** `PAYLOAD_KEYS` text of a key ring (newest key first, as the ring holds them). */
-export function payloadKeysText(keys: PayloadKeyRing): string {
+function payloadKeysText(keys: PayloadKeyRing): string {
   return keys.ids.map((id) => `${id}=${keys.key(id)?.export().toString('base64') ?? ''}`).join(',');
 }
 
@@ -95,7 +95,7 @@ export function payloadKeysText(keys: PayloadKeyRing): string {
  * The environment of a codec server that accepts only the Web UI's passed access tokens from `provider` for
  * `audience` (no shared bearer token): the production settings of deploy/compose.oidc.yml.
  */
-export function oidcCodecServerEnv(options: {
+function oidcCodecServerEnv(options: {
   readonly provider: Pick<RunningOidcProvider, 'issuer' | 'jwksUrl'>;
   readonly audience: string;
   readonly corsOrigin: string;
