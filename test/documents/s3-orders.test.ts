@@ -99,8 +99,16 @@ describe('orders naming documents by reference, store = S3', () => {
       { what: 's3-tampered to await repair', timeoutMs: 120_000 },
     );
     const failed = status.documents.find((document) => document.path === tamperedRef.ref);
-    expect(failed).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(failed?.status).toBe('failed');
     expect(failed?.lastError).toContain('no longer matches its reference');
+    // For good: the mismatch ends the upload at the attempt that finds it (an attempt before it may have met a
+    // passing transport error; that one is retried, as it should be).
+    const history = await stack.orders.getHandle('s3-tampered').fetchHistory();
+    const uploadFailures = (history.events ?? []).flatMap((event) => {
+      const info = event.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo;
+      return info ? [{ type: info.type, nonRetryable: info.nonRetryable }] : [];
+    });
+    expect(uploadFailures).toEqual([{ type: 'INVALID_DOCUMENT', nonRetryable: true }]);
     expect(status.documents.find((document) => document.path === goodRef.ref)?.status).toBe('uploaded');
     const all = await stack.sandbox.control.listDocuments();
     const hashes = all.map((document) => document.sha256);
