@@ -11,12 +11,11 @@ import { waitFor } from '../helpers/wait';
 const DEPLOYMENT = 'badge-orders-versioning-test';
 const ALL_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
 
-/** Starts an in-process worker that polls as `buildId` of the test deployment; returns its stop. */
-async function startVersionedWorker(stack: TestStack, buildId: string): Promise<() => Promise<void>> {
-  const worker = await stack.local.startWorker({
+/** Starts an in-process worker that polls as `buildId` of the test deployment; the stack stops it. */
+async function startVersionedWorker(stack: TestStack, buildId: string): Promise<void> {
+  await stack.local.startWorker({
     config: { versioning: { enabled: true, deploymentName: DEPLOYMENT, buildId } },
   });
-  return () => worker.stop();
 }
 
 /**
@@ -56,14 +55,10 @@ async function pinnedBuild(stack: TestStack, orderRef: string): Promise<string |
 
 describe('Worker Deployment Versioning', () => {
   const stack = useTestStack();
-  const stops: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    for (const stop of stops.reverse()) await stop();
-  });
 
   it('keeps a running order on the build it started on while new orders go to the new build', async () => {
     await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
-    stops.push(await startVersionedWorker(stack, 'build-a'));
+    await startVersionedWorker(stack, 'build-a');
     await setCurrentVersion(stack.temporal.client, 'build-a');
 
     const first = await stack.orders.startOrder({
@@ -79,7 +74,7 @@ describe('Worker Deployment Versioning', () => {
     );
     expect(await pinnedBuild(stack, 'versioned-1')).toBe('build-a');
 
-    stops.push(await startVersionedWorker(stack, 'build-b'));
+    await startVersionedWorker(stack, 'build-b');
     await setCurrentVersion(stack.temporal.client, 'build-b');
     await stack.sandbox.control.setRules({ acceptedContentTypes: ALL_TYPES });
     const second = await stack.orders.startOrder({

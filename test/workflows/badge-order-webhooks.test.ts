@@ -32,7 +32,6 @@ describe('badgeOrder webhooks', () => {
   const kept = new Map<string, WebhookEvent>();
   let receiver: Server;
   let baseUrl: string;
-  let stopWorker: () => Promise<void>;
 
   beforeAll(async () => {
     receiver = createServer((request, response) => {
@@ -57,17 +56,16 @@ describe('badgeOrder webhooks', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    // The stack stops what it started newest first: the worker before the receiver.
+    stack.local.onStop(
+      'the webhook receiver',
+      () => new Promise<void>((resolve) => receiver.close(() => resolve())),
+    );
 
-    const worker = await stack.local.startWorker({
+    await stack.local.startWorker({
       // Only 127.0.0.1 is listed: the receiver's address, not `localhost`.
       config: { webhooks: { secrets: SECRETS, allowHttpLoopback: true, allowedHosts: ['127.0.0.1'] } },
     });
-    stopWorker = () => worker.stop();
-  });
-
-  afterAll(async () => {
-    await stopWorker();
-    await new Promise((resolve) => receiver.close(resolve));
   });
 
   afterEach(async () => {
