@@ -10,21 +10,18 @@ describe('a worker without a prebuilt workflow bundle', () => {
 
   it('bundles the workflows at start and places an order with its documents', async () => {
     const taskQueue = 'bundled-at-start';
-    const worker = await stack.local.startWorker({ taskQueue, bundleAtStart: true });
-    try {
-      const { handle } = await stack.local.orders(taskQueue).startOrder({
-        orderRef: 'bundled-at-start-1',
-        vehicle: { plate: 'B-1' },
-        badge: { type: 'green' },
-        documents: [{ path: stack.writeDocument('bundled-at-start-1/scan.pdf', 'a scan') }],
-      });
-      const result = await handle.result();
+    // The stack stops the worker with the rest.
+    await stack.local.startWorker({ taskQueue, bundleAtStart: true });
+    const { handle } = await stack.local.orders(taskQueue).startOrder({
+      orderRef: 'bundled-at-start-1',
+      vehicle: { plate: 'B-1' },
+      badge: { type: 'green' },
+      documents: [{ path: stack.writeDocument('bundled-at-start-1/scan.pdf', 'a scan') }],
+    });
+    const result = await handle.result();
 
-      const stored = await stack.sandbox.control.listDocuments({ orderId: result.orderId });
-      expect(stored.map((document) => document.id)).toEqual([result.documents[0]?.documentId]);
-      expect(result.documents.map((document) => document.status)).toEqual(['uploaded']);
-    } finally {
-      await worker.stop();
-    }
+    const stored = await stack.sandbox.control.listDocuments({ orderId: result.orderId });
+    expect(stored.map((document) => document.id)).toEqual([result.documents[0]?.documentId]);
+    expect(result.documents.map((document) => document.status)).toEqual(['uploaded']);
   });
 });
