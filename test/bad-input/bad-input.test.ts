@@ -5,15 +5,14 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { BadgeOrderStatus, WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { InvalidOrderInputError, badgeOrderWorkflowId } from '../../src/contract';
 import { readOrderFile } from '../../src/main/starter';
-import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');
@@ -225,27 +224,14 @@ function runStarter(
 }
 
 describe('bad input', () => {
-  let stack: TestStack;
-  let worker: InProcessWorker;
-  let scratch: string;
-
-  beforeAll(async () => {
-    stack = await startTestStack({
-      sandbox: { rules: { maxUploadBytes: SANDBOX_MAX_UPLOAD_BYTES } },
-      maxDocumentBytes: WORKER_MAX_DOCUMENT_BYTES,
-    });
-    worker = await stack.startWorker();
-    scratch = mkdtempSync(join(tmpdir(), 'bad-input-'));
+  const stack = useTestStack({
+    sandbox: { rules: { maxUploadBytes: SANDBOX_MAX_UPLOAD_BYTES } },
+    maxDocumentBytes: WORKER_MAX_DOCUMENT_BYTES,
+    worker: true,
+    resetSandbox: true,
   });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await stack?.teardown();
-  });
-
-  beforeEach(async () => {
-    await stack.sandbox.control.reset();
-  });
+  /** A file in the stack's scratch folder: outside the documents root, removed with the stack. */
+  const scratchFile = (name: string): string => join(stack.local.scratchDir, name);
 
   /** Nothing half-done: no workflow for the orderRef, no order on the platform. */
   async function expectNothingStarted(orderRef: unknown): Promise<void> {
@@ -266,7 +252,7 @@ describe('bad input', () => {
   );
 
   it('refuses an order file that is not JSON, naming the file', async () => {
-    const file = join(scratch, 'broken.json');
+    const file = scratchFile('broken.json');
     writeFileSync(file, '{ "orderRef": "broken-1", ');
     const read = readOrderFile(file);
     await expect(read).rejects.toBeInstanceOf(InvalidOrderInputError);
@@ -306,7 +292,7 @@ describe('bad input', () => {
     stack.writeDocument('docs/too-big-for-worker.pdf', Buffer.alloc(WORKER_MAX_DOCUMENT_BYTES + 1, 1));
     stack.writeDocument('docs/too-big-for-platform.pdf', Buffer.alloc(SANDBOX_MAX_UPLOAD_BYTES * 2, 2));
     stack.writeDocument('docs/animation.gif', 'GIF89a not accepted');
-    const outside = join(scratch, 'outside.pdf');
+    const outside = scratchFile('outside.pdf');
     writeFileSync(outside, '%PDF-1.4 outside the root');
     symlinkSync(outside, join(stack.documentsRoot, 'docs', 'escape.pdf'));
 
@@ -395,9 +381,9 @@ describe('bad input', () => {
 
   it('makes the starter CLI exit 2 naming the field, or the file for broken JSON', async () => {
     const env = { TEMPORAL_ADDRESS: stack.temporal.server.address, TEMPORAL_TASK_QUEUE: stack.taskQueue };
-    const missingVehicle = join(scratch, 'missing-vehicle.json');
+    const missingVehicle = scratchFile('missing-vehicle.json');
     writeFileSync(missingVehicle, JSON.stringify({ orderRef: 'cli-bad-1', badge, documents: [] }));
-    const broken = join(scratch, 'broken-cli.json');
+    const broken = scratchFile('broken-cli.json');
     writeFileSync(broken, '{ nope');
 
     const fields = await runStarter(missingVehicle, env);
@@ -406,7 +392,7 @@ describe('bad input', () => {
     const json = await runStarter(broken, env);
     expect(json.code).toBe(2);
     expect(json.stderr).toContain(`Invalid badge order input: ${broken}: not valid JSON (`);
-    const missing = await runStarter(join(scratch, 'no-such-order.json'), env);
+    const missing = await runStarter(scratchFile('no-such-order.json'), env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('ENOENT: no such file or directory');
     await expectNothingStarted('cli-bad-1');
@@ -414,12 +400,12 @@ describe('bad input', () => {
 
   it('makes the starter CLI exit 2 for input beyond the bounds, naming the field', async () => {
     const env = { TEMPORAL_ADDRESS: stack.temporal.server.address, TEMPORAL_TASK_QUEUE: stack.taskQueue };
-    const deep = join(scratch, 'deep-vehicle.json');
+    const deep = scratchFile('deep-vehicle.json');
     writeFileSync(
       deep,
       `{"orderRef":"cli-deep","badge":{"type":"green"},"documents":[],"vehicle":${deepJsonText(6_000)}}`,
     );
-    const window = join(scratch, 'huge-window.json');
+    const window = scratchFile('huge-window.json');
     writeFileSync(
       window,
       JSON.stringify({ ...valid, orderRef: 'cli-window', options: { repairWindowMs: 9007199254740991 } }),

@@ -4,9 +4,6 @@
  * platform holds exactly one order and each document exactly once.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { BadgeOrderInput } from '../../src/contract';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
@@ -51,8 +48,8 @@ describe('badgeOrder under crashes and faults', () => {
   let stack: TestStack;
 
   beforeAll(async () => {
-    const dbFilename = join(mkdtempSync(join(tmpdir(), 'badge-temporal-db-')), 'temporal.db');
-    stack = await startTestStack({ temporal: { dbFilename } });
+    // A database file in the stack's scratch folder, which the restart needs and the teardown removes.
+    stack = await startTestStack({ temporal: { persistent: true } });
   });
 
   afterAll(async () => {

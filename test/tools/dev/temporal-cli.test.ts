@@ -1,5 +1,5 @@
 /** Finding the Temporal CLI: the order of preference, and clear errors. No network: pip is never reached. */
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -20,6 +20,7 @@ function fakeExecutable(dir: string, name = 'temporal'): string {
 describe('resolveTemporalCli', () => {
   const root = mkdtempSync(join(tmpdir(), 'temporal-cli-'));
   const emptyInstallDir = join(root, 'no-install');
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('prefers TEMPORAL_CLI_PATH', async () => {
     const path = fakeExecutable(join(root, 'env'));
