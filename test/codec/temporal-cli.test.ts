@@ -1,22 +1,15 @@
 /**
  * The official Temporal CLI against our codec server, as an operator runs it: a real dev server, the sandbox,
  * a worker encrypting with the stack's key, the codec server on port 0, and the CLI binary the project
- * resolves (src/dev/temporal-cli.ts) with `--codec-endpoint` and `--codec-auth`. With the codec endpoint the
+ * resolves (tools/dev/temporal-cli.ts) with `--codec-endpoint` and `--codec-auth`. With the codec endpoint the
  * CLI shows payloads in clear and sends encrypted ones; without it, it sees only ciphertext.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { startCodecServer, type RunningCodecServer } from '../../src/codec/codec-server';
 import { ENCRYPTED_ENCODING } from '../../src/codec/encryption-codec';
 import { badgeOrderWorkflowId } from '../../src/contract';
-import { resolveTemporalCli } from '../../tools/dev/temporal-cli';
-import { startTestStack, type InProcessWorker, type TestStack } from '../helpers/stack';
+import { useTestStack } from '../helpers/stack';
+import { useTemporalCli } from '../helpers/temporal-cli';
 import { waitFor } from '../helpers/wait';
 
-const execFileAsync = promisify(execFile);
 const TOKEN = 'cli-codec-test-token-0123456789';
 const badge = { type: 'green' };
 
@@ -31,80 +24,9 @@ function payloadText(stdout: string): string {
   return [stdout, ...decoded].join('\n');
 }
 
-interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 describe('the Temporal CLI with our codec server', () => {
-  let stack: TestStack;
-  let worker: InProcessWorker;
-  let codec: RunningCodecServer;
-  let cliPath: string;
-  let home: string;
-
-  beforeAll(async () => {
-    const cli = await resolveTemporalCli({ install: false, allowSdkDownload: false });
-    if (cli.kind !== 'binary') throw new Error('the Temporal CLI binary is needed');
-    cliPath = cli.path;
-    // The CLI reads profiles from the home folder: an empty one keeps an operator's settings out of the test.
-    home = mkdtempSync(join(tmpdir(), 'temporal-cli-home-'));
-    stack = await startTestStack();
-    worker = await stack.startWorker();
-    codec = await startCodecServer({
-      keys: stack.payloadKeys,
-      corsOrigin: 'http://127.0.0.1:8233',
-      token: TOKEN,
-      port: 0,
-    });
-  });
-
-  afterAll(async () => {
-    await codec?.close();
-    await worker?.stop();
-    await stack?.teardown();
-    if (home) rmSync(home, { recursive: true, force: true });
-  });
-
-  /**
-   * Runs the CLI against the stack, with the codec endpoint (templated as operators write it) and the token
-   * unless told otherwise.
-   */
-  async function temporal(
-    args: readonly string[],
-    options: { readonly codec?: boolean; readonly codecAuth?: string } = {},
-  ): Promise<CliResult> {
-    const connection = [
-      '--address',
-      stack.temporal.server.address,
-      '--namespace',
-      stack.temporal.server.namespace,
-      '--disable-config-file',
-      '--disable-config-env',
-      '--color',
-      'never',
-    ];
-    const codecFlags =
-      options.codec === false
-        ? []
-        : [
-            '--codec-endpoint',
-            `${codec.url}/{namespace}`,
-            '--codec-auth',
-            options.codecAuth ?? `Bearer ${TOKEN}`,
-          ];
-    try {
-      const { stdout, stderr } = await execFileAsync(cliPath, [...args, ...connection, ...codecFlags], {
-        env: { PATH: process.env.PATH ?? '', HOME: home },
-        maxBuffer: 16 * 1024 * 1024,
-      });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code?: number; stdout?: string; stderr?: string };
-      return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-    }
-  }
+  const stack = useTestStack({ worker: true });
+  const temporal = useTemporalCli(stack, { token: TOKEN }).run;
 
   /** Starts an order whose GIF scan the sandbox refuses, and waits until it awaits repair. */
   async function orderAwaitingRepair(orderRef: string, licensePlate: string): Promise<string> {

@@ -6,14 +6,8 @@
  * `ops reconcile` and through the HTTP API. A property test then shows that any order id of up to 40 digits
  * survives the platform's answer, the workflow's state, the upload, the status query and the API unchanged.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import fc from 'fast-check';
-import { startCodecServer, type RunningCodecServer } from '../../src/codec/codec-server';
 import { runOps } from '../../src/commands/ops-command';
 import { BadgeOrderId } from '../../src/workflow-contract';
 import {
@@ -23,40 +17,25 @@ import {
   type BadgeOrderStatusView,
 } from '../../src/contract';
 import type { BadgeOrderHandle } from '../../src/client/badge-orders-client';
-import { resolveTemporalCli } from '../../tools/dev/temporal-cli';
 import { startTestApi, TEST_KEYS, type TestApi } from '../api/api-server';
 import { useTestStack } from '../helpers/stack';
+import { useTemporalCli } from '../helpers/temporal-cli';
 import { waitFor } from '../helpers/wait';
 
-const execFileAsync = promisify(execFile);
 const CODEC_TOKEN = 'int64-ids-codec-token-0123456789';
 const TWO_TO_53 = 2n ** 53n;
 const sha256 = (content: string): string => createHash('sha256').update(content).digest('hex');
 
 describe('badgeOrder against a platform whose ids pass 2^53', () => {
   const stack = useTestStack({ sandbox: { profile: 'int64' }, worker: true });
+  const cli = useTemporalCli(stack, { token: CODEC_TOKEN });
   let api: TestApi;
-  let codec: RunningCodecServer;
-  let cliPath: string;
-  let home: string;
 
   beforeAll(async () => {
-    const cli = await resolveTemporalCli({ install: false, allowSdkDownload: false });
-    if (cli.kind !== 'binary') throw new Error('the Temporal CLI binary is needed');
-    cliPath = cli.path;
-    home = mkdtempSync(join(tmpdir(), 'temporal-cli-home-'));
     api = await startTestApi({ orders: stack.orders });
-    codec = await startCodecServer({
-      keys: stack.payloadKeys,
-      corsOrigin: 'http://127.0.0.1:8233',
-      token: CODEC_TOKEN,
-      port: 0,
-    });
   });
   afterAll(async () => {
-    await codec?.close();
     await api?.close();
-    if (home) rmSync(home, { recursive: true, force: true });
   });
   afterEach(async () => {
     await stack.sandbox.control.setFaults({});
@@ -142,34 +121,18 @@ describe('badgeOrder against a platform whose ids pass 2^53', () => {
 
   it('is reconciled from the Web UI: the update by name, its argument JSON with the id as a string', async () => {
     const { handle, createdId } = await heldOrder('int64-web-ui');
-    const { stdout, stderr } = await execFileAsync(
-      cliPath,
-      [
-        'workflow',
-        'update',
-        'execute',
-        '--workflow-id',
-        badgeOrderWorkflowId('int64-web-ui'),
-        '--name',
-        'reconcileOrder',
-        '--input',
-        JSON.stringify({ orderId: createdId }),
-        '--address',
-        stack.temporal.server.address,
-        '--namespace',
-        stack.temporal.server.namespace,
-        '--codec-endpoint',
-        `${codec.url}/{namespace}`,
-        '--codec-auth',
-        `Bearer ${CODEC_TOKEN}`,
-        '--disable-config-file',
-        '--disable-config-env',
-        '--color',
-        'never',
-      ],
-      { env: { PATH: process.env.PATH ?? '', HOME: home } },
-    );
-    expect(stderr).toBe('');
+    const { code, stdout, stderr } = await cli.run([
+      'workflow',
+      'update',
+      'execute',
+      '--workflow-id',
+      badgeOrderWorkflowId('int64-web-ui'),
+      '--name',
+      'reconcileOrder',
+      '--input',
+      JSON.stringify({ orderId: createdId }),
+    ]);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     // The update's answer, decoded by the codec server, names the order by its digits.
     expect(stdout).toContain(createdId);
     const result = await handle.result();
