@@ -5,13 +5,10 @@
  * server, real sandbox, a worker with webhook secrets, a receiver over HTTP.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import type { WebhookEvent } from '../../src/contract';
 import { problemSchema } from '../../src/http-contract';
 import { useTestStack } from '../helpers/stack';
-import { webhookSigner } from '../helpers/webhook-signature';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
 import { waitFor } from '../helpers/wait';
 import {
   documentUploadResponseSchema,
@@ -28,32 +25,12 @@ const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).dig
 
 describe('the API with the document store and webhooks', () => {
   const stack = useTestStack({ resetSandbox: true });
-  const received: { event: WebhookEvent; signer: string | null }[] = [];
-  let receiver: Server;
-  let callbackBase: string;
+  let receiver: WebhookReceiver;
   let api: TestApi;
   let strictApi: TestApi;
 
   beforeAll(async () => {
-    receiver = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        received.push({
-          event: JSON.parse(body) as WebhookEvent,
-          signer: webhookSigner(SECRETS, request.headers, body),
-        });
-        response.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    callbackBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    stack.local.onStop(
-      'the webhook receiver',
-      () => new Promise<void>((resolve) => receiver.close(() => resolve())),
-    );
-
+    receiver = await startWebhookReceiver(stack.local, { secrets: SECRETS });
     await stack.local.startWorker({
       config: { webhooks: { secrets: SECRETS, allowHttpLoopback: true, allowedHosts: [] } },
     });
@@ -134,12 +111,12 @@ describe('the API with the document store and webhooks', () => {
   it("records the caller's key id as the order's client: its webhooks are signed with that client's secret", async () => {
     const placed = await putOrder(api, 'api-webhooks', {
       documents: [{ path: stack.writeDocument('clients/writer/api-webhooks/form.pdf', '%PDF-1.4 form') }],
-      callbackUrl: `${callbackBase}/hooks`,
+      callbackUrl: `${receiver.baseUrl}/hooks`,
     });
     expect(placed.status).toBe(201);
     await stack.orders.getHandle({ orderRef: 'api-webhooks', clientId: 'writer' }).result();
     const completed = await waitFor(
-      () => Promise.resolve(received.filter(({ event }) => event.orderRef === 'api-webhooks')),
+      () => Promise.resolve(receiver.deliveries.filter(({ event }) => event.orderRef === 'api-webhooks')),
       (events) => events.some(({ event }) => event.type === 'order.completed'),
       { what: 'the order.completed webhook of api-webhooks', timeoutMs: 60_000 },
     );
@@ -157,7 +134,7 @@ describe('the API with the document store and webhooks', () => {
     ]);
     const loopback = await putOrder(strictApi, 'api-loopback-hook', {
       documents: [{ path: 'clients/writer/x.pdf' }],
-      callbackUrl: `${callbackBase}/hooks`,
+      callbackUrl: `${receiver.baseUrl}/hooks`,
     });
     expect(loopback.status).toBe(400);
     const problem = problemSchema.parse(await loopback.json());

@@ -3,64 +3,35 @@
  * each event once by its id, and answers the first delivery of every event with a 500 after taking it, so each
  * event is delivered again with the same id. Real dev server, real sandbox, a worker with webhook secrets.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { WorkflowFailedError } from '@temporalio/client';
-import { WEBHOOK_HEADERS } from '../../src/activities/deliver-webhook';
 import type { OrderKey } from '../../src/client/badge-orders-client';
 import type { BadgeOrderInput, WebhookEvent } from '../../src/contract';
 import { useTestStack } from '../helpers/stack';
-import { webhookSigner } from '../helpers/webhook-signature';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
 import { activityFailureMessages } from '../helpers/history';
 import { waitFor } from '../helpers/wait';
 
 const SECRETS = { 'client-a': 'client-a-secret-0123456789', default: 'default-secret-0123456789' };
 const ALL_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
 
-/** One delivery as the receiver saw it. */
-interface Delivery {
-  readonly path: string;
-  readonly id: string;
-  readonly validFor: string | null;
-  readonly event: WebhookEvent;
-}
-
 describe('badgeOrder webhooks', () => {
   const stack = useTestStack();
-  const deliveries: Delivery[] = [];
   /** Events kept once by id, in arrival order: what a receiver that drops repeats holds. */
   const kept = new Map<string, WebhookEvent>();
-  let receiver: Server;
-  let baseUrl: string;
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    receiver = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const path = request.url ?? '';
-        if (path.startsWith('/refuse')) {
-          response.writeHead(400).end();
-          return;
-        }
-        const event = JSON.parse(body) as WebhookEvent;
-        const id = String(request.headers[WEBHOOK_HEADERS.id]);
-        const validFor = webhookSigner(SECRETS, request.headers, body);
-        deliveries.push({ path, id, validFor, event });
-        const seenBefore = kept.has(id);
-        if (validFor !== null && !seenBefore) kept.set(id, event);
-        // Taken, but answered as failed the first time: the same event comes again.
-        response.writeHead(seenBefore ? 204 : 500).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     // The stack stops what it started newest first: the worker before the receiver.
-    stack.local.onStop(
-      'the webhook receiver',
-      () => new Promise<void>((resolve) => receiver.close(() => resolve())),
-    );
+    receiver = await startWebhookReceiver(stack.local, {
+      secrets: SECRETS,
+      answer: ({ path, id, signer, event }) => {
+        if (path.startsWith('/refuse')) return 400;
+        const seenBefore = kept.has(id);
+        if (signer !== null && !seenBefore) kept.set(id, event);
+        // Taken, but answered as failed the first time: the same event comes again.
+        return seenBefore ? 204 : 500;
+      },
+    });
 
     await stack.local.startWorker({
       // Only 127.0.0.1 is listed: the receiver's address, not `localhost`.
@@ -118,7 +89,7 @@ describe('badgeOrder webhooks', () => {
     await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
     const started = await stack.orders.startOrder(
       order('hook-repair', ['form.pdf', 'photo.jpg'], {
-        callbackUrl: `${baseUrl}/hooks/orders?tenant=7`,
+        callbackUrl: `${receiver.baseUrl}/hooks/orders?tenant=7`,
         clientId: 'client-a',
       }),
     );
@@ -131,8 +102,8 @@ describe('badgeOrder webhooks', () => {
     await stack.orders.retryUploads(ofClientA('hook-repair'));
     const result = await started.handle.result();
 
-    const mine = deliveries.filter((delivery) => delivery.event.orderRef === 'hook-repair');
-    expect(mine.every((delivery) => delivery.validFor === 'client-a')).toBe(true);
+    const mine = receiver.deliveries.filter((delivery) => delivery.event.orderRef === 'hook-repair');
+    expect(mine.every((delivery) => delivery.signer === 'client-a')).toBe(true);
     expect(mine.every((delivery) => delivery.path === '/hooks/orders?tenant=7')).toBe(true);
     const events = [...kept.values()].filter((event) => event.orderRef === 'hook-repair');
     expect(events.map((event) => event.type)).toEqual(['order.awaiting_repair', 'order.completed']);
@@ -167,7 +138,7 @@ describe('badgeOrder webhooks', () => {
   it('signs with the default secret without clientId, and announces Failed with its code', async () => {
     const started = await stack.orders.startOrder(
       order('hook-failed', ['note.gif'], {
-        callbackUrl: `${baseUrl}/hooks/failed`,
+        callbackUrl: `${receiver.baseUrl}/hooks/failed`,
         options: { repairWindowMs: 1_000 },
       }),
     );
@@ -184,14 +155,17 @@ describe('badgeOrder webhooks', () => {
       ['order.awaiting_repair', null],
       ['order.failed', 'REPAIR_DEADLINE_PASSED'],
     ]);
-    const mine = deliveries.filter((delivery) => delivery.event.orderRef === 'hook-failed');
-    expect(mine.every((delivery) => delivery.validFor === 'default')).toBe(true);
+    const mine = receiver.deliveries.filter((delivery) => delivery.event.orderRef === 'hook-failed');
+    expect(mine.every((delivery) => delivery.signer === 'default')).toBe(true);
   });
 
   it('announces AwaitingReconciliation, then Cancelled when the held order is cancelled', async () => {
     await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
     const started = await stack.orders.startOrder(
-      order('hook-held', ['form.pdf'], { callbackUrl: `${baseUrl}/hooks/held`, clientId: 'client-a' }),
+      order('hook-held', ['form.pdf'], {
+        callbackUrl: `${receiver.baseUrl}/hooks/held`,
+        clientId: 'client-a',
+      }),
     );
     await waitFor(
       () => stack.orders.status(ofClientA('hook-held')),
@@ -213,7 +187,10 @@ describe('badgeOrder webhooks', () => {
 
   it('completes the order when the receiver refuses, and shows the failed delivery with its attempts, not the answer', async () => {
     const started = await stack.orders.startOrder(
-      order('hook-refused', ['form.pdf'], { callbackUrl: `${baseUrl}/refuse/hooks`, clientId: 'client-a' }),
+      order('hook-refused', ['form.pdf'], {
+        callbackUrl: `${receiver.baseUrl}/refuse/hooks`,
+        clientId: 'client-a',
+      }),
     );
     const result = await started.handle.result();
     expect(result.documents).toHaveLength(1);
@@ -223,7 +200,7 @@ describe('badgeOrder webhooks', () => {
   });
 
   it('delivers nothing to a host outside WEBHOOK_ALLOWED_HOSTS, completes the order and shows the failure, not why', async () => {
-    const unlisted = baseUrl.replace('127.0.0.1', 'localhost');
+    const unlisted = receiver.baseUrl.replace('127.0.0.1', 'localhost');
     const started = await stack.orders.startOrder(
       order('hook-unlisted', ['form.pdf'], {
         callbackUrl: `${unlisted}/hooks/unlisted`,
@@ -232,6 +209,6 @@ describe('badgeOrder webhooks', () => {
     );
     await started.handle.result();
     await completedWithOneFailedDelivery('hook-unlisted', 1, /localhost is not one/);
-    expect(deliveries.filter(({ path }) => path.includes('unlisted'))).toEqual([]);
+    expect(receiver.deliveries.filter(({ path }) => path.includes('unlisted'))).toEqual([]);
   });
 });
