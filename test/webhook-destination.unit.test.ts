@@ -4,12 +4,8 @@
  * the resolvers here are functions.
  */
 import type { LookupAddress } from 'node:dns';
-import {
-  callbackUrlProblem,
-  destinationLookup,
-  WebhookDestinationError,
-  type HostResolver,
-} from '../src/webhook-destination';
+import { callbackUrlProblem, destinationLookup, WebhookDestinationError } from '../src/webhook-destination';
+import { answering } from './helpers/host-resolver';
 
 const PUBLIC = { allowHttpLoopback: false };
 const HINT = 'internal receivers must be named in WEBHOOK_ALLOWED_HOSTS by the operators';
@@ -115,19 +111,6 @@ describe('destinationLookup', () => {
         else resolve(addresses as LookupAddress[]);
       });
     });
-  }
-
-  /** A resolver that gives `answers` in turn (the last one again once they run out), counting its calls. */
-  function answering(...answers: (readonly LookupAddress[])[]): HostResolver & { calls: number } {
-    const resolver = Object.assign(
-      () => {
-        const answer = answers[Math.min(resolver.calls, answers.length - 1)] ?? [];
-        resolver.calls += 1;
-        return Promise.resolve(answer);
-      },
-      { calls: 0 },
-    );
-    return resolver;
   }
 
   const v4 = (address: string): LookupAddress => ({ address, family: 4 });

@@ -9,8 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import { deliverWebhookActivity, type DeliverWebhookInput } from '../../src/activities/deliver-webhook';
 import type { WebhookEvent } from '../../src/contract';
-import type { LookupAddress } from 'node:dns';
-import type { HostResolver } from '../../src/webhook-destination';
+import { answering } from '../helpers/host-resolver';
 
 const event = {
   id: 'evt_test_1',
@@ -33,19 +32,6 @@ describe('deliverWebhook', () => {
     port = (listener.address() as AddressInfo).port;
   });
   afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())));
-
-  /** A resolver that gives `answers` in turn (the last one again once they run out), counting its calls. */
-  function answering(...answers: (readonly LookupAddress[])[]): HostResolver & { calls: number } {
-    const resolver = Object.assign(
-      () => {
-        const answer = answers[Math.min(resolver.calls, answers.length - 1)] ?? [];
-        resolver.calls += 1;
-        return Promise.resolve(answer);
-      },
-      { calls: 0 },
-    );
-    return resolver;
-  }
 
   async function applicationFailure(delivery: Promise<unknown>): Promise<ApplicationFailure> {
     const error = await delivery.then(
