@@ -8,6 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { buildServiceBundle, WORKFLOWS_PATH } from '../src/workflow-bundle';
+import { runMain } from '../src/main/run-main';
 
 async function main(argv: readonly string[]): Promise<void> {
   const program = new Command('build-workflow-bundle')
@@ -26,8 +27,5 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 if (require.main === module) {
-  main(process.argv).catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  });
+  runMain(() => main(process.argv));
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { generatePayloadKeyEntry } from '../../src/codec/key-ring';
 import { startCluster } from './cluster';
+import { runMain } from '../../src/main/run-main';
 
 function positiveInteger(value: string): number {
   const parsed = Number(value);
@@ -57,7 +58,4 @@ async function main(): Promise<void> {
   log('Ctrl-C stops everything.');
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  process.exit(1);
-});
+runMain(main, { messageOnly: [] });

@@ -19,6 +19,7 @@ import {
   webhookEventSchema,
 } from '../../src/contract';
 import { problemSchema } from '../../src/http-contract';
+import { runMain } from '../../src/main/run-main';
 
 /** The folder the schemas are written to. */
 const SCHEMAS_DIR = resolve(__dirname, '../../schemas');
@@ -125,8 +126,5 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
-  });
+  runMain(main);
 }

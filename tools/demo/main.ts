@@ -20,6 +20,7 @@ import { PROJECT_ROOT } from '../dev/child-process';
 import { startLocalStack, type LocalStack } from '../stack';
 import { curlCommands, DEMO_API_CLIENT, placeOrderThroughApi, startDemoApi } from './api-order';
 import { createOrderProgress } from './order-progress';
+import { runMain } from '../../src/main/run-main';
 
 const DOCUMENTS_ROOT = join(PROJECT_ROOT, '.data', 'demo-documents');
 /** The demo's payload key (git-ignored .data/), so the operator CLI can read the same payloads. */
@@ -190,7 +191,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runMain(main);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from './child-process';
 import { CleanupList } from '../stack/cleanup';
 import { startDevServer } from './dev-server';
+import { runMain } from '../../src/main/run-main';
 
 async function main(): Promise<void> {
   const dataDir = join(PROJECT_ROOT, '.data');
@@ -25,7 +26,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runMain(main);

@@ -3,6 +3,7 @@
  * Where only the SDK's download is left, it starts and stops a server once to prove the download works.
  */
 import { describeTemporalCli, helpMessage, resolveTemporalCli } from './temporal-cli';
+import { runMain } from '../../src/main/run-main';
 
 async function main(): Promise<void> {
   const log = (message: string): void => console.log(message);
@@ -23,7 +24,4 @@ async function main(): Promise<void> {
   log(`Using ${describeTemporalCli(cli)}`);
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runMain(main);

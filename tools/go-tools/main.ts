@@ -3,6 +3,7 @@
  * so CI can build them before the tests that need them and a developer can build them ahead of time.
  */
 import { ensureGoTool, GO_TOOLS } from './go-tools';
+import { runMain } from '../../src/main/run-main';
 
 async function main(names: readonly string[]): Promise<void> {
   const known = Object.keys(GO_TOOLS) as (keyof typeof GO_TOOLS)[];
@@ -13,7 +14,4 @@ async function main(names: readonly string[]): Promise<void> {
   for (const name of wanted) console.log(`${name}: ${await ensureGoTool(GO_TOOLS[name])}`);
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runMain(() => main(process.argv.slice(2)));

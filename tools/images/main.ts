@@ -5,6 +5,7 @@
  */
 import { withDockerEngine } from '../docker/engine';
 import { ensureStandInImages } from './stand-ins';
+import { runMain } from '../../src/main/run-main';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -12,7 +13,4 @@ async function main(): Promise<void> {
   console.error(`images ready in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runMain(main);

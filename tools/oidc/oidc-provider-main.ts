@@ -11,6 +11,7 @@ import { createHash, generateKeyPairSync, randomBytes, timingSafeEqual } from 'n
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { runMain } from '../../src/main/run-main';
 
 const configSchema = z.object({
   port: z.number().int().min(1).max(65535),
@@ -195,7 +196,4 @@ async function main(configPath: string): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-main(process.argv[2] ?? '').catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  process.exit(1);
-});
+runMain(() => main(process.argv[2] ?? ''), { messageOnly: [] });
