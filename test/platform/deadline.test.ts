@@ -175,28 +175,32 @@ describe('abort', () => {
 });
 
 describe('upload source errors', () => {
-  it('passes a read error that carries a failure type through as is', async () => {
+  /** Uploads from a source whose first read fails with `failure`; resolves to what the upload threw. */
+  function uploadFromBrokenSource(failure: Error, idempotencyKey: string): Promise<unknown> {
     behaviour = (request, response) => {
       request.resume();
       request.once('end', () => response.writeHead(201).end('{}'));
     };
-    const failure = Object.assign(new Error('disk went away'), { code: 'DOCUMENT_UNAVAILABLE' });
     const broken = (): Readable =>
       new Readable({
         read() {
           this.destroy(failure);
         },
       });
-    const error = await client({})
+    return client({})
       .uploadDocument({
         source: { sizeBytes: 10, openStream: broken },
         filename: 'a.pdf',
         orderId: '1',
         documentOwner: '7',
-        idempotencyKey: 'd-3',
+        idempotencyKey,
       })
       .catch((e: unknown) => e);
-    expect(error).toBe(failure);
+  }
+
+  it('passes a read error that carries a failure type through as is', async () => {
+    const failure = Object.assign(new Error('disk went away'), { code: 'DOCUMENT_UNAVAILABLE' });
+    expect(await uploadFromBrokenSource(failure, 'd-3')).toBe(failure);
   });
 
   it.each([
@@ -204,26 +208,8 @@ describe('upload source errors', () => {
     ['ENOENT', 'FILE_ERROR', false],
     [undefined, 'FILE_ERROR', false],
   ])('turns a source read error %s into %s, not sent', async (fsCode, code, retryable) => {
-    behaviour = (request, response) => {
-      request.resume();
-      request.once('end', () => response.writeHead(201).end('{}'));
-    };
-    const broken = (): Readable =>
-      new Readable({
-        read() {
-          this.destroy(Object.assign(new Error('read failed'), fsCode === undefined ? {} : { code: fsCode }));
-        },
-      });
-    const error = await client({})
-      .uploadDocument({
-        source: { sizeBytes: 10, openStream: broken },
-        filename: 'a.pdf',
-        orderId: '1',
-        documentOwner: '7',
-        idempotencyKey: 'd-4',
-      })
-      .catch((e: unknown) => e);
-    expect(error).toMatchObject({ code, outcome: 'not-sent' });
+    const failure = Object.assign(new Error('read failed'), fsCode === undefined ? {} : { code: fsCode });
+    expect(await uploadFromBrokenSource(failure, 'd-4')).toMatchObject({ code, outcome: 'not-sent' });
     expect(FAILURE_TABLE[code as keyof typeof FAILURE_TABLE].retryable).toBe(retryable);
   });
 });
