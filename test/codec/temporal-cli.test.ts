@@ -8,6 +8,7 @@ import { ENCRYPTED_ENCODING } from '../../src/codec/encryption-codec';
 import { badgeOrderWorkflowId } from '../../src/contract';
 import { useTestStack } from '../helpers/stack';
 import { useTemporalCli } from '../helpers/temporal-cli';
+import { orderAwaitingRepair } from '../helpers/orders';
 import { waitFor } from '../helpers/wait';
 
 const TOKEN = 'cli-codec-test-token-0123456789';
@@ -27,17 +28,6 @@ function payloadText(stdout: string): string {
 describe('the Temporal CLI with our codec server', () => {
   const stack = useTestStack({ worker: true });
   const temporal = useTemporalCli(stack, { token: TOKEN }).run;
-
-  /** Starts an order whose GIF scan the sandbox refuses, and waits until it awaits repair. */
-  async function orderAwaitingRepair(orderRef: string, licensePlate: string): Promise<string> {
-    const path = stack.writeDocument(`${orderRef}/scan.gif`, `GIF89a ${orderRef}`);
-    await stack.orders.startOrder({ orderRef, vehicle: { licensePlate }, badge, documents: [{ path }] });
-    await waitFor(
-      () => stack.orders.status(orderRef),
-      (status) => status.phase === 'awaiting-repair',
-    );
-    return path;
-  }
 
   /** The signal events of an order's raw history (as the server stores them). */
   async function signalInputs(
@@ -62,7 +52,7 @@ describe('the Temporal CLI with our codec server', () => {
   }
 
   it('queries the status: in clear with the codec endpoint, encrypted without', async () => {
-    await orderAwaitingRepair('cli-query', 'B-CQ 1');
+    await orderAwaitingRepair(stack, 'cli-query', { licensePlate: 'B-CQ 1' });
     const workflow = ['-w', badgeOrderWorkflowId('cli-query')];
 
     const decoded = await temporal(['workflow', 'query', ...workflow, '--name', 'status', '-o', 'json']);
@@ -80,7 +70,7 @@ describe('the Temporal CLI with our codec server', () => {
   });
 
   it('sends retryUploads without input, and with input encrypted by the codec server', async () => {
-    await orderAwaitingRepair('cli-signal', 'B-CS 1');
+    await orderAwaitingRepair(stack, 'cli-signal', { licensePlate: 'B-CS 1' });
     const workflow = ['-w', badgeOrderWorkflowId('cli-signal')];
 
     const bare = await temporal(['workflow', 'signal', ...workflow, '--name', 'retryUploads']);
@@ -115,7 +105,7 @@ describe('the Temporal CLI with our codec server', () => {
   });
 
   it('executes the replaceDocument update with input and shows its decoded result', async () => {
-    await orderAwaitingRepair('cli-update', 'B-CU 1');
+    await orderAwaitingRepair(stack, 'cli-update', { licensePlate: 'B-CU 1' });
     const replacement = stack.writeDocument('cli-update/form.pdf', '%PDF-1.4 replacement');
     const result = await temporal([
       'workflow',
@@ -169,7 +159,7 @@ describe('the Temporal CLI with our codec server', () => {
   });
 
   it('reports the codec server refusing a wrong token instead of showing ciphertext', async () => {
-    await orderAwaitingRepair('cli-refused', 'B-CR 1');
+    await orderAwaitingRepair(stack, 'cli-refused', { licensePlate: 'B-CR 1' });
     const refused = await temporal(
       ['workflow', 'query', '-w', badgeOrderWorkflowId('cli-refused'), '--name', 'status'],
       { codecAuth: 'Bearer wrong-token' },

@@ -13,6 +13,7 @@ import type { ListedOrder } from '../../src/commands/ops-command';
 import { createPlatformClient, type ProbeReport } from '../../src/platform';
 import { DEMO_USER, startSandbox, subjectUuid } from '../../src/sandbox';
 import { useTestStack } from '../helpers/stack';
+import { orderAwaitingRepair } from '../helpers/orders';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'B-OP 1' };
@@ -51,19 +52,7 @@ describe('ops CLI', () => {
     return JSON.parse(result.out) as T;
   }
 
-  async function awaitingRepair(orderRef: string): Promise<void> {
-    stack.writeDocument(`${orderRef}/scan.gif`, `GIF89a ${orderRef}`);
-    await stack.orders.startOrder({
-      orderRef,
-      vehicle,
-      badge,
-      documents: [{ path: `${orderRef}/scan.gif` }],
-    });
-    await waitFor(
-      () => stack.orders.status(orderRef),
-      (status) => status.phase === 'awaiting-repair',
-    );
-  }
+  const awaitingRepair = (orderRef: string) => orderAwaitingRepair(stack, orderRef, vehicle);
 
   it('lists orders by status, as a table and as JSON', async () => {
     await awaitingRepair('cli-list-stuck');

@@ -10,6 +10,7 @@ import { findFreePort } from '../../tools/dev/dev-server';
 import { METRIC_NAMES } from '../../src/metrics';
 import { applyReplaySchedule, describeReplaySchedule, triggerReplay } from '../../src/temporal/schedule';
 import { useTestStack } from '../helpers/stack';
+import { orderAwaitingRepair } from '../helpers/orders';
 import { waitFor } from '../helpers/wait';
 
 const ROOT = join(__dirname, '..', '..');
@@ -67,7 +68,6 @@ it('exports every metric the dashboard and the alert rules use', async () => {
   });
   try {
     stack.writeDocument('names/form.pdf', '%PDF names');
-    stack.writeDocument('names/scan.gif', 'GIF89a refused');
     const done = await stack.orders.startOrder({
       orderRef: 'names-ok',
       stockId: 1001,
@@ -76,16 +76,7 @@ it('exports every metric the dashboard and the alert rules use', async () => {
       documents: [{ path: 'names/form.pdf' }],
     });
     await done.handle.result();
-    await stack.orders.startOrder({
-      orderRef: 'names-stuck',
-      vehicle,
-      badge,
-      documents: [{ path: 'names/scan.gif' }],
-    });
-    await waitFor(
-      () => stack.orders.status('names-stuck'),
-      (status) => status.phase === 'awaiting-repair',
-    );
+    await orderAwaitingRepair(stack, 'names-stuck', vehicle);
     // A workflow type no worker knows: its workflow tasks fail, as after a non-deterministic deploy.
     const broken = await stack.temporal.client.workflow.start('noSuchWorkflowType', {
       taskQueue: stack.taskQueue,

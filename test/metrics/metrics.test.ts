@@ -6,6 +6,7 @@
 import { createServer } from 'node:net';
 import { METRIC_NAMES } from '../../src/metrics';
 import { startTestStack, type TestStack, type WorkerProcess } from '../helpers/stack';
+import { orderAwaitingRepair } from '../helpers/orders';
 import { waitFor } from '../helpers/wait';
 import { waitUntilServing } from '../../tools/oidc/binary-process';
 
@@ -75,7 +76,6 @@ describe('metrics endpoint', () => {
   it('serves the SDK metrics and the service counters after an order', async () => {
     stack.writeDocument('metrics/form.pdf', '%PDF metrics');
     stack.writeDocument('metrics/photo.jpg', Buffer.alloc(512, 3));
-    stack.writeDocument('metrics/scan.gif', 'GIF89a refused');
     const completed = await stack.orders.startOrder({
       orderRef: 'metrics-ok',
       stockId: 1001,
@@ -84,16 +84,7 @@ describe('metrics endpoint', () => {
       documents: [{ path: 'metrics/form.pdf' }, { path: 'metrics/photo.jpg' }],
     });
     await completed.handle.result();
-    await stack.orders.startOrder({
-      orderRef: 'metrics-stuck',
-      vehicle,
-      badge,
-      documents: [{ path: 'metrics/scan.gif' }],
-    });
-    await waitFor(
-      () => stack.orders.status('metrics-stuck'),
-      (status) => status.phase === 'awaiting-repair',
-    );
+    await orderAwaitingRepair(stack, 'metrics-stuck', vehicle);
 
     const text = await waitFor(
       scrape,

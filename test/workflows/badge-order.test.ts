@@ -11,6 +11,7 @@ import { badgeOrderWorkflowId, InvalidOrderInputError } from '../../src/contract
 import { DEMO_USER, DOCUMENT_ONLY_USER } from '../../src/sandbox';
 import { startTestStack, useTestStack } from '../helpers/stack';
 import { historiesOf, historyText, stepSummaries } from '../helpers/history';
+import { orderAwaitingRepair } from '../helpers/orders';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'B-XY 1234', vin: 'WVWZZZ1JZXW000001', fuel: 'diesel' };
@@ -210,17 +211,7 @@ describe('badgeOrder', () => {
   });
 
   it('retries failed documents on retryUploads once the platform accepts them', async () => {
-    stack.writeDocument('retry/scan.gif', 'GIF89a not accepted yet');
-    const started = await stack.orders.startOrder({
-      orderRef: 'retry-1',
-      vehicle,
-      badge,
-      documents: [{ path: 'retry/scan.gif' }],
-    });
-    await waitFor(
-      () => stack.orders.status('retry-1'),
-      (status) => status.phase === 'awaiting-repair',
-    );
+    const started = await orderAwaitingRepair(stack, 'retry-1', vehicle);
     await stack.sandbox.control.setRules({
       acceptedContentTypes: ['image/jpeg', 'image/png', 'application/pdf', 'image/gif'],
     });
