@@ -22,7 +22,7 @@ import {
   type LatencySummary,
   type PlatformRequestCounts,
 } from './metrics';
-import { runOrders } from './pool';
+import { runOrders, type PoolResult } from './pool';
 import { startTsProcess } from '../tools/dev/child-process';
 import type { BenchStack, WorkerSet } from './stack';
 import { BADGE, VEHICLE } from './order-data';
@@ -251,6 +251,23 @@ function orderRunner(stack: BenchStack, kind: TemporalKind, workers: WorkerSet, 
   };
 }
 
+/** What a scenario reports of its orders: their shape and concurrency, and how the measured ones (`pool`) went. */
+function measuredOrders(params: ThroughputParams, pool: PoolResult) {
+  return {
+    concurrency: params.concurrency,
+    orders: params.orders,
+    documentsPerOrder: params.shape.documents.length,
+    documentBytes: params.shape.documentBytes,
+    withStock: params.shape.stockId !== undefined,
+    wallSeconds: pool.wallMs / 1000,
+    ordersPerSecond: pool.latenciesMs.length / (pool.wallMs / 1000),
+    latency: summariseLatencies(pool.latenciesMs),
+    failures: pool.failures,
+    failureSamples: pool.failureSamples,
+    latenciesMs: pool.latenciesMs,
+  };
+}
+
 /** Runs warm-up orders, then `params.orders` measured orders through badgeOrder, the peer or a floor. */
 export async function runTemporalScenario(
   stack: BenchStack,
@@ -274,23 +291,13 @@ export async function runTemporalScenario(
   return {
     kind,
     workers: workers.processes.length,
-    concurrency: params.concurrency,
-    orders: params.orders,
-    documentsPerOrder: params.shape.documents.length,
-    documentBytes: params.shape.documentBytes,
-    withStock: params.shape.stockId !== undefined,
-    wallSeconds: pool.wallMs / 1000,
-    ordersPerSecond: pool.latenciesMs.length / (pool.wallMs / 1000),
-    latency: summariseLatencies(pool.latenciesMs),
-    failures: pool.failures,
-    failureSamples: pool.failureSamples,
+    ...measuredOrders(params, pool),
     cpu: cpuBetween(before, after),
     workerPeakRssBytes: Math.max(0, ...pids.map((pid) => readProcMemory(pid).peakRssBytes)),
     requests,
     requestsPerOrder: perOrder(requests, params.orders),
     authCallsIncludingWarmup: after.stats.authCalls.issued - start.authCalls.issued,
     windowsUs: [[windowStart, windowEnd]],
-    latenciesMs: pool.latenciesMs,
     load: { start: loadStart, end: loadEnd },
     ...(workers.baseline ? { baseline: workers.baseline.label } : {}),
   };
@@ -355,16 +362,7 @@ export async function runDirectScenario(
   return {
     kind: params.ordersPerSecond === undefined ? 'direct' : 'directPaced',
     workers: 0,
-    concurrency: params.concurrency,
-    orders: params.orders,
-    documentsPerOrder: params.shape.documents.length,
-    documentBytes: params.shape.documentBytes,
-    withStock: params.shape.stockId !== undefined,
-    wallSeconds: result.wallMs / 1000,
-    ordersPerSecond: result.latenciesMs.length / (result.wallMs / 1000),
-    latency: summariseLatencies(result.latenciesMs),
-    failures: result.failures,
-    failureSamples: result.failureSamples,
+    ...measuredOrders(params, result),
     cpu: {
       workerSeconds: result.cpuSeconds,
       serverSeconds:
@@ -379,7 +377,6 @@ export async function runDirectScenario(
     requestsPerOrder: perOrder(measured, params.orders),
     authCallsIncludingWarmup: requests.authIssued,
     windowsUs: [[windowStart, monotonicMicros()]],
-    latenciesMs: result.latenciesMs,
     load: { start: loadStart, end: readLoadAverage() },
   };
 }
