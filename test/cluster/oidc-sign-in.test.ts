@@ -18,7 +18,7 @@ import type { Locator, Page } from 'playwright-core';
 import { generatePayloadKeyEntry } from '../../src/codec/key-ring';
 import { badgeOrderWorkflowId, type BadgeOrderInput } from '../../src/contract';
 import { startCluster, type Cluster } from '../../tools/cluster';
-import { LOCAL_OPERATOR, type OidcWebUis } from '../../tools/oidc';
+import { LOCAL_OPERATOR, WEB_UI_CALLBACK_PATH, type OidcWebUis } from '../../tools/oidc';
 import type { LocalStack } from '../../tools/stack';
 import { waitFor } from '../helpers/wait';
 import { launchBrowser, type E2eBrowser } from '../e2e/browser';
@@ -218,8 +218,16 @@ describe('operator sign-in with OIDC on the cluster', () => {
       await page.goto(`${ui.url}${workflowPath()}`);
       const signIn = page.getByRole('button', { name: /sso|sign in|log ?in/i }).first();
       await Promise.race([page.getByText(LICENSE_PLATE).first().waitFor(), signIn.waitFor()]);
-      if (await signIn.isVisible()) await signIn.click();
-      await page.waitForURL((url) => url.origin === ui.url);
+      if (await signIn.isVisible()) {
+        // The provider knows the browser already and sends it straight back. The page is on the UI's origin all
+        // along, so only the UI's callback answering (it sets the session) says the sign-in is done: leaving the
+        // page before it would race the sign-in's own navigation.
+        const callback = page.waitForResponse((response) =>
+          response.url().startsWith(`${ui.url}${WEB_UI_CALLBACK_PATH}`),
+        );
+        await signIn.click();
+        await callback;
+      }
       await page.goto(`${ui.url}${workflowPath()}`);
       await page.getByTestId('execution-status').filter({ hasText: 'Running' }).waitFor();
       await page.getByText(LICENSE_PLATE).first().waitFor();
