@@ -15,13 +15,13 @@ import type { TestStack } from './stack';
 
 const execFileAsync = promisify(execFile);
 
-export interface CliResult {
+interface CliResult {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
 }
 
-export interface TemporalCli {
+interface TemporalCli {
   /**
    * Runs the CLI against the stack, with the codec endpoint (templated as operators write it) and the codec
    * server's token unless told otherwise; a failing command gives its exit code and output, not a throw.

@@ -31,7 +31,7 @@ function webhookSigner(
 }
 
 /** One delivery as the receiver saw it. */
-export interface WebhookDelivery {
+interface WebhookDelivery {
   /** The request's path (and query). */
   readonly path: string;
   /** The event id header. */
