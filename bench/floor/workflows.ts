@@ -16,11 +16,8 @@
  */
 import { patched, proxyActivities, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import { BadgeOrderId, BadgeOrderStatus } from '../../src/workflow-contract';
-import {
-  DEFAULT_ORDER_OPTIONS,
-  platformCallOptions,
-  uploadOptions,
-} from '../../src/workflows/activity-options';
+import { DEFAULT_ORDER_OPTIONS } from '../../src/order-options';
+import { platformCallOptions, uploadOptions } from '../../src/workflows/activity-options';
 import { runWithConcurrency } from '../../src/concurrency';
 import type { FloorActivities } from './activities';
 

@@ -10,9 +10,9 @@
  * cancellation, as before.
  */
 import { Context, log } from '@temporalio/activity';
-import { InvalidOrderInputError } from '../contract';
+import { InvalidOrderInputError, parseBadgeOrderInput } from '../contract';
 import { applicationFailure } from '../failure-types';
-import { resolveBadgeOrderInput, type ResolvedBadgeOrderInput } from '../workflows/order-input';
+import { withDefaultOptions, type ResolvedBadgeOrderInput } from '../order-options';
 import { signIn } from './authenticate';
 import type { ActivityDependencies } from './dependencies';
 import { lookUpStock } from './look-up-stock';
@@ -27,6 +27,15 @@ interface ResolveOrderInputInput {
 interface ResolveInputAndSignInInput extends ResolveOrderInputInput {
   /** Also look the order's stock up, once signed in (orders since 0.5.0; absent in older histories). */
   readonly lookUpStock?: boolean;
+}
+
+/**
+ * Validates an order input and resolves its options with this worker's defaults; throws `InvalidOrderInputError`
+ * naming each invalid field.
+ */
+export function resolveBadgeOrderInput(input: unknown): ResolvedBadgeOrderInput {
+  const valid = parseBadgeOrderInput(input);
+  return { ...valid, options: withDefaultOptions(valid.options) };
 }
 
 /** Creates the `resolveOrderInput` activity; an invalid input fails it for good, naming every field. */

@@ -5,20 +5,6 @@
  */
 import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/workflow';
 
-/** Default tuning of one order (see `badgeOrderOptionsSchema`). */
-export const DEFAULT_ORDER_OPTIONS = {
-  maxParallelUploads: 4,
-  uploadRetryWindowMs: 30 * 60 * 1000,
-  uploadHeartbeatTimeoutMs: 60 * 1000,
-  platformRetryWindowMs: 24 * 60 * 60 * 1000,
-  repairWindowMs: 7 * 24 * 60 * 60 * 1000,
-  reconciliationWindowMs: 7 * 24 * 60 * 60 * 1000,
-  replacementGraceMs: 24 * 60 * 60 * 1000,
-  // A run checks its history before each repair wait; one more upload round of a 500-document order adds about
-  // 3,000 events, so a run stays under 10 % of the server's 51,200-event limit.
-  historyBudgetEvents: 2_000,
-} as const;
-
 /** Backoff for platform calls: quick first retries, then at most a minute apart. 429 overrides the delay. */
 const PLATFORM_RETRY_POLICY: RetryPolicy = {
   initialInterval: '1 second',

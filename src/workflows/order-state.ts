@@ -15,7 +15,7 @@ import type {
 import type { BadgeOrderStatusValue } from '../workflow-contract';
 import type { PlatformIdValue } from '../activities/types';
 import { DocumentTracker, type TrackedDocument } from './document-tracker';
-import type { ResolvedBadgeOrderInput } from './order-input';
+import type { ResolvedBadgeOrderInput } from '../order-options';
 
 /**
  * A platform id recorded in history (an activity result, a continuation, an input), as the order keeps it: its

@@ -5,14 +5,14 @@
  * before the input was recorded (0.1.0, options taken from the code) fails on that same code.
  */
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { DEFAULT_ORDER_OPTIONS } from '../../src/workflows/activity-options';
+import { DEFAULT_ORDER_OPTIONS } from '../../src/order-options';
 import { useTestStack } from '../helpers/stack';
 import { recordedHistories } from './recorded-histories';
 import { replayVariant, type ImportSwap } from './variants/replay-variant';
 
 /** A later release whose default `maxParallelUploads` is 1 instead of 4. */
 const NEW_DEFAULT: readonly ImportSwap[] = [
-  { request: './activity-options', replacement: require.resolve('./variants/activity-options-new-default') },
+  { request: '../order-options', replacement: require.resolve('./variants/order-options-new-default') },
 ];
 
 describe('the resolved input of an order', () => {

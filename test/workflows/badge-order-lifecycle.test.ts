@@ -9,7 +9,7 @@ import { BadgeOrderId, BadgeOrderStatus, WORKFLOW_TYPES } from '../../src/workfl
 import { badgeOrderWorkflowId, type BadgeOrderInput, type BadgeOrderResult } from '../../src/contract';
 import { createPlatformClient } from '../../src/platform';
 import { DEMO_USER } from '../../src/sandbox';
-import { resolveBadgeOrderInput } from '../../src/workflows/order-input';
+import { resolveBadgeOrderInput } from '../../src/activities/resolve-order-input';
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
 import type { BadgeOrderHandle } from '../../src/client';
 import { useTestStack, type TestStack } from '../helpers/stack';

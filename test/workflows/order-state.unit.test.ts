@@ -1,10 +1,8 @@
 /** The order's state and its rules, without a server: statuses, fallbacks, reconciliation, the status view. */
 import type { BadgeOrderStatusValue } from '../../src/workflow-contract';
-import {
-  resolveBadgeOrderInput,
-  startingView,
-  type ResolvedBadgeOrderInput,
-} from '../../src/workflows/order-input';
+import { resolveBadgeOrderInput } from '../../src/activities/resolve-order-input';
+import type { ResolvedBadgeOrderInput } from '../../src/order-options';
+import { startingView } from '../../src/workflows/order-input';
 import { OrderState } from '../../src/workflows/order-state';
 
 const baseInput = {
