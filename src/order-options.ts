@@ -25,7 +25,7 @@ export const DEFAULT_ORDER_OPTIONS = {
 /** A validated order input whose options are all resolved. */
 export type ResolvedBadgeOrderInput = ValidBadgeOrderInput & { readonly options: ResolvedBadgeOrderOptions };
 
-/** The options of `input` with today's defaults for those it leaves out. */
+/** `options` with today's defaults for those it leaves out. */
 export function withDefaultOptions(options: BadgeOrderOptions | undefined): ResolvedBadgeOrderOptions {
   return { ...DEFAULT_ORDER_OPTIONS, ...options };
 }

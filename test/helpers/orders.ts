@@ -5,13 +5,13 @@ import { waitFor } from './wait';
 
 /**
  * Starts an order whose only document, `<orderRef>/scan.gif`, is a GIF (which the sandbox refuses unless a test
- * tells it otherwise) and waits until the order awaits repair.
+ * tells it otherwise) and waits until the order awaits repair; returns the order's handle.
  */
 export async function orderAwaitingRepair(
   stack: Pick<TestStack, 'writeDocument' | 'orders'>,
   orderRef: string,
   vehicle: BadgeOrderInput['vehicle'],
-): Promise<{ readonly path: string; readonly handle: BadgeOrderHandle }> {
+): Promise<BadgeOrderHandle> {
   const path = stack.writeDocument(`${orderRef}/scan.gif`, `GIF89a ${orderRef}`);
   const { handle } = await stack.orders.startOrder({
     orderRef,
@@ -24,5 +24,5 @@ export async function orderAwaitingRepair(
     (status) => status.phase === 'awaiting-repair',
     { what: `${orderRef} awaiting repair` },
   );
-  return { path, handle };
+  return handle;
 }

@@ -211,13 +211,13 @@ describe('badgeOrder', () => {
   });
 
   it('retries failed documents on retryUploads once the platform accepts them', async () => {
-    const started = await orderAwaitingRepair(stack, 'retry-1', vehicle);
+    const handle = await orderAwaitingRepair(stack, 'retry-1', vehicle);
     await stack.sandbox.control.setRules({
       acceptedContentTypes: ['image/jpeg', 'image/png', 'application/pdf', 'image/gif'],
     });
     try {
       await stack.orders.retryUploads('retry-1');
-      const result = await started.handle.result();
+      const result = await handle.result();
       expect(result.documents[0]?.status).toBe('uploaded');
       expect((await stack.sandbox.control.state()).documents).toHaveLength(1);
     } finally {
