@@ -130,7 +130,8 @@ describe('badgeOrder over a long life', () => {
       });
       return;
     }
-    await stack.sandbox.control.setFaults({ latencyMs: 1_000, routes: [route] });
+    // Every upload fails and is tried again, so the order stays uploading however late the cancellation lands.
+    await stack.sandbox.control.setFaults({ failNext: [{ route, kind: 'error-500', count: 1_000 }] });
     const started = await stack.orders.startOrder(order(stack, orderRef, ['a.pdf']));
     await waitFor(
       () => stack.orders.status(orderRef),

@@ -168,13 +168,19 @@ describe('badgeOrder with an unknown creation outcome', () => {
   });
 
   it('keeps the id of an order created while the run was being cancelled', async () => {
-    await stack.sandbox.control.setFaults({ latencyMs: 1_500, routes: ['orders'] });
+    const heldBefore = (await stack.sandbox.control.stats()).faults.latency ?? 0;
+    await stack.sandbox.control.setFaults({
+      latencyMs: 3_000,
+      routes: ['orders'],
+      // Uploads fail and are tried again: a cancellation that lands after the creation still finds the order
+      // running.
+      failNext: [{ route: 'documents', kind: 'error-500', count: 1_000 }],
+    });
     const started = await stack.orders.startOrder(order(stack, 'rc-cancelled'));
-    // The phase changes in the workflow task that schedules the creation, which the latency keeps in flight.
     await waitFor(
-      () => stack.orders.status('rc-cancelled'),
-      (status) => status.phase === 'creating-order',
-      { what: 'the creation being sent' },
+      () => stack.sandbox.control.stats(),
+      (stats) => (stats.faults.latency ?? 0) > heldBefore,
+      { what: 'the creation held at the platform' },
     );
     await started.handle.cancel();
     const failure = await started.handle.result().then(
