@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
-import { findFreePort } from '../../tools/dev/dev-server';
 import { METRIC_NAMES } from '../../src/metrics';
 import { applyReplaySchedule, describeReplaySchedule, triggerReplay } from '../../src/temporal/schedule';
+import { startMetricsWorker } from '../helpers/metrics-worker';
 import { useTestStack } from '../helpers/stack';
 import { orderAwaitingRepair } from '../helpers/orders';
 import { waitFor } from '../helpers/wait';
@@ -59,13 +59,8 @@ function exportedNames(text: string): Set<string> {
 const stack = useTestStack();
 
 it('exports every metric the dashboard and the alert rules use', async () => {
-  const port = await findFreePort();
   const cleanUp: (() => Promise<unknown>)[] = [];
-  const worker = stack.startWorkerProcess({
-    METRICS_PORT: String(port),
-    METRICS_HOST: '127.0.0.1',
-    STATUS_METRICS_INTERVAL_MS: '1000',
-  });
+  const { worker, scrape } = await startMetricsWorker(stack, { STATUS_METRICS_INTERVAL_MS: '1000' });
   try {
     stack.writeDocument('names/form.pdf', '%PDF names');
     const done = await stack.orders.startOrder({
@@ -97,11 +92,6 @@ it('exports every metric the dashboard and the alert rules use', async () => {
     );
     await stack.temporal.client.workflow.getHandle(schedule.recentRuns[0]?.workflowId ?? '').result();
 
-    const scrape = async (): Promise<string> => {
-      const response = await fetch(`http://127.0.0.1:${port}/metrics`);
-      if (!response.ok) throw new Error(`GET /metrics answered ${response.status}`);
-      return response.text();
-    };
     // The gauges read from visibility appear once a collection after the replay has run.
     const text = await waitFor(
       scrape,
