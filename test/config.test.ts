@@ -43,7 +43,8 @@ function runEntry(
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.once('error', reject);
-    child.once('exit', (code) => resolveRun({ code, output }));
+    // 'close', not 'exit': the output may still be arriving when the process has exited.
+    child.once('close', (code) => resolveRun({ code, output }));
   });
 }
 

@@ -219,7 +219,8 @@ function runStarter(
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.once('error', reject);
-    child.once('exit', (code) => resolveRun({ code, stderr }));
+    // 'close', not 'exit': the output may still be arriving when the process has exited.
+    child.once('close', (code) => resolveRun({ code, stderr }));
   });
 }
 

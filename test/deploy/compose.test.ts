@@ -208,7 +208,8 @@ function run(command: string, args: readonly string[]): Promise<string> {
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.once('error', rejectRun);
-    child.once('exit', (code) =>
+    // 'close', not 'exit': the output may still be arriving when the process has exited.
+    child.once('close', (code) =>
       code === 0 ? resolveRun(output) : rejectRun(new Error(`${command} exited with ${code}: ${output}`)),
     );
   });

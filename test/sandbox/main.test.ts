@@ -34,7 +34,8 @@ function startProcess(args: string[]): {
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
-    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)));
+    // 'close', not 'exit': the output may still be arriving when the process has exited.
+    child.once('close', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)));
   });
   const closed = new Promise<{ stdout: string; stderr: string }>((resolve) =>
     child.once('close', () => resolve({ stdout, stderr })),
