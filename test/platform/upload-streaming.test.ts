@@ -198,11 +198,10 @@ it('times out an upload that takes longer than uploadMs', async () => {
   onUpload = (request) => {
     request.resume(); // take the body, never answer
   };
-  const started = Date.now();
   const error = await client({ uploadMs: 300 })
     .uploadDocument({ filePath, orderId: '1', documentOwner: '1', idempotencyKey: 'slow' })
     .catch((caught: unknown) => caught);
   expect(error).toMatchObject({ code: 'TIMEOUT' });
+  // The upload's own deadline ended it (not the request's): the message names its 300 ms.
   expect((error as PlatformError).message).toBe('POST /document/api/v1/documents timed out after 300 ms');
-  expect(Date.now() - started).toBeLessThan(5_000);
 });
