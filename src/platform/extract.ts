@@ -3,7 +3,8 @@
  *
  * Success is decided by the status code, never by the body: a 2xx upload means the document is stored, so its
  * id and links are looked for anywhere in the body (any nesting, strings or `{ href }`, names that mean
- * original / thumbnail / signed or download) and are `null` when not found. An operator who knows the real
+ * original / thumbnail / signed or download; a link signed by its name or its query is only ever the download
+ * link, which the activity drops) and are `null` when not found. An operator who knows the real
  * shapes pins them with a {@link ResponseMap} of RFC 6901 JSON pointers, which wins over the heuristics.
  *
  * Nothing here throws on a body, and nothing copies a value into a message: signed links are credentials.
@@ -138,12 +139,28 @@ const ENVELOPES = ['data', 'attributes', 'result', 'payload', 'item', 'response'
 /** Keys under which a bare `url` still means the document itself. */
 const DOCUMENT_ENVELOPES = new Set([...ENVELOPES, 'document', 'file', 'links', 'urls']);
 
+/** A signed or download link is a credential: a name saying so wins over one that also says thumbnail. */
 function roleOf(key: string): LinkRole | undefined {
   const k = norm(key);
-  if (k.includes('thumb') || k.includes('preview')) return 'thumbnail';
   if (k.includes('signed') || k.includes('download')) return 'download';
+  if (k.includes('thumb') || k.includes('preview')) return 'thumbnail';
   if (k.includes('original')) return 'original';
   return undefined;
+}
+
+/**
+ * Query parameters that make a link a credential, whatever the key it came under: signatures and tokens of
+ * pre-signed links (S3 `X-Amz-Signature`, GCS `X-Goog-Signature`, CloudFront `Signature`, Azure `sig`, any
+ * `token` or `access_token`).
+ */
+const CREDENTIAL_PARAMETER = /signature|credential|token|^sig$/;
+
+/** Whether `link` carries a credential in its query: such a link is only ever the signed download. */
+function isSignedLink(link: string): boolean {
+  const query = link.indexOf('?');
+  if (query < 0) return false;
+  const parameters = new URLSearchParams(link.slice(query + 1).split('#')[0]);
+  return [...parameters.keys()].some((name) => CREDENTIAL_PARAMETER.test(name.toLowerCase()));
 }
 
 /** A value that can be a link: an absolute URL (any scheme) or an absolute path, without spaces. */
@@ -172,6 +189,8 @@ function classifyLink(
       if (role) return { role, rank: 0 };
     }
   }
+  // Anything under a key that says signed (`signed: { original }`) is signed.
+  if (path.some((key) => norm(key).includes('signed'))) return { role: 'download', rank: 0 };
   let distance = 0;
   for (let index = path.length - 1; index >= 0; index -= 1) {
     const key = path[index] ?? '';
@@ -231,7 +250,10 @@ export function extractDocument(body: unknown, map?: ResponseMap): ExtractedDocu
     if (link !== undefined) {
       const holder = norm(leaf) === 'href' ? parent : undefined;
       const kind = classifyLink(norm(leaf) === 'href' ? path.slice(0, -1) : path, holder);
-      if (kind) found[kind.role].push({ rank: kind.rank, depth: path.length, value: link });
+      if (kind) {
+        const role = isSignedLink(link) ? 'download' : kind.role;
+        found[role].push({ rank: kind.rank, depth: path.length, value: link });
+      }
       continue;
     }
     const id = idText(value);
@@ -250,7 +272,9 @@ export function extractDocument(body: unknown, map?: ResponseMap): ExtractedDocu
   }
   const pinnedLink = (role: LinkRole): string | undefined => {
     const pointer = map?.links?.[role];
-    return pointer === undefined ? undefined : linkValue(resolvePointer(body, pointer));
+    const link = pointer === undefined ? undefined : linkValue(resolvePointer(body, pointer));
+    // A pinned original or thumbnail that turns out signed is a credential all the same: it is not kept.
+    return link !== undefined && role !== 'download' && isSignedLink(link) ? undefined : link;
   };
   const pinnedId = map?.documentId === undefined ? undefined : idText(resolvePointer(body, map.documentId));
   return {

@@ -312,6 +312,36 @@ describe('document response', () => {
       links: { original: 'https://p/x', thumbnail: null, download: null },
     });
   });
+
+  // The download link is dropped before the activity's result: a signed link read as an original or a
+  // thumbnail would reach workflow history.
+  it.each<[string, (link: string) => unknown, string]>([
+    ['a key naming a signed thumbnail', (link) => ({ signed_thumbnail_url: link }), 'https://p/t'],
+    ['a thumbnail download', (link) => ({ thumbnailDownloadUrl: link }), 'https://p/t'],
+    ['an original under a signed key', (link) => ({ signed: { original: link } }), 'https://p/t'],
+    [
+      'a pre-signed S3 link named original',
+      (link) => ({ original: link }),
+      'https://b.s3/t?X-Amz-Signature=a',
+    ],
+    ['a bare url with a token', (link) => ({ url: link }), 'https://p/t?token=abc'],
+    [
+      'an Azure SAS thumbnail',
+      (link) => ({ links: [{ rel: 'thumbnail', href: link }] }),
+      'https://a/t?sig=a',
+    ],
+  ])('never reads %s as the original or the thumbnail', (_name, body, link) => {
+    expect(extractDocument(body(link)).links).toEqual({ original: null, thumbnail: null, download: link });
+  });
+
+  it('keeps a pinned original or thumbnail only when it is not signed', () => {
+    const body = { o: 'https://p/o?signature=abc', t: 'https://p/t?size=small' };
+    expect(extractDocument(body, { links: { original: '/o', thumbnail: '/t' } }).links).toEqual({
+      original: null,
+      thumbnail: 'https://p/t?size=small',
+      download: null,
+    });
+  });
 });
 
 describe('error bodies', () => {
