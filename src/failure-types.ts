@@ -105,7 +105,7 @@ export const FAILURE_TABLE = Object.freeze({
     retryable: true,
     outcome: 'maybe-applied',
     meaning:
-      'No answer: the connection was refused, reset or dropped. Not sent when it never connected (refused, DNS, TLS).',
+      'No answer: the connection was refused, reset or dropped. Not sent when it never connected (refused, DNS, a failed TLS handshake).',
   },
   TIMEOUT: {
     retryable: true,
@@ -217,7 +217,10 @@ export function codeForTransport(transportCode: string | undefined): 'TIMEOUT' |
     : 'NETWORK';
 }
 
-/** Transport codes that prove the request never reached the platform (no connection, DNS, TLS handshake). */
+/**
+ * Transport codes that prove the request never reached the platform: no connection, DNS, the server's
+ * certificate refused during the TLS handshake.
+ */
 const NEVER_SENT_TRANSPORT_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -228,7 +231,6 @@ const NEVER_SENT_TRANSPORT_CODES: ReadonlySet<string> = new Set([
   'EHOSTUNREACH',
   'EHOSTDOWN',
   'ECONNECTTIMEOUT',
-  'EPROTO',
   'CERT_HAS_EXPIRED',
   'CERT_NOT_YET_VALID',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -240,27 +242,40 @@ const NEVER_SENT_TRANSPORT_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * TLS protocol failures (OpenSSL's codes, such as ERR_SSL_WRONG_VERSION_NUMBER): during the handshake they
+ * prove the request never left; on a connection whose handshake had completed (a reused keep-alive one, or a
+ * bad record while the answer was read) the request may have been sent.
+ */
+const isTlsProtocolCode = (code: string): boolean => code === 'EPROTO' || code.startsWith('ERR_SSL_');
+
+/**
  * What a failed call may have done: its row's outcome (`maybe-applied` when the row has none), except that
- * - a call without an answer whose transport code proves it never left (refused, DNS, TLS, connect timeout)
- *   is `not-sent`;
+ * - a call without an answer whose transport code proves it never left (refused, DNS, certificate, connect
+ *   timeout, a TLS protocol failure before the handshake completed) is `not-sent`;
  * - a 503 with `Retry-After` is `not-sent`: our one inference. In RFC 9110 (15.6.4) a 503 says the server is
  *   unable to handle the request (overload, maintenance) and may say when to come back; we take a 503 that
  *   does as the platform's own statement that it did not handle this request. A crash after committing
  *   announces no end, so a 503 without Retry-After may have taken effect.
  * @param code the failure code
- * @param facts the answer's status and whether it carried Retry-After, or the transport's error code
+ * @param facts the answer's status and whether it carried Retry-After, or the transport's error code and
+ *   whether the connection's TLS handshake had completed
  */
 export function outcomeOf(
   code: FailureCode,
-  facts: { readonly status?: number; readonly retryAfter?: boolean; readonly transportCode?: string } = {},
+  facts: {
+    readonly status?: number;
+    readonly retryAfter?: boolean;
+    readonly transportCode?: string;
+    readonly handshakeCompleted?: boolean;
+  } = {},
 ): CallOutcome {
   if (facts.status === 503 && facts.retryAfter === true) return 'not-sent';
   const { transportCode } = facts;
   if (
     facts.status === undefined &&
     transportCode !== undefined &&
-    // TLS handshake failures also carry OpenSSL codes such as ERR_SSL_WRONG_VERSION_NUMBER.
-    (NEVER_SENT_TRANSPORT_CODES.has(transportCode) || transportCode.startsWith('ERR_SSL_'))
+    (NEVER_SENT_TRANSPORT_CODES.has(transportCode) ||
+      (isTlsProtocolCode(transportCode) && facts.handshakeCompleted !== true))
   ) {
     return 'not-sent';
   }

@@ -11,6 +11,7 @@ import type { AxiosInstance, AxiosRequestConfig, RawAxiosRequestHeaders } from '
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
+import * as tls from 'node:tls';
 import { parseJsonKeepingDigits } from '../json-numbers';
 import { codeForStatus, codeForTransport, outcomeOf } from '../failure-types';
 import { PlatformError } from './errors';
@@ -195,13 +196,28 @@ function lowerCaseHeaders(headers: unknown): Record<string, string | undefined> 
   return out;
 }
 
-/** HTTP and HTTPS keep-alive agents whose sockets are destroyed when they do not connect within `connectMs`. */
-function connectTimeoutAgents(connectMs: number): { httpAgent: http.Agent; httpsAgent: https.Agent } {
+/** Sockets whose TLS handshake completed: a request on one may have left, whatever error follows. */
+const handshaken = new WeakSet<object>();
+
+/** Whether the request of a failed call went over a connection whose TLS handshake had completed. */
+function handshakeCompleted(error: unknown): boolean {
+  const socket = isAxiosError(error)
+    ? (error.request as { socket?: unknown } | undefined)?.socket
+    : undefined;
+  return typeof socket === 'object' && socket !== null && handshaken.has(socket);
+}
+
+/**
+ * HTTP and HTTPS keep-alive agents that note each socket's completed TLS handshake and, with `connectMs`,
+ * destroy sockets that do not connect within it.
+ */
+function platformAgents(connectMs: number | undefined): { httpAgent: http.Agent; httpsAgent: https.Agent } {
   const guard = <A extends http.Agent>(agent: A): A => {
     const createConnection = agent.createConnection.bind(agent);
     agent.createConnection = (options, callback) => {
       const socket = createConnection(options, callback);
-      if (socket instanceof net.Socket && socket.connecting) {
+      if (socket instanceof tls.TLSSocket) socket.once('secureConnect', () => handshaken.add(socket));
+      if (connectMs !== undefined && socket instanceof net.Socket && socket.connecting) {
         const timer = setTimeout(() => {
           const error = Object.assign(new Error(`connect timeout after ${connectMs} ms`), {
             code: CONNECT_TIMEOUT_CODE,
@@ -216,10 +232,9 @@ function connectTimeoutAgents(connectMs: number): { httpAgent: http.Agent; https
     };
     return agent;
   };
-  return {
-    httpAgent: guard(new http.Agent({ keepAlive: true })),
-    httpsAgent: guard(new https.Agent({ keepAlive: true })),
-  };
+  // The options of Node's global agents: an idle socket is closed after 5 s, the most recently used is reused.
+  const options = { keepAlive: true, scheduling: 'lifo', timeout: 5_000 } as const;
+  return { httpAgent: guard(new http.Agent(options)), httpsAgent: guard(new https.Agent(options)) };
 }
 
 /** Build a secret-free summary of any thrown value. */
@@ -251,12 +266,12 @@ export class PlatformHttp {
   /** The resolved client settings. */
   readonly settings: HttpSettings;
   readonly #warnedShapes = new Set<PlatformRoute>();
-  readonly #agents: { httpAgent: http.Agent; httpsAgent: https.Agent } | undefined;
+  readonly #agents: { httpAgent: http.Agent; httpsAgent: https.Agent };
 
   /** @param settings resolved client settings */
   constructor(settings: HttpSettings) {
     this.settings = settings;
-    this.#agents = settings.connectMs === undefined ? undefined : connectTimeoutAgents(settings.connectMs);
+    this.#agents = platformAgents(settings.connectMs);
   }
 
   /**
@@ -464,7 +479,19 @@ export class PlatformHttp {
         ...(connect && { detail: 'could not connect' }),
       });
     }
-    return new PlatformError({ code, method, path, cause, detail: cause.code ?? cause.message });
+    return new PlatformError({
+      code,
+      method,
+      path,
+      cause,
+      detail: cause.code ?? cause.message,
+      ...(cause.code !== undefined && {
+        outcome: outcomeOf(code, {
+          transportCode: cause.code,
+          handshakeCompleted: handshakeCompleted(error),
+        }),
+      }),
+    });
   }
 
   /**

@@ -15,7 +15,7 @@ const where = { method: 'POST', path: '/badge/v2/api/v1/orders' };
 /** What is known about a failed call. */
 type OutcomeFacts =
   | { readonly kind: 'answered'; readonly status: number; readonly retryAfter?: boolean }
-  | { readonly kind: 'transport'; readonly code?: string }
+  | { readonly kind: 'transport'; readonly code?: string; readonly handshakeCompleted?: boolean }
   | { readonly kind: 'deadline' }
   | { readonly kind: 'local' }
   | { readonly kind: 'bad-credentials' };
@@ -28,7 +28,9 @@ function classifyOutcome(facts: OutcomeFacts): CallOutcome {
     case 'transport':
       return outcomeOf(
         codeForTransport(facts.code),
-        facts.code === undefined ? {} : { transportCode: facts.code },
+        facts.code === undefined
+          ? {}
+          : { transportCode: facts.code, handshakeCompleted: facts.handshakeCompleted === true },
       );
     case 'deadline':
       return outcomeOf('TIMEOUT', { transportCode: 'EDEADLINE' });
@@ -46,6 +48,7 @@ describe('classifyOutcome', () => {
     ['DNS temporary failure', { kind: 'transport', code: 'EAI_AGAIN' }, 'not-sent'],
     ['TLS handshake (certificate)', { kind: 'transport', code: 'CERT_HAS_EXPIRED' }, 'not-sent'],
     ['TLS handshake (protocol)', { kind: 'transport', code: 'ERR_SSL_WRONG_VERSION_NUMBER' }, 'not-sent'],
+    ['TLS handshake (EPROTO)', { kind: 'transport', code: 'EPROTO' }, 'not-sent'],
     ['connect timeout', { kind: 'transport', code: 'ECONNECTTIMEOUT' }, 'not-sent'],
     ['429', { kind: 'answered', status: 429 }, 'not-sent'],
     ['503 with Retry-After (maintenance)', { kind: 'answered', status: 503, retryAfter: true }, 'not-sent'],
@@ -61,6 +64,16 @@ describe('classifyOutcome', () => {
     ['422', { kind: 'answered', status: 422 }, 'rejected'],
     ['timeout after sending', { kind: 'transport', code: 'ETIMEDOUT' }, 'maybe-applied'],
     ['reset after sending', { kind: 'transport', code: 'ECONNRESET' }, 'maybe-applied'],
+    [
+      'TLS protocol failure after the handshake',
+      { kind: 'transport', code: 'ERR_SSL_WRONG_VERSION_NUMBER', handshakeCompleted: true },
+      'maybe-applied',
+    ],
+    [
+      'EPROTO after the handshake',
+      { kind: 'transport', code: 'EPROTO', handshakeCompleted: true },
+      'maybe-applied',
+    ],
     ['socket hang up (no code)', { kind: 'transport' }, 'maybe-applied'],
     ['total or stall deadline', { kind: 'deadline' }, 'maybe-applied'],
     ['500', { kind: 'answered', status: 500 }, 'maybe-applied'],
