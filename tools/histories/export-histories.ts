@@ -234,6 +234,38 @@ const SCENARIOS: Record<string, Scenario> = {
   },
 
   /**
+   * A worker told that the platform honours Idempotency-Key: the platform stores the order and answers 500,
+   * then answers 500 to every attempt with the same key until the order's retry window has passed (0.5.0 then
+   * failed the order as rejected; later releases hold it for reconciliation).
+   */
+  async 'creation-uncertain-until-window-passed'(stack, worker) {
+    await worker().stop();
+    const honouring = stack.startWorkerProcess({ env: { BADGE_IDEMPOTENCY_KEYS: 'honoured' } });
+    try {
+      await stack.sandbox.control.setFaults({
+        failNext: [
+          { route: 'orders', kind: 'commit-then-500' },
+          { route: 'orders', kind: 'error-500', count: 20 },
+        ],
+      });
+      const input: BadgeOrderInput = {
+        orderRef: 'history-creation-uncertain',
+        vehicle,
+        badge,
+        documents: [{ path: stack.writeDocument('uncertain/form.pdf', '%PDF-1.4 uncertain form') }],
+        options: { platformRetryWindowMs: 3_000 },
+      };
+      const started = await stack.orders().startOrder(input);
+      await started.handle.result().catch(() => undefined);
+      return input.orderRef;
+    } finally {
+      await stack.sandbox.control.setFaults({});
+      await honouring.stop();
+      worker();
+    }
+  },
+
+  /**
    * A refused .gif keeps the order in AwaitingRepair; `retryUploads` cycles grow the history past a small
    * budget, so the run continues as new; then the sandbox accepts gifs and the next run completes. Both runs
    * are recorded: the one that continued, and the one that went on from the continuation.
