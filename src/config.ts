@@ -419,7 +419,7 @@ const PLATFORM = readBy(PLATFORM_READERS, {
   idempotencyKeys: variable(
     'BADGE_IDEMPOTENCY_KEYS',
     z.enum(['honoured', 'unknown']).default('unknown'),
-    '`honoured`: an order creation of unknown outcome is resent with the same key; `unknown`: it waits for an operator.',
+    '`honoured`: an order creation of unknown outcome is resent with the same key (held for an operator once its retry window passes); `unknown`: it waits for an operator.',
   ),
   uploadUnknownOutcome: variable(
     'BADGE_UPLOAD_UNKNOWN_OUTCOME',

@@ -48,17 +48,20 @@ interface RunPatches {
   readonly localPlatformReads: boolean;
   readonly inputWithSignIn: boolean;
   readonly stockLookupAdvisory: boolean;
+  readonly uncertainCreationHeld: boolean;
 }
 
 function askPatches(): RunPatches {
-  // The newest patch implies the earlier ones: a new order records one patch marker, not four.
-  const stockLookupAdvisory = patched(PATCHES.stockLookupAdvisory);
+  // The newest patch implies the earlier ones: a new order records one patch marker, not five.
+  const uncertainCreationHeld = patched(PATCHES.uncertainCreationHeld);
+  const stockLookupAdvisory = uncertainCreationHeld || patched(PATCHES.stockLookupAdvisory);
   const inputWithSignIn = stockLookupAdvisory || patched(PATCHES.inputWithSignIn);
   return {
     resolvedInputRecorded: inputWithSignIn || patched(PATCHES.resolvedInputRecorded),
     localPlatformReads: inputWithSignIn || patched(PATCHES.localPlatformReads),
     inputWithSignIn,
     stockLookupAdvisory,
+    uncertainCreationHeld,
   };
 }
 
@@ -296,6 +299,7 @@ async function orderOnce(
     keysHonoured: run.session.keysHonoured,
     retryWindowMs: run.options.platformRetryWindowMs,
     reconciliationWindowMs: run.options.reconciliationWindowMs,
+    holdsUncertainCreation: run.runPatches.uncertainCreationHeld,
   });
   upsertSearchAttributes([{ key: BadgeOrderId, value: orderId }]);
   log.info('order created', { orderId, stockFallback: state.stockFallbackReason !== null });

@@ -36,4 +36,11 @@ export const PATCHES = {
    * this guard such an order would replay silently, claiming a stock it was never ordered with.
    */
   stockLookupAdvisory: 'stock-lookup-advisory',
+  /**
+   * 0.6.0: on a platform honouring `Idempotency-Key`, an order whose creation gives up (its retry window passed,
+   * or a final answer) after an attempt that may have created it waits for `reconcileOrder` instead of failing
+   * as rejected. It implies the 0.4.0 change (and so the earlier ones): a new order asks only this patch. Orders
+   * started before failed as rejected there, and replay so.
+   */
+  uncertainCreationHeld: 'uncertain-creation-held',
 } as const;

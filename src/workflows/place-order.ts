@@ -3,7 +3,9 @@
  * comes back), was not sent or was rejected (safe to decide), or may have created it without our knowing
  * (a timeout, a 5xx, an answer without an id, a worker that died mid-call). Only a platform known to honour
  * `Idempotency-Key` is asked again after the last kind; otherwise the order waits for an operator's
- * `reconcileOrder`, because an order costs the customer money and must never be placed twice.
+ * `reconcileOrder`, because an order costs the customer money and must never be placed twice. Asked again,
+ * a platform that gives no answer before the retry window passes (or refuses) leaves the order waiting for
+ * `reconcileOrder` too: it may hold the order, so the order is never called rejected.
  */
 import { condition, isCancellation, log, setCurrentDetails, sleep, workflowInfo } from '@temporalio/workflow';
 import { applicationFailure } from '../failure-types';
@@ -27,12 +29,19 @@ interface PlaceOrderSettings {
   readonly retryWindowMs: number;
   /** How long an order waits for an operator to reconcile it. */
   readonly reconciliationWindowMs: number;
+  /**
+   * Whether giving up after an attempt that may have created the order holds it for reconciliation (orders
+   * since 0.6.0); orders started before failed as rejected then, and replay so.
+   */
+  readonly holdsUncertainCreation: boolean;
 }
 
 /** Creates the order (falling back to no stock on 404) and returns its id; see the module comment. */
 export async function placeOrder(state: OrderState, settings: PlaceOrderSettings): Promise<string> {
   state.phase = 'creating-order';
   const started = Date.now();
+  // The last attempt that may have created the order (only a platform honouring keys is asked again after one).
+  let uncertain: { reason: string; idempotencyKey: string; stockId: string | null } | null = null;
   for (let attempt = 1; ; attempt += 1) {
     const stockId = state.stockId;
     const idempotencyKey = creationKey(stockId !== null);
@@ -55,21 +64,31 @@ export async function placeOrder(state: OrderState, settings: PlaceOrderSettings
     }
     const outcome = attemptOutcome(error);
     const retryable = !isFinalFailure(error);
-    if (outcome === 'maybe-applied' && !(settings.keysHonoured && retryable)) {
-      const answer = await awaitReconciliation(state, settings, {
-        reason: describeFailure(error),
-        idempotencyKey,
-        stockId,
-      });
+    if (outcome === 'maybe-applied') uncertain = { reason: describeFailure(error), idempotencyKey, stockId };
+    const givingUp = !retryable || Date.now() - started >= settings.retryWindowMs;
+    // Never "rejected" while an attempt may have created the order: a person (or the platform) decides.
+    const heldAtLastAttempt = outcome === 'maybe-applied' && !(settings.keysHonoured && retryable);
+    if (heldAtLastAttempt || (givingUp && uncertain !== null && settings.holdsUncertainCreation)) {
+      const answer = await awaitReconciliation(
+        state,
+        settings,
+        heldAtLastAttempt || uncertain === null
+          ? { reason: describeFailure(error), idempotencyKey, stockId }
+          : {
+              ...uncertain,
+              reason: `${uncertain.reason}; the attempts after it failed too (last: ${describeFailure(error)})`,
+            },
+      );
       if ('orderId' in answer) {
         state.orderCreated(answer.orderId);
         return answer.orderId;
       }
       state.resumeCreating();
+      uncertain = null;
       attempt = 0;
       continue;
     }
-    if (!retryable || Date.now() - started >= settings.retryWindowMs) {
+    if (givingUp) {
       throw applicationFailure('ORDER_REJECTED', `Order could not be created: ${describeFailure(error)}`, {
         ...(error instanceof Error && { cause: error }),
       });

@@ -9,7 +9,9 @@
  * (every `patched` answering true): the first change with a determinism error; the second with one, or with a
  * failed workflow task, because core matches a local activity's marker by its place, not its type, so the new
  * code may get `resolveOrderInput`'s recorded answer where it expects `resolveInputAndSignIn`'s, and fail on
- * it. A running order would be stuck either way.
+ * it. A running order would be stuck either way. Last, the guard of a change deep in an order: 0.6.0 holds an
+ * uncertain creation that 0.5.0 failed as rejected (`uncertain-creation-held`), tested on the one recorded
+ * order that took that path.
  */
 import { ReplayError } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
@@ -55,5 +57,26 @@ describe.each([
     for (const result of results) {
       expect(failsWith.some((type) => result.error instanceof type)).toBe(true);
     }
+  });
+});
+
+describe(`patched(${PATCHES.uncertainCreationHeld})`, () => {
+  // On 0.5.0 an order whose creation may have taken effect failed as rejected once its retry window passed.
+  const gaveUp = recordedHistories(['0.5.0']).filter(
+    (recorded) => recorded.scenario === 'creation-uncertain-until-window-passed',
+  );
+
+  it('replays the 0.5.0 order that failed as rejected after an uncertain creation on the patched code', async () => {
+    expect(gaveUp).toHaveLength(1);
+    const results = await replayVariant(gaveUp);
+    expect(results.map((result) => result.error)).toEqual([undefined]);
+  });
+
+  it('fails that replay with a determinism error when the change is made without patched()', async () => {
+    const results = await replayVariant(gaveUp, [
+      { request: '@temporalio/workflow', replacement: require.resolve('./variants/unguarded-patches') },
+    ]);
+    expect(results).toHaveLength(1);
+    expect(results[0]?.error).toBeInstanceOf(DeterminismViolationError);
   });
 });
