@@ -68,17 +68,14 @@ export async function placeOrder(state: OrderState, settings: PlaceOrderSettings
     const givingUp = !retryable || Date.now() - started >= settings.retryWindowMs;
     // Never "rejected" while an attempt may have created the order: a person (or the platform) decides.
     const heldAtLastAttempt = outcome === 'maybe-applied' && !(settings.keysHonoured && retryable);
-    if (heldAtLastAttempt || (givingUp && uncertain !== null && settings.holdsUncertainCreation)) {
-      const answer = await awaitReconciliation(
-        state,
-        settings,
-        heldAtLastAttempt || uncertain === null
-          ? { reason: describeFailure(error), idempotencyKey, stockId }
-          : {
-              ...uncertain,
-              reason: `${uncertain.reason}; the attempts after it failed too (last: ${describeFailure(error)})`,
-            },
-      );
+    if (uncertain !== null && (heldAtLastAttempt || (givingUp && settings.holdsUncertainCreation))) {
+      const answer = await awaitReconciliation(state, settings, {
+        ...uncertain,
+        reason:
+          outcome === 'maybe-applied'
+            ? uncertain.reason
+            : `${uncertain.reason}; then ${describeFailure(error)}`,
+      });
       if ('orderId' in answer) {
         state.orderCreated(answer.orderId);
         return answer.orderId;

@@ -59,38 +59,45 @@ describe('badgeOrder with an unknown creation outcome', () => {
     ]);
   });
 
-  it('holds, never rejects, an order that a platform honouring keys may hold when its retry window passes', async () => {
-    // The platform stores the order and answers 500, then 500 to every attempt with the same key.
-    await stack.sandbox.control.setFaults({
-      failNext: [
-        { route: 'orders', kind: 'commit-then-500' },
-        { route: 'orders', kind: 'error-500', count: 50 },
-      ],
-    });
-    await stack.stopWorker();
-    const honouring = stack.startWorkerProcess({ BADGE_IDEMPOTENCY_KEYS: 'honoured' });
-    try {
-      const started = await stack.orders.startOrder(
-        order(stack, 'rc-honoured-window', { platformRetryWindowMs: 3_000 }),
-      );
-      const held = await awaitingReconciliation(stack, 'rc-honoured-window');
+  it.each([
+    ['500', 'error-500', /^SERVER_ERROR: [^;]*$/],
+    ['429', 'rate-limit', /^SERVER_ERROR: .*; then RATE_LIMITED: /],
+  ] as const)(
+    'holds, never rejects, an order that a platform honouring keys may hold, answering %s until the retry window passes',
+    async (_status, kind, reason) => {
+      const orderRef = `rc-honoured-window-${kind}`;
+      // The platform stores the order and answers 500, then `kind` to every attempt with the same key.
+      await stack.sandbox.control.setFaults({
+        failNext: [
+          { route: 'orders', kind: 'commit-then-500' },
+          { route: 'orders', kind, count: 50 },
+        ],
+      });
+      await stack.stopWorker();
+      const honouring = stack.startWorkerProcess({ BADGE_IDEMPOTENCY_KEYS: 'honoured' });
+      try {
+        const started = await stack.orders.startOrder(
+          order(stack, orderRef, { platformRetryWindowMs: 3_000 }),
+        );
+        const held = await awaitingReconciliation(stack, orderRef);
 
-      const platform = await stack.sandbox.control.state();
-      expect(platform.orders).toHaveLength(1);
-      const createdId = platform.orders[0]?.id as string;
-      expect(held.reconciliation?.idempotencyKey).toBe('badge-order-rc-honoured-window:create:without-stock');
-      // What may have created it, and what the platform said after.
-      expect(held.reconciliation?.reason).toMatch(/SERVER_ERROR.*the attempts after it failed too/);
-      expect((await stack.sandbox.control.stats()).faults['error-500']).toBeGreaterThanOrEqual(1);
+        const platform = await stack.sandbox.control.state();
+        expect(platform.orders).toHaveLength(1);
+        const createdId = platform.orders[0]?.id as string;
+        expect(held.reconciliation?.idempotencyKey).toBe(`badge-order-${orderRef}:create:without-stock`);
+        // The attempt that may have created it, and what the platform answered after it.
+        expect(held.reconciliation?.reason).toMatch(reason);
+        expect((await stack.sandbox.control.stats()).faults[kind]).toBeGreaterThanOrEqual(1);
 
-      await stack.orders.reconcileOrder('rc-honoured-window', { orderId: createdId });
-      expect((await started.handle.result()).orderId).toBe(createdId);
-      expect((await stack.sandbox.control.state()).orders).toHaveLength(1);
-    } finally {
-      await honouring.stop();
-      await stack.resumeWorker();
-    }
-  });
+        await stack.orders.reconcileOrder(orderRef, { orderId: createdId });
+        expect((await started.handle.result()).orderId).toBe(createdId);
+        expect((await stack.sandbox.control.state()).orders).toHaveLength(1);
+      } finally {
+        await honouring.stop();
+        await stack.resumeWorker();
+      }
+    },
+  );
 
   it('creates the order once an operator says the platform holds none', async () => {
     await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'drop' }] });
