@@ -7,10 +7,9 @@ import { findFreePort } from '../../tools/dev/dev-server';
 import { waitUntilServing } from '../../tools/oidc/binary-process';
 import type { TestStack, WorkerProcess } from './stack';
 
-/** The worker, its port and a scrape of its endpoint. */
+/** The worker and a scrape of its endpoint. */
 export interface MetricsWorker {
   readonly worker: WorkerProcess;
-  readonly port: number;
   /** The endpoint's text; rejects on a status other than 200. */
   readonly scrape: () => Promise<string>;
 }
@@ -45,6 +44,6 @@ export async function startMetricsWorker(
       if (!response.ok) throw new Error(`GET /metrics answered ${response.status}`);
       return response.text();
     };
-    return { worker, port, scrape };
+    return { worker, scrape };
   }
 }
