@@ -96,6 +96,11 @@ export type StackFixture = TestStack & {
   stopWorker(): Promise<void>;
   /** Starts the in-process worker again after `stopWorker()`; it stops with the stack, or at `stopWorker()`. */
   resumeWorker(): Promise<void>;
+  /**
+   * Runs `work` with a worker process of its own (its environment plus `env`) instead of the in-process worker,
+   * which runs again afterwards. A new process holds no token, so an order's sign-in reaches the platform.
+   */
+  withWorkerProcess(env: Readonly<Record<string, string>>, work: () => Promise<void>): Promise<void>;
 };
 
 /**
@@ -129,11 +134,26 @@ export function useTestStack(
     if (stack === undefined) throw new Error('the test stack starts in beforeAll');
     worker ??= await stack.startWorker();
   };
+  const withWorkerProcess = async (
+    env: Readonly<Record<string, string>>,
+    work: () => Promise<void>,
+  ): Promise<void> => {
+    if (stack === undefined) throw new Error('the test stack starts in beforeAll');
+    await stopWorker();
+    const own = stack.startWorkerProcess(env);
+    try {
+      await work();
+    } finally {
+      await own.stop();
+      await resumeWorker();
+    }
+  };
   // Tests hold this object from the start; its properties are the stack's once beforeAll has started it.
   return new Proxy({} as StackFixture, {
     get(_target, property) {
       if (property === 'stopWorker') return stopWorker;
       if (property === 'resumeWorker') return resumeWorker;
+      if (property === 'withWorkerProcess') return withWorkerProcess;
       if (stack === undefined) throw new Error('the test stack starts in beforeAll');
       const value: unknown = Reflect.get(stack, property, stack);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(stack) : value;

@@ -115,7 +115,7 @@ describe('badgeOrder over a long life', () => {
       // process of its own has none, so this order's sign-in reaches the platform, where it is held. It runs
       // in a local activity, whose workflow task stays open while it runs (a status query waits for it), so
       // the platform says when it is there.
-      await withOwnWorkerProcess(async () => {
+      await stack.withWorkerProcess({}, async () => {
         const heldBefore = (await stack.sandbox.control.stats()).faults.latency ?? 0;
         await stack.sandbox.control.setFaults({ latencyMs: 5_000, routes: [route] });
         const started = await stack.orders.startOrder(order(stack, orderRef, ['a.pdf']));
@@ -142,25 +142,9 @@ describe('badgeOrder over a long life', () => {
     expect((await stack.orders.status(orderRef)).orderId).not.toBeNull();
   });
 
-  /**
-   * Runs `work` with a worker process of its own instead of the in-process worker: a new process holds no
-   * token, so an order's sign-in reaches the platform.
-   */
-  async function withOwnWorkerProcess(work: () => Promise<void>): Promise<void> {
-    await stack.stopWorker();
-    const ownWorker = stack.startWorkerProcess();
-    try {
-      await work();
-    } finally {
-      await ownWorker.stop();
-      // The in-process worker again for the rest of the file.
-      await stack.resumeWorker();
-    }
-  }
-
   it('signs in and looks the stock up in steps of their own when the first sign-in fails', async () => {
     const orderRef = 'life-first-sign-in-fails';
-    await withOwnWorkerProcess(async () => {
+    await stack.withWorkerProcess({}, async () => {
       const before = await stack.sandbox.control.stats();
       await stack.sandbox.control.setFaults({ failNext: [{ route: 'auth', kind: 'error-503' }] });
       const started = await stack.orders.startOrder({

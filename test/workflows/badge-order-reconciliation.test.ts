@@ -73,9 +73,7 @@ describe('badgeOrder with an unknown creation outcome', () => {
           { route: 'orders', kind, count: 50 },
         ],
       });
-      await stack.stopWorker();
-      const honouring = stack.startWorkerProcess({ BADGE_IDEMPOTENCY_KEYS: 'honoured' });
-      try {
+      await stack.withWorkerProcess({ BADGE_IDEMPOTENCY_KEYS: 'honoured' }, async () => {
         const started = await stack.orders.startOrder(
           order(stack, orderRef, { platformRetryWindowMs: 3_000 }),
         );
@@ -92,10 +90,7 @@ describe('badgeOrder with an unknown creation outcome', () => {
         await stack.orders.reconcileOrder(orderRef, { orderId: createdId });
         expect((await started.handle.result()).orderId).toBe(createdId);
         expect((await stack.sandbox.control.state()).orders).toHaveLength(1);
-      } finally {
-        await honouring.stop();
-        await stack.resumeWorker();
-      }
+      });
     },
   );
 
