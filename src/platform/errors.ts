@@ -25,6 +25,8 @@ export interface PlatformErrorCause {
   readonly method?: string;
   /** API path of the failed call (no host, no query). */
   readonly path?: string;
+  /** Set when the connection's TLS handshake had completed: a TLS error then does not prove nothing was sent. */
+  readonly handshakeCompleted?: true;
 }
 
 /** Constructor input of a {@link PlatformError}: its fields, `code`, `method` and `path` required. */
@@ -113,6 +115,7 @@ export class PlatformError extends Error {
         ...(init.status !== undefined && { status: init.status }),
         retryAfter: init.retryAfterMs !== undefined,
         ...(init.cause?.code !== undefined && { transportCode: init.cause.code }),
+        ...(init.cause?.handshakeCompleted === true && { handshakeCompleted: true }),
       });
   }
 

@@ -483,14 +483,8 @@ export class PlatformHttp {
       code,
       method,
       path,
-      cause,
+      cause: handshakeCompleted(error) ? { ...cause, handshakeCompleted: true } : cause,
       detail: cause.code ?? cause.message,
-      ...(cause.code !== undefined && {
-        outcome: outcomeOf(code, {
-          transportCode: cause.code,
-          handshakeCompleted: handshakeCompleted(error),
-        }),
-      }),
     });
   }
 
