@@ -424,7 +424,7 @@ const PLATFORM = readBy(PLATFORM_READERS, {
   uploadUnknownOutcome: variable(
     'BADGE_UPLOAD_UNKNOWN_OUTCOME',
     z.enum(['retry', 'hold']).default('retry'),
-    'After an upload that may have stored the file: `retry` (flagged possibleDuplicate) or `hold`.',
+    'After an upload that may have stored the file: `retry` (flagged possibleDuplicate) or `hold` (for a person’s reconcileDocument; the nightly replay leaves it).',
   ),
   responseMap: variable(
     'BADGE_RESPONSE_MAP',

@@ -501,6 +501,12 @@ export const documentStateSchema = z.object({
    * `replaceDocument`.
    */
   sourcePath: z.string(),
+  /**
+   * Failed after an attempt that may have stored the file, and not sent again (`BADGE_UPLOAD_UNKNOWN_OUTCOME=hold`,
+   * or an answer the same call would get again): a person checks the platform and answers `reconcileDocument`.
+   * The nightly replay leaves it alone; `retryUploads` and `replaceDocument` still send it.
+   */
+  held: z.boolean(),
 });
 export type DocumentState = z.infer<typeof documentStateSchema>;
 
@@ -698,6 +704,26 @@ export const reconcileOrderInputSchema = z.union(
 export type ReconcileOrderInput = z.input<typeof reconcileOrderInputSchema>;
 /** A validated {@link ReconcileOrderInput}: the order id as its digits. */
 export type ReconcileOrderAnswer = z.output<typeof reconcileOrderInputSchema>;
+
+/**
+ * The operator's answer about a held document after checking the platform: `{ documentId }`, the platform holds
+ * it under this id (the document counts as uploaded); `{ notStored: true }`, it does not (sent again now). `shape`
+ * adds what names the document (the update's `path`; the HTTP API takes the index from the URL).
+ */
+export const documentReconciliationSchema = <Shape extends z.ZodRawShape>(shape: Shape) =>
+  z.union(
+    [
+      z.strictObject({ ...shape, documentId: identifierSchema }),
+      z.strictObject({ ...shape, notStored: z.literal(true, { error: 'must be true' }) }),
+    ],
+    { error: 'must be { "documentId": "<the platform\'s document id>" } or { "notStored": true }' },
+  );
+
+/** Argument of the `reconcileDocument` update: which document (as `replaceDocument` names it) and the answer. */
+export const reconcileDocumentInputSchema = documentReconciliationSchema({
+  path: z.string().min(1, 'must not be empty'),
+});
+export type ReconcileDocumentInput = z.input<typeof reconcileDocumentInputSchema>;
 
 /**
  * Argument of the `setDocumentOwner` update: the platform user id the order's documents belong to, when the

@@ -44,7 +44,8 @@ export function createReplayActivities(deps: { readonly client: Client }) {
         description.status.name === 'RUNNING' &&
         description.typedSearchAttributes.get(BadgeOrderStatus) === 'AwaitingRepair';
       if (!awaiting) return 'skipped';
-      await handle.signal(retryUploadsSignal);
+      // Documents held for a person (the platform may have stored them) stay held.
+      await handle.signal(retryUploadsSignal, { skipHeld: true });
       return 'signalled';
     } catch (error) {
       // Closed between listing and signalling: nothing left to repair.

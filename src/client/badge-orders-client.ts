@@ -32,6 +32,7 @@ import {
   type BadgeOrderStatusView,
   type BadgeOrderWorkflow,
   type DocumentState,
+  type ReconcileDocumentInput,
   type ReconcileOrderInput,
   type ReplaceDocumentInput,
   type SetDocumentOwnerInput,
@@ -39,6 +40,7 @@ import {
 } from '../contract';
 import type { FailureCode } from '../failure-types';
 import {
+  reconcileDocumentUpdate,
   reconcileOrderUpdate,
   replaceDocumentUpdate,
   retryUploadsSignal,
@@ -57,6 +59,11 @@ export class ReplaceDocumentRejectedError extends Error {
 /** The order refused a `reconcileOrder` update; the message says why (not awaiting it, invalid answer). */
 export class ReconcileOrderRejectedError extends Error {
   override readonly name = 'ReconcileOrderRejectedError';
+}
+
+/** The order refused a `reconcileDocument` update; the message says why (no such document, not held). */
+export class ReconcileDocumentRejectedError extends Error {
+  override readonly name = 'ReconcileDocumentRejectedError';
 }
 
 /** The order refused a `setDocumentOwner` update; the message says why (not uploading yet, closed, empty id). */
@@ -322,6 +329,17 @@ export class BadgeOrdersClient {
   /** The `status` query. */
   async status(order: string | OrderKey): Promise<BadgeOrderStatusView> {
     return (await this.handleOf(order)).query(statusQuery);
+  }
+
+  /**
+   * Runs the `reconcileDocument` update on a held document (one the platform may have stored) and returns the
+   * order's status. Throws {@link ReconcileDocumentRejectedError} with the workflow's reason when refused.
+   */
+  async reconcileDocument(
+    order: string | OrderKey,
+    answer: ReconcileDocumentInput,
+  ): Promise<BadgeOrderStatusView> {
+    return this.update(order, reconcileDocumentUpdate, answer, ReconcileDocumentRejectedError);
   }
 
   /** Sends `retryUploads`: every failed document is tried again now. */

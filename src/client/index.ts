@@ -6,6 +6,7 @@
 export {
   BadgeOrdersClient,
   OrderMayExistError,
+  ReconcileDocumentRejectedError,
   ReconcileOrderRejectedError,
   ReplaceDocumentRejectedError,
   type BadgeOrderHandle,

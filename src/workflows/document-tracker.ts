@@ -21,6 +21,8 @@ export interface TrackedDocument {
   links: DocumentLinks | null;
   /** A failed attempt may have stored the file (it failed after the file was sent). */
   mayHaveBeenStored: boolean;
+  /** Its last failure may have stored the file and ended its retries: a person decides (absent before 0.6.0). */
+  held?: boolean;
   possibleDuplicate: boolean;
   /** Bumped by each replacement, so a new file gets a new idempotency key. */
   revision: number;
@@ -44,7 +46,9 @@ type UploadOutcome = Readonly<Pick<TrackedDocument, 'documentId' | 'possibleDupl
 };
 
 /** What a failed upload reports: whether the platform may hold the file (the attempt failed after sending it). */
-type UploadFailure = Readonly<Pick<TrackedDocument, 'attempts' | 'mayHaveBeenStored'> & { error: string }>;
+type UploadFailure = Readonly<
+  Pick<TrackedDocument, 'attempts' | 'mayHaveBeenStored'> & { error: string; held: boolean }
+>;
 
 /** Tracks every document of one order. */
 export class DocumentTracker {
@@ -139,7 +143,22 @@ export class DocumentTracker {
       lastError: capLength(failure.error),
       attempts: document.attempts + failure.attempts,
       mayHaveBeenStored: document.mayHaveBeenStored || failure.mayHaveBeenStored,
+      held: failure.held,
     });
+  }
+
+  /**
+   * A person's answer about a held document: the platform holds it under `documentId` (it counts as uploaded), or
+   * it holds none (it is queued again, and no earlier attempt counts as a possible copy any more).
+   */
+  reconcile(path: string, answer: { readonly documentId: string } | { readonly notStored: true }): void {
+    const document = this.get(path);
+    document.mayHaveBeenStored = false;
+    if ('documentId' in answer) {
+      Object.assign(document, { status: 'uploaded', documentId: answer.documentId, lastError: null });
+    } else {
+      document.status = 'pending';
+    }
   }
 
   /** Every document's whole state, for continue-as-new. */
@@ -171,13 +190,17 @@ export class DocumentTracker {
   }
 
   /**
-   * Puts every failed document back in the queue, except those claimed by a replacement; with `newKeys`
-   * each under a new idempotency key (its request changed: another owner). A copy an earlier attempt may
-   * have stored stays counted, so the upload is flagged `possibleDuplicate` if that was so. Returns how many.
+   * Puts every failed document back in the queue, except those claimed by a replacement and, with `skipHeld`,
+   * those held for a person; with `newKeys` each under a new idempotency key (its request changed: another
+   * owner). A copy an earlier attempt may have stored stays counted, so the upload is flagged
+   * `possibleDuplicate` if that was so. Returns how many.
    */
-  requeueFailed(options: { readonly newKeys: boolean }): number {
+  requeueFailed(options: { readonly newKeys: boolean; readonly skipHeld?: boolean }): number {
     const failed = this.documents.filter(
-      (document) => document.status === 'failed' && document.claimed !== true,
+      (document) =>
+        document.status === 'failed' &&
+        document.claimed !== true &&
+        !(options.skipHeld === true && isHeld(document)),
     );
     for (const document of failed) {
       if (options.newKeys) document.revision += 1;
@@ -223,5 +246,11 @@ function stateOf(document: TrackedDocument): DocumentState {
     links: document.links,
     possibleDuplicate: document.possibleDuplicate,
     sourcePath: document.sourcePath,
+    held: isHeld(document),
   };
+}
+
+/** Whether the document waits for a person: it failed last, and that failure held it. */
+function isHeld(document: TrackedDocument): boolean {
+  return document.status === 'failed' && document.held === true;
 }

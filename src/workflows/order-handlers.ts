@@ -1,11 +1,12 @@
 /**
  * The messages an order answers: the `status` query, the `retryUploads` signal and the `replaceDocument`,
- * `reconcileOrder` and `setDocumentOwner` updates. Validators refuse what cannot apply now, so a refused update
- * leaves no trace in history.
+ * `reconcileOrder`, `reconcileDocument` and `setDocumentOwner` updates. Validators refuse what cannot apply now,
+ * so a refused update leaves no trace in history.
  */
 import { condition, isCancellation, log, setHandler } from '@temporalio/workflow';
 import type {
   DocumentState,
+  ReconcileDocumentInput,
   ReconcileOrderInput,
   ReplaceDocumentInput,
   SetDocumentOwnerInput,
@@ -25,9 +26,11 @@ export function registerOrderHandlers(
 ): void {
   setHandler(messages.statusQuery, () => state.view());
 
-  setHandler(messages.retryUploadsSignal, () => {
-    const count = state.documents.requeueFailed({ newKeys: false });
-    log.info('retryUploads received', { documentsQueued: count });
+  setHandler(messages.retryUploadsSignal, (options) => {
+    // Signals recorded before 0.6.0 carry no argument: they queued every failed document.
+    const skipHeld = options?.skipHeld === true;
+    const count = state.documents.requeueFailed({ newKeys: false, skipHeld });
+    log.info('retryUploads received', { documentsQueued: count, skipHeld });
   });
 
   setHandler(
@@ -41,6 +44,33 @@ export function registerOrderHandlers(
       return state.view();
     },
     validated('reconcileOrder', () => state.reconcilable()),
+  );
+
+  setHandler(
+    messages.reconcileDocumentUpdate,
+    (answer: ReconcileDocumentInput) => {
+      // The id as a string, whatever the caller sent; the validator ran before (not on replay).
+      const { path, ...taken } = contractSchemas().reconcileDocumentInputSchema.parse(answer);
+      state.documents.reconcile(path, taken);
+      log.info('reconcileDocument received', { path, answer: taken });
+      return state.view();
+    },
+    {
+      validator: (answer: ReconcileDocumentInput): void => {
+        checkInput('reconcileDocument', answer);
+        const document = state.documents.find(answer.path);
+        if (!document) throw new Error(`path: no document ${answer.path} in this order`);
+        const refusal = document.held
+          ? state.documents.isClaimed(answer.path)
+            ? 'is being replaced'
+            : null
+          : document.status === 'failed'
+            ? 'failed but is not held: retryUploads or replaceDocument sends it again'
+            : `is ${document.status}; only a held document (one the platform may have stored) is answered`;
+        if (refusal !== null)
+          throw new Error(`reconcileDocument refused: document ${answer.path} ${refusal}`);
+      },
+    },
   );
 
   setHandler(
@@ -115,7 +145,10 @@ function validated(
 }
 
 /** Refuses an update whose input the contract refuses, naming every field. */
-function checkInput(update: 'reconcileOrder' | 'setDocumentOwner' | 'replaceDocument', input: unknown): void {
+function checkInput(
+  update: 'reconcileOrder' | 'setDocumentOwner' | 'replaceDocument' | 'reconcileDocument',
+  input: unknown,
+): void {
   const schemas = contractSchemas();
   const parsed = schemas[`${update}InputSchema` as const].safeParse(input);
   if (!parsed.success) {

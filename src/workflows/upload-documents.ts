@@ -7,7 +7,13 @@ import { condition, isCancellation, metricMeter, setCurrentDetails } from '@temp
 import { runWithConcurrency } from '../concurrency';
 import { applicationFailure } from '../failure-types';
 import { METRIC_NAMES } from '../metrics/names';
-import { activityAttempts, attemptOutcome, describeFailure, refusedDocumentOwner } from './failures';
+import {
+  activityAttempts,
+  attemptOutcome,
+  describeFailure,
+  heldForPerson,
+  refusedDocumentOwner,
+} from './failures';
 import type { UploadJob } from './document-tracker';
 import type { OrderState } from './order-state';
 import type { OrderSteps } from './steps';
@@ -73,6 +79,7 @@ export function uploadPendingDocuments(state: OrderState, settings: UploadSettin
               : describeFailure(error),
             attempts: activityAttempts(error),
             mayHaveBeenStored: attemptOutcome(error) === 'maybe-applied',
+            held: heldForPerson(error),
           });
         },
       );
@@ -97,7 +104,8 @@ function ownerRefusal(state: OrderState, refused: string): boolean {
 }
 
 /**
- * Waits until a document is queued again (an operator or the nightly replay) and returns; past the repair
+ * Waits until a document is queued again (an operator or the nightly replay), or a person says the platform holds
+ * every failed one (`reconcileDocument`), and returns; past the repair
  * deadline the order fails, keeping the order id in the failure's details.
  */
 export async function awaitRepair(state: OrderState, repairWindowMs: number): Promise<void> {
@@ -106,19 +114,29 @@ export async function awaitRepair(state: OrderState, repairWindowMs: number): Pr
   const deadline = state.repairDeadline;
   state.setStatus('AwaitingRepair');
   const failed = state.documents.failed();
+  const held = failed.filter((document) => document.held).length;
+  const heldAdvice =
+    held === 0
+      ? ''
+      : ` ${held} of them may be stored on the platform: check it, then update reconcileDocument ` +
+        '{"path", "documentId"} or {"path", "notStored": true}; the nightly replay leaves them.';
   setCurrentDetails(
     state.documentOwnerRefused === null
-      ? `Awaiting repair: ${failed.length} document(s) failed. Signal retryUploads or update replaceDocument ` +
-          `before ${new Date(deadline).toISOString()}.`
-      : `Awaiting repair: ${failed.length} document(s) failed. ${state.documentOwnerRefused} Before ` +
+      ? `Awaiting repair: ${failed.length} document(s) failed.${heldAdvice} Signal retryUploads or update ` +
+          `replaceDocument before ${new Date(deadline).toISOString()}.`
+      : `Awaiting repair: ${failed.length} document(s) failed.${heldAdvice} ${state.documentOwnerRefused} Before ` +
           `${new Date(deadline).toISOString()}.`,
   );
-  const repaired = await condition(() => state.documents.hasPending(), Math.max(deadline - Date.now(), 1));
+  // Repaired when a document is queued again, or when a person said the platform holds every held one.
+  const repaired = await condition(
+    () => state.documents.hasPending() || state.documents.allUploaded(),
+    Math.max(deadline - Date.now(), 1),
+  );
   if (repaired) return;
   // A replacement being checked when the deadline passed decides first (it may extend the deadline).
   if (state.documents.hasClaimed()) {
     await condition(() => !state.documents.hasClaimed());
-    if (state.documents.hasPending()) return;
+    if (state.documents.hasPending() || state.documents.allUploaded()) return;
     if (state.repairDeadline !== null && state.repairDeadline > Date.now()) return;
   }
   const stillFailed = state.documents.failed();

@@ -31,7 +31,7 @@ describe('failure text in workflow state', () => {
 
   it("caps a document's lastError, whatever the caller passes", () => {
     const tracker = new DocumentTracker([{ path: 'a.pdf' }], 'wf');
-    tracker.markFailed('a.pdf', { error: huge, attempts: 1, mayHaveBeenStored: false });
+    tracker.markFailed('a.pdf', { error: huge, attempts: 1, mayHaveBeenStored: false, held: false });
     const [document] = tracker.view();
     expect(document?.lastError?.length).toBeLessThanOrEqual(MAX_FAILURE_DESCRIPTION_LENGTH);
     expect(document?.lastError?.startsWith('xxx')).toBe(true);

@@ -52,6 +52,7 @@ describe('OrderState', () => {
       error: 'VALIDATION: document_owner',
       attempts: 1,
       mayHaveBeenStored: false,
+      held: false,
     });
     state.documents.markUploaded('b.jpg', {
       documentId: 'doc-2',

@@ -13,6 +13,7 @@ import {
   badgeOrderResultSchema,
   badgeOrderStatusViewSchema,
   documentStateSchema,
+  reconcileDocumentInputSchema,
   reconcileOrderInputSchema,
   replaceDocumentInputSchema,
   setDocumentOwnerInputSchema,
@@ -48,7 +49,8 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
   },
   'badge-order-status-view': {
     title: 'BadgeOrderStatusView',
-    description: 'Answer of the status query (and of the reconcileOrder update).',
+    description:
+      'Answer of the status query (and of the reconcileOrder, reconcileDocument and setDocumentOwner updates).',
     schema: badgeOrderStatusViewSchema,
     io: 'output',
   },
@@ -68,6 +70,12 @@ const ENTRIES: Readonly<Record<string, Entry>> = {
     title: 'ReconcileOrderInput',
     description: 'Argument of the reconcileOrder update.',
     schema: reconcileOrderInputSchema,
+    io: 'input',
+  },
+  'reconcile-document-input': {
+    title: 'ReconcileDocumentInput',
+    description: 'Argument of the reconcileDocument update.',
+    schema: reconcileDocumentInputSchema,
     io: 'input',
   },
   'set-document-owner-input': {

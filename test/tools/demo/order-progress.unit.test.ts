@@ -21,6 +21,7 @@ function document(path: string, overrides: Partial<DocumentState> = {}): Documen
     links: null,
     possibleDuplicate: false,
     sourcePath: path,
+    held: false,
     ...overrides,
   };
 }
