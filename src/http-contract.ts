@@ -12,6 +12,7 @@ import {
   badgeOrderStatusViewSchema,
   CLIENT_ID_PATTERN,
   DOCUMENT_REFERENCE_PATTERN,
+  documentReconciliationSchema,
   documentStateSchema,
   listedOrderSchema,
   reconcileOrderInputSchema,
@@ -171,6 +172,14 @@ export interface Operation {
 /** Problems every authenticated operation may answer with. */
 export const COMMON_PROBLEMS = [400, 401, 403, 429, 431, 503, 504] as const;
 
+/** Path parameters of an action on one document: the order, and the document's index in the order input. */
+const documentParamsSchema = orderRefParamsSchema.extend({
+  index: z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,2})$/, 'must be the document index, a whole number from 0')
+    .transform(Number),
+});
+
 /** What an operator's action on one order shares: `POST`, the scope `ops`, the order named by path and query. */
 const OPERATOR_ACTION = {
   method: 'POST',
@@ -257,12 +266,7 @@ export const ORDER_OPERATIONS = {
     description:
       'Runs the `replaceDocument` update for the order’s document at `index` (as listed in the order input): the ' +
       'document is retried with the new file. Refused (409) when the document has not failed or the order is closed.',
-    params: orderRefParamsSchema.extend({
-      index: z
-        .string()
-        .regex(/^(0|[1-9][0-9]{0,2})$/, 'must be the document index, a whole number from 0')
-        .transform(Number),
-    }),
+    params: documentParamsSchema,
     body: ['ReplaceDocumentBody', replaceDocumentInputSchema.omit({ path: true }).strict()],
     responses: {
       200: { description: 'The document’s new state', schema: ['DocumentState', documentStateSchema] },
@@ -278,6 +282,20 @@ export const ORDER_OPERATIONS = {
       '`{ "orderId": "<digits>" }` when it holds the order (the id as a string, every digit kept; a number is ' +
       'accepted up to 2^53 − 1), `{ "notCreated": true }` when it does not. Refused (409) unless the order awaits it.',
     body: ['ReconcileOrderInput', reconcileOrderInputSchema],
+    responses: statusViewAnswer('The order’s status after the answer'),
+  },
+  reconcileDocument: {
+    ...OPERATOR_ACTION,
+    operationId: 'reconcileDocument',
+    path: '/v1/orders/{orderRef}/documents/{index}/reconcile',
+    summary: 'Resolve a held document',
+    description:
+      'Runs the `reconcileDocument` update for the order’s document at `index` (as listed in the order input), ' +
+      'one held because an upload may have stored it (`held` in its state), with the operator’s answer after ' +
+      'checking the platform: `{ "documentId": "<id>" }` when the platform holds it (it counts as uploaded), ' +
+      '`{ "notStored": true }` when it does not (sent again now). Refused (409) unless the document is held.',
+    params: documentParamsSchema,
+    body: ['ReconcileDocumentBody', documentReconciliationSchema({})],
     responses: statusViewAnswer('The order’s status after the answer'),
   },
   setDocumentOwner: {

@@ -1,8 +1,9 @@
 /**
  * The operator CLI (`npm run ops -- <command>`): list orders by status, show one order, retry its uploads,
- * replace a document, correct the document owner, reconcile an order whose creation outcome is unknown, and
- * trigger the nightly replay. Tables for people; `--json` prints one JSON document
- * for scripts. {@link runOps} takes its dependencies, so tests run it in-process against a dev server.
+ * replace a document, correct the document owner, reconcile an order whose creation outcome is unknown or a
+ * document held because an upload may have stored it, and trigger the nightly replay. Tables for people;
+ * `--json` prints one JSON document for scripts. {@link runOps} takes its dependencies, so tests run it
+ * in-process against a dev server.
  */
 import { Option, type Command } from 'commander';
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
@@ -77,7 +78,8 @@ class OpsError extends Error {
 const DOCUMENT_COLUMNS: readonly (readonly [string, (document: DocumentState) => string | number | null])[] =
   [
     ['path', (document) => document.path],
-    ['status', (document) => document.status],
+    // A held document failed, and waits for a person: the platform may hold it.
+    ['status', (document) => (document.held ? 'held (may be stored)' : document.status)],
     ['attempts', (document) => document.attempts],
     ['replaced by', (document) => (document.sourcePath === document.path ? null : document.sourcePath)],
     ['possible duplicate', (document) => (document.possibleDuplicate ? 'yes' : null)],
@@ -320,6 +322,27 @@ function buildOpsProgram(deps: OpsDependencies): Command {
         .conflicts('notCreated'),
     )
     .option('--not-created', 'the platform holds no such order: create it now');
+
+  orderCommand<{ documentId?: string; notStored?: boolean }>(
+    'reconcile-document',
+    'answer a held document (an upload that may have stored it) after checking the platform (the reconcileDocument update)',
+    [['<path>', 'the document as named in the order']],
+    async (order, [path = ''], options, json) => {
+      if (options.documentId === undefined && !options.notStored) {
+        throw new OpsError('reconcile-document: give --document-id <id> or --not-stored');
+      }
+      const answer =
+        options.documentId !== undefined ? { documentId: options.documentId } : { notStored: true as const };
+      printView(order, json, await orders().reconcileDocument(order, { path, ...answer }));
+    },
+  )
+    .addOption(
+      new Option(
+        '--document-id <id>',
+        'the platform holds the document under this id: it counts as uploaded',
+      ).conflicts('notStored'),
+    )
+    .option('--not-stored', 'the platform holds no such document: send it again now');
 
   orderCommand(
     'set-owner',

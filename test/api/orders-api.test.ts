@@ -225,7 +225,7 @@ describe('the HTTP API', () => {
     expect(problem(missing).code).toBe('order-not-found');
   });
 
-  it('runs the operator actions: replace a failed document, retry, set the owner, reconcile (refused when not awaited)', async () => {
+  it('runs the operator actions: replace a failed document, retry, set the owner, reconcile an order or a document (refused when not awaited)', async () => {
     await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
     const orderRef = 'api-ops-1';
     expect(
@@ -269,6 +269,20 @@ describe('the HTTP API', () => {
       body: { newPath: 'x.pdf' },
     });
     expect(problem(noDocument)).toMatchObject({ status: 404, code: 'document-not-found' });
+
+    // The platform refused the file (422): it cannot hold it, so there is nothing to answer about it.
+    const notHeld = await call('POST', `/v1/orders/${orderRef}/documents/0/reconcile?clientId=writer`, {
+      key: 'operator',
+      body: { documentId: 'doc-1' },
+    });
+    expect(problem(notHeld)).toMatchObject({ status: 409, code: 'reconcile-document-refused' });
+    expect(problem(notHeld).detail).toMatch(/not held|only a held document/);
+    const badAnswer = await call('POST', `/v1/orders/${orderRef}/documents/0/reconcile?clientId=writer`, {
+      key: 'operator',
+      body: { documentId: 'doc-1', notStored: true },
+    });
+    expect(problem(badAnswer)).toMatchObject({ status: 400 });
+    expect(problem(badAnswer).detail).toContain('"notStored": true');
 
     await waitFor(
       () => stack.orders.status(mine(orderRef)),
@@ -458,6 +472,7 @@ describe('the HTTP API', () => {
       '/v1/orders',
       '/v1/orders/{orderRef}',
       '/v1/orders/{orderRef}/document-owner',
+      '/v1/orders/{orderRef}/documents/{index}/reconcile',
       '/v1/orders/{orderRef}/documents/{index}/replace',
       '/v1/orders/{orderRef}/reconcile',
       '/v1/orders/{orderRef}/retry',

@@ -237,6 +237,49 @@ describe('ops CLI', () => {
     }
   });
 
+  it('answers a held document with the id the platform holds it under', async () => {
+    // The platform stores the file and answers 500: with uploads held, the order waits for a person.
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'documents', kind: 'commit-then-500' }] });
+    const path = stack.writeDocument('ops-held/front.jpg', 'front');
+    await stack.withWorkerProcess({ BADGE_UPLOAD_UNKNOWN_OUTCOME: 'hold' }, async () => {
+      const started = await stack.orders.startOrder({
+        orderRef: 'ops-held',
+        vehicle,
+        badge,
+        documents: [{ path }],
+      });
+      await waitFor(
+        () => stack.orders.status('ops-held'),
+        (status) => status.phase === 'awaiting-repair',
+        { what: 'ops-held awaiting repair' },
+      );
+      expect((await ops('status', 'ops-held')).out).toMatch(/held \(may be stored\)/);
+      const [stored] = await stack.sandbox.control.listDocuments({
+        idempotencyKey: 'badge-order-ops-held:doc:0',
+      });
+
+      const unanswered = await ops('reconcile-document', 'ops-held', path);
+      expect(unanswered.code).toBe(1);
+      expect(unanswered.err).toMatch(/--document-id/);
+      const answered = await json<BadgeOrderStatusView>(
+        'reconcile-document',
+        'ops-held',
+        path,
+        '--document-id',
+        String(stored?.id),
+      );
+      expect(answered.documents[0]).toMatchObject({
+        status: 'uploaded',
+        documentId: stored?.id,
+        held: false,
+      });
+      expect((await started.handle.result()).documents[0]?.documentId).toBe(stored?.id);
+      expect(
+        await stack.sandbox.control.listDocuments({ idempotencyKey: 'badge-order-ops-held:doc:0' }),
+      ).toHaveLength(1);
+    });
+  });
+
   it('probes a platform: whether it honours idempotency keys, and the settings to use', async () => {
     const ignoring = await startSandbox({ port: 0, profile: 'legacy' });
     try {

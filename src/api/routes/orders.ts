@@ -14,6 +14,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import {
   OrderMayExistError,
+  ReconcileDocumentRejectedError,
   ReconcileOrderRejectedError,
   ReplaceDocumentRejectedError,
   SetDocumentOwnerRejectedError,
@@ -420,10 +421,13 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     return { status: 202, body: { orderRef, accepted: true as const } };
   });
 
-  route(ORDER_OPERATIONS.replaceDocument, async (request) => {
-    const { orderRef, index } = parsePart(ORDER_OPERATIONS.replaceDocument.params, request.params, 'path');
-    const query = parsePart(ORDER_OPERATIONS.replaceDocument.query, request.query, 'query');
-    const replacement = parsePart(ORDER_OPERATIONS.replaceDocument.body[1], request.body, 'body');
+  /** The running order's document that an operation on one document names (its index in the order input). */
+  const documentAt = async (
+    request: FastifyRequest,
+    operation: typeof ORDER_OPERATIONS.replaceDocument | typeof ORDER_OPERATIONS.reconcileDocument,
+  ) => {
+    const { orderRef, index } = parsePart(operation.params, request.params, 'path');
+    const query = parsePart(operation.query, request.query, 'query');
     const { key, handle, description } = await find(request, orderRef, query.clientId);
     if (description.status.name !== 'RUNNING') throw notRunning(orderRef, description.status.name);
     const view = await queryStatus(handle).catch((error: unknown) => {
@@ -442,6 +446,12 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         detail: `Order ${orderRef} has ${view.documents.length} document(s); there is none at index ${index}`,
       });
     }
+    return { orderRef, index, key, document };
+  };
+
+  route(ORDER_OPERATIONS.replaceDocument, async (request) => {
+    const replacement = parsePart(ORDER_OPERATIONS.replaceDocument.body[1], request.body, 'body');
+    const { orderRef, index, key, document } = await documentAt(request, ORDER_OPERATIONS.replaceDocument);
     return update(
       orderRef,
       `Replacing document ${index} of order ${orderRef}`,
@@ -459,6 +469,17 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
       Rejected: ReconcileOrderRejectedError,
       code: 'reconcile-refused',
     });
+  });
+
+  route(ORDER_OPERATIONS.reconcileDocument, async (request) => {
+    const answer = parsePart(ORDER_OPERATIONS.reconcileDocument.body[1], request.body, 'body');
+    const { orderRef, index, key, document } = await documentAt(request, ORDER_OPERATIONS.reconcileDocument);
+    return update(
+      orderRef,
+      `Reconciling document ${index} of order ${orderRef}`,
+      orders.reconcileDocument(key, { path: document.path, ...answer }),
+      { Rejected: ReconcileDocumentRejectedError, code: 'reconcile-document-refused' },
+    );
   });
 
   route(ORDER_OPERATIONS.setDocumentOwner, async (request) => {
