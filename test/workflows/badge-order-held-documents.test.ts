@@ -44,6 +44,13 @@ describe('badgeOrder holding uploads that may have stored the file', () => {
         { status: 'failed', held: true, attempts: 1 },
         { status: 'failed', held: true, attempts: 1 },
       ]);
+      // What the operator sees on the order's page (Current details): what is held and how to answer it.
+      const metadata = await started.handle.query<{ currentDetails?: string }>(
+        '__temporal_workflow_metadata',
+      );
+      expect(metadata.currentDetails).toMatch(
+        /2 document\(s\) failed\. 2 of them may be stored on the platform: check it, then update reconcileDocument/,
+      );
       const [stored, ...others] = (await stack.sandbox.control.state()).documents;
       expect(others).toHaveLength(0);
       const storedIndex = Number(stored?.idempotency_key?.split(':doc:')[1]);
