@@ -16,12 +16,6 @@ import { TokenCache } from '../../src/platform/token-cache';
 import { loopbackCertificate } from '../../tools/oidc/tls';
 import { PASSWORD, rejectionOf, USERNAME } from './fake-http';
 
-/** Node 24's default CA store (since 22.15; the project's @types/node 20 does not declare it). */
-const caStore = tls as unknown as {
-  getCACertificates(type: 'default'): string[];
-  setDefaultCACertificates(certificates: readonly string[]): void;
-};
-
 /** Bytes that are no TLS record: the client's TLS layer fails on them with an OpenSSL protocol code. */
 const NOT_TLS = Buffer.from('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
 
@@ -37,12 +31,12 @@ beforeAll(() => {
     cert: certificate.cert,
     key: readFileSync(certificate.keyFile, 'utf8'),
   });
-  trustedBefore = caStore.getCACertificates('default');
-  caStore.setDefaultCACertificates([...trustedBefore, certificate.cert]);
+  trustedBefore = tls.getCACertificates('default');
+  tls.setDefaultCACertificates([...trustedBefore, certificate.cert]);
 });
 
 afterAll(async () => {
-  caStore.setDefaultCACertificates(trustedBefore);
+  tls.setDefaultCACertificates(trustedBefore);
   for (const server of servers) {
     server.close();
     await once(server, 'close');
