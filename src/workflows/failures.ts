@@ -108,12 +108,3 @@ export function refusedDocumentOwner(error: unknown): boolean {
 export function isFinalFailure(error: unknown): boolean {
   return applicationCause(error)?.nonRetryable === true;
 }
-
-/**
- * Whether a failed upload waits for a person: its last attempt may have stored the file and no attempt follows
- * (the worker holds such uploads, or the same call would get the same answer). Sending it again could store a
- * second copy, so only a person (or `retryUploads`) does.
- */
-export function heldForPerson(error: unknown): boolean {
-  return isFinalFailure(error) && attemptOutcome(error) === 'maybe-applied';
-}

@@ -58,17 +58,15 @@ export function registerOrderHandlers(
     {
       validator: (answer: ReconcileDocumentInput): void => {
         checkInput('reconcileDocument', answer);
-        const document = state.documents.find(answer.path);
-        if (!document) throw new Error(`path: no document ${answer.path} in this order`);
-        const refusal = document.held
-          ? state.documents.isClaimed(answer.path)
-            ? 'is being replaced'
-            : null
-          : document.status === 'failed'
-            ? 'failed but is not held: retryUploads or replaceDocument sends it again'
-            : `is ${document.status}; only a held document (one the platform may have stored) is answered`;
-        if (refusal !== null)
-          throw new Error(`reconcileDocument refused: document ${answer.path} ${refusal}`);
+        const document = unclaimedDocument(state, answer.path);
+        if (!document.held) {
+          throw new Error(
+            `reconcileDocument refused: document ${answer.path} ` +
+              (document.status === 'failed'
+                ? 'failed but is not held: retryUploads or replaceDocument sends it again'
+                : `is ${document.status}; only a held document (one the platform may have stored) is answered`),
+          );
+        }
       },
     },
   );
@@ -115,19 +113,23 @@ export function registerOrderHandlers(
     {
       validator: (replacement: ReplaceDocumentInput): void => {
         checkInput('replaceDocument', replacement);
-        const document = state.documents.find(replacement.path);
-        if (!document) throw new Error(`path: no document ${replacement.path} in this order`);
+        const document = unclaimedDocument(state, replacement.path);
         if (document.status !== 'failed') {
           throw new Error(
             `path: document ${replacement.path} is ${document.status}; only a failed one can be replaced`,
           );
         }
-        if (state.documents.isClaimed(replacement.path)) {
-          throw new Error(`path: document ${replacement.path} is being replaced already`);
-        }
       },
     },
   );
+}
+
+/** The document `path` names, for a validator: refused when there is none or a replacement is checking it. */
+function unclaimedDocument(state: OrderState, path: string): DocumentState {
+  const document = state.documents.find(path);
+  if (!document) throw new Error(`path: no document ${path} in this order`);
+  if (state.documents.isClaimed(path)) throw new Error(`path: document ${path} is being replaced already`);
+  return document;
 }
 
 /** The validator of an operator's update: its input as the contract wants it, and `refusal` (why not now) null. */

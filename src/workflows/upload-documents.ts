@@ -11,7 +11,7 @@ import {
   activityAttempts,
   attemptOutcome,
   describeFailure,
-  heldForPerson,
+  isFinalFailure,
   refusedDocumentOwner,
 } from './failures';
 import type { UploadJob } from './document-tracker';
@@ -73,13 +73,16 @@ export function uploadPendingDocuments(state: OrderState, settings: UploadSettin
           if (isCancellation(error)) throw error;
           outcomes.add(1, { outcome: 'failed' });
           const ownerRefused = refusedDocumentOwner(error) && ownerRefusal(state, String(documentOwner));
+          const mayHaveBeenStored = attemptOutcome(error) === 'maybe-applied';
           state.documents.markFailed(job.path, {
             error: ownerRefused
               ? `${describeFailure(error)} — document_owner ${String(documentOwner)} refused: correct it with setDocumentOwner`
               : describeFailure(error),
             attempts: activityAttempts(error),
-            mayHaveBeenStored: attemptOutcome(error) === 'maybe-applied',
-            held: heldForPerson(error),
+            mayHaveBeenStored,
+            // No attempt follows one that may have stored the file: a person decides (the worker holds such
+            // uploads, or the same call would get the same answer).
+            held: mayHaveBeenStored && isFinalFailure(error),
           });
         },
       );
@@ -105,8 +108,8 @@ function ownerRefusal(state: OrderState, refused: string): boolean {
 
 /**
  * Waits until a document is queued again (an operator or the nightly replay), or a person says the platform holds
- * every failed one (`reconcileDocument`), and returns; past the repair
- * deadline the order fails, keeping the order id in the failure's details.
+ * every failed one (`reconcileDocument`), and returns; past the repair deadline the order fails, keeping the
+ * order id in the failure's details.
  */
 export async function awaitRepair(state: OrderState, repairWindowMs: number): Promise<void> {
   state.phase = 'awaiting-repair';
@@ -115,28 +118,25 @@ export async function awaitRepair(state: OrderState, repairWindowMs: number): Pr
   state.setStatus('AwaitingRepair');
   const failed = state.documents.failed();
   const held = failed.filter((document) => document.held).length;
-  const heldAdvice =
-    held === 0
+  const summary =
+    `Awaiting repair: ${failed.length} document(s) failed.` +
+    (held === 0
       ? ''
       : ` ${held} of them may be stored on the platform: check it, then update reconcileDocument ` +
-        '{"path", "documentId"} or {"path", "notStored": true}; the nightly replay leaves them.';
+        '{"path", "documentId"} or {"path", "notStored": true}; the nightly replay leaves them.');
   setCurrentDetails(
     state.documentOwnerRefused === null
-      ? `Awaiting repair: ${failed.length} document(s) failed.${heldAdvice} Signal retryUploads or update ` +
-          `replaceDocument before ${new Date(deadline).toISOString()}.`
-      : `Awaiting repair: ${failed.length} document(s) failed.${heldAdvice} ${state.documentOwnerRefused} Before ` +
-          `${new Date(deadline).toISOString()}.`,
+      ? `${summary} Signal retryUploads or update replaceDocument before ${new Date(deadline).toISOString()}.`
+      : `${summary} ${state.documentOwnerRefused} Before ${new Date(deadline).toISOString()}.`,
   );
   // Repaired when a document is queued again, or when a person said the platform holds every held one.
-  const repaired = await condition(
-    () => state.documents.hasPending() || state.documents.allUploaded(),
-    Math.max(deadline - Date.now(), 1),
-  );
+  const repairedNow = () => state.documents.hasPending() || state.documents.allUploaded();
+  const repaired = await condition(repairedNow, Math.max(deadline - Date.now(), 1));
   if (repaired) return;
   // A replacement being checked when the deadline passed decides first (it may extend the deadline).
   if (state.documents.hasClaimed()) {
     await condition(() => !state.documents.hasClaimed());
-    if (state.documents.hasPending() || state.documents.allUploaded()) return;
+    if (repairedNow()) return;
     if (state.repairDeadline !== null && state.repairDeadline > Date.now()) return;
   }
   const stillFailed = state.documents.failed();
