@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { API_KEY_HEADER, hashApiKey, newApiKey } from '../src/api/auth';
 import { generatePayloadKeyEntry } from '../src/codec/key-ring';
 import { startTsProcess, workerProcessEnv } from '../tools/dev/child-process';
-import { findFreePort } from '../tools/dev/dev-server';
+import { findFreePort } from '../tools/dev/ports';
 import { waitUntilServing } from '../tools/oidc/binary-process';
 import { CleanupList } from '../tools/stack/cleanup';
 import { startLocalS3 } from '../tools/stack/s3';

@@ -19,7 +19,7 @@ import { generatePayloadKeyEntry } from '../../src/codec/key-ring';
 import { loadTemporalConfig } from '../../src/config';
 import { SandboxControl } from '../../src/sandbox';
 import { connectClient } from '../../src/temporal/connection';
-import { findFreePort } from '../../tools/dev/dev-server';
+import { findFreePort } from '../../tools/dev/ports';
 import { PROJECT_ROOT } from '../../tools/dev/temporal-cli';
 import { startDockerEngine, type DockerEngine, type DockerRunOptions } from '../../tools/docker/engine';
 import { ensureStandInImages } from '../../tools/images/stand-ins';

@@ -3,7 +3,7 @@
  * report one it picked), so the port is picked here; another process may take it before the worker binds it,
  * and the worker then exits at start: it is started again on another port.
  */
-import { findFreePort } from '../../tools/dev/dev-server';
+import { findFreePort } from '../../tools/dev/ports';
 import { waitUntilServing } from '../../tools/oidc/binary-process';
 import type { TestStack, WorkerProcess } from './stack';
 

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { generatePayloadKeyEntry, parsePayloadKeys, PayloadKeyRing } from '../../src/codec/key-ring';
 import { BADGE_SEARCH_ATTRIBUTES } from '../../src/workflow-contract';
-import { findFreePort } from '../dev/dev-server';
+import { findFreePort } from '../dev/ports';
 import type { ChildProcessHandle } from '../dev/child-process';
 import { PROJECT_ROOT, resolveTemporalCli } from '../dev/temporal-cli';
 import { ensureGoTool, GO_TOOLS } from '../go-tools/go-tools';

@@ -6,7 +6,7 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcessHandle } from '../dev/child-process';
-import { findFreePort } from '../dev/dev-server';
+import { findFreePort } from '../dev/ports';
 import { runToCompletion, startProcess, waitUntil } from './process';
 
 /** The user PostgreSQL runs as when we are root (Debian's `nobody`/`nogroup`). */

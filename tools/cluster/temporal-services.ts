@@ -6,12 +6,11 @@
  * restarted on its own, on the same ports, as an orchestrator would replace a pod.
  */
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { ChildProcessHandle } from '../dev/child-process';
-import { findFreePort } from '../dev/dev-server';
 import { PROJECT_ROOT } from '../dev/temporal-cli';
 import { acceptsConnections } from '../dev/dev-server';
+import { findFreePort } from '../dev/ports';
 import { startProcess, waitUntil } from './process';
 
 /** The four services, in the order they start (the frontend first: the others find it through it). */
@@ -89,36 +88,13 @@ async function processCpuMs(pid: number): Promise<number> {
   }
 }
 
-/**
- * A free port for ringpop membership: Temporal stores it in a PostgreSQL `smallint` (cluster_membership), so
- * it must be below 32768 — under Linux's ephemeral range, where port 0 would land. Tried at random in
- * 20000–32767 until one binds.
- */
-async function findFreeMembershipPort(taken: ReadonlySet<number>): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const port = 20_000 + Math.floor(Math.random() * 12_768);
-    if (!taken.has(port) && (await canBind(port))) return port;
-  }
-  throw new Error('no free port between 20000 and 32767 for Temporal membership');
-}
-
-function canBind(port: number): Promise<boolean> {
-  return new Promise((resolveBind) => {
-    const server = createServer();
-    server.once('error', () => resolveBind(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolveBind(true)));
-  });
-}
-
 /** Starts the four services and resolves once each listens; on failure stops what started. */
 export async function startTemporalServices(options: TemporalServicesOptions): Promise<TemporalServices> {
   const log = options.log ?? (() => undefined);
   const ports = {} as Record<TemporalServiceName, ServicePorts>;
-  const membershipPorts = new Set<number>();
   for (const service of TEMPORAL_SERVICES) {
-    const membership = await findFreeMembershipPort(membershipPorts);
-    membershipPorts.add(membership);
-    ports[service] = { grpc: await findFreePort(), membership };
+    // Membership ports go into a PostgreSQL smallint: findFreePort's ports are all below 32768.
+    ports[service] = { grpc: await findFreePort(), membership: await findFreePort() };
   }
   const frontendHttpPort = await findFreePort();
   const env: Record<string, string> = {

@@ -5,11 +5,12 @@
  * cold start on a 2-core machine — and then poll until the server answers. The process is always stopped:
  * by `stop()`, when this process exits, and (on Linux) by the kernel if this process dies.
  */
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { BADGE_SEARCH_ATTRIBUTES } from '../../src/workflow-contract';
 import { startChildProcess, withParentDeathSignal } from './child-process';
+import { findFreePort } from './ports';
 import { describeTemporalCli, resolveTemporalCli, type ResolvedTemporalCli } from './temporal-cli';
 
 export interface DevServerOptions {
@@ -58,22 +59,6 @@ export class DevServerStartError extends Error {
   ) {
     super(message);
   }
-}
-
-/** Finds a free TCP port on the loopback interface. */
-export async function findFreePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolvePort(address.port);
-        else reject(new Error('could not determine a free port'));
-      });
-    });
-  });
 }
 
 /** Whether something accepts TCP connections at host:port. */
@@ -174,9 +159,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   log(`Using ${describeTemporalCli(cli)}`);
   if (cli.kind === 'sdk-download') return startWithSdk(options, namespace, ip);
 
-  // A free port found here may be taken by another process before the server binds it (tests start servers
-  // in parallel, and the server picks more ports of its own than the one given): a server that exits while
-  // starting on ports picked here is started again on other ports. It then panics with "address already in
+  // The ports picked here are reserved (./ports), but the server picks more ports of its own, and another
+  // process may take one of those first (tests start servers in parallel): a server that exits while starting
+  // on ports picked here is started again on other ports. It then panics with "address already in
   // use" somewhere in a long stack trace, so the exit itself decides, not the text.
   const picksPorts = !options.port || options.uiPort === 0;
   for (let attempt = 1; ; attempt += 1) {

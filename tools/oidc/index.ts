@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PayloadKeyRing } from '../../src/codec/key-ring';
 import { startTsProcess, type ChildProcessHandle } from '../dev/child-process';
-import { findFreePort } from '../dev/dev-server';
+import { findFreePort } from '../dev/ports';
 import type { CleanupList } from '../stack/cleanup';
 import { waitUntilServing } from './binary-process';
 import { loopbackCertificate, type LoopbackCertificate } from './tls';

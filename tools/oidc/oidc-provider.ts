@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT, type ChildProcessHandle } from '../dev/child-process';
-import { findFreePort } from '../dev/dev-server';
+import { findFreePort } from '../dev/ports';
 import type { CleanupList } from '../stack/cleanup';
 import { startBinaryProcess, waitUntilServing } from './binary-process';
 import type { ProviderProcessConfig } from './oidc-provider-main';

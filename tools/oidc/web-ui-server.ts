@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcessHandle } from '../dev/child-process';
-import { findFreePort } from '../dev/dev-server';
+import { findFreePort } from '../dev/ports';
 import { ensureGoTool, GO_TOOLS } from '../go-tools/go-tools';
 import type { CleanupList } from '../stack/cleanup';
 import { startBinaryProcess, waitUntilServing } from './binary-process';

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { ensureGoTool, GO_TOOLS } from '../go-tools/go-tools';
 import { startChildProcess, withParentDeathSignal } from '../dev/child-process';
-import { acceptsConnections, findFreePort } from '../dev/dev-server';
+import { acceptsConnections } from '../dev/dev-server';
+import { findFreePort } from '../dev/ports';
 
 /** Where to register the server's stop: a `CleanupList`, or a stack's `onStop`. */
 export interface StopRegistry {
