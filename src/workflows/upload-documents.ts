@@ -41,7 +41,7 @@ export function uploadPendingDocuments(state: OrderState, settings: UploadSettin
   const outcomes = metricMeter.createCounter(
     METRIC_NAMES.documents,
     '1',
-    'Document uploads that ended after all retries, by outcome',
+    'Document uploads that ended after all retries, by outcome (uploaded, failed, held for a person)',
   );
   const upload = (job: UploadJob): Promise<void> => {
     state.documents.markUploading(job.path);
@@ -71,18 +71,19 @@ export function uploadPendingDocuments(state: OrderState, settings: UploadSettin
         },
         (error: unknown) => {
           if (isCancellation(error)) throw error;
-          outcomes.add(1, { outcome: 'failed' });
           const ownerRefused = refusedDocumentOwner(error) && ownerRefusal(state, String(documentOwner));
           const mayHaveBeenStored = attemptOutcome(error) === 'maybe-applied';
+          // No attempt follows one that may have stored the file: a person decides (the worker holds such
+          // uploads, or the same call would get the same answer).
+          const held = mayHaveBeenStored && isFinalFailure(error);
+          outcomes.add(1, { outcome: held ? 'held' : 'failed' });
           state.documents.markFailed(job.path, {
             error: ownerRefused
               ? `${describeFailure(error)} — document_owner ${String(documentOwner)} refused: correct it with setDocumentOwner`
               : describeFailure(error),
             attempts: activityAttempts(error),
             mayHaveBeenStored,
-            // No attempt follows one that may have stored the file: a person decides (the worker holds such
-            // uploads, or the same call would get the same answer).
-            held: mayHaveBeenStored && isFinalFailure(error),
+            held,
           });
         },
       );

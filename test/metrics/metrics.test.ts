@@ -32,7 +32,8 @@ describe('metrics endpoint', () => {
   beforeAll(async () => {
     stack = await startTestStack();
     // The stack's prebuilt bundle comes from serviceBundleOptions(), so it carries the metrics interceptors.
-    metrics = await startMetricsWorker(stack);
+    // Uploads that may have stored the file are held for a person (and counted as held, not failed).
+    metrics = await startMetricsWorker(stack, { BADGE_UPLOAD_UNKNOWN_OUTCOME: 'hold' });
   });
 
   afterAll(async () => {
@@ -52,11 +53,21 @@ describe('metrics endpoint', () => {
     });
     await completed.handle.result();
     await orderAwaitingRepair(stack, 'metrics-stuck', vehicle);
+    // The platform stores the next document and answers 500: the upload may have stored it, so it is held.
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'documents', kind: 'commit-then-500' }] });
+    await stack.orders.startOrder({
+      orderRef: 'metrics-held',
+      vehicle,
+      badge,
+      documents: [{ path: stack.writeDocument('metrics/held.pdf', '%PDF held') }],
+    });
 
     const text = await waitFor(
       () => metrics.scrape(),
-      (body) => valueOf(body, METRIC_NAMES.documents, { outcome: 'failed' }) === 1,
-      { what: 'the metrics endpoint to count the failed document' },
+      (body) =>
+        valueOf(body, METRIC_NAMES.documents, { outcome: 'failed' }) === 1 &&
+        valueOf(body, METRIC_NAMES.documents, { outcome: 'held' }) === 1,
+      { what: 'the metrics endpoint to count the failed and the held document' },
     ).catch((error: unknown) => {
       throw new Error(`${String(error)}\nworker output: ${metrics.worker.output().slice(-3000)}`);
     });
@@ -65,13 +76,15 @@ describe('metrics endpoint', () => {
     expect(valueOf(text, METRIC_NAMES.orders, { outcome: 'failed' })).toBeUndefined();
     expect(valueOf(text, METRIC_NAMES.documents, { outcome: 'uploaded' })).toBe(2);
     expect(valueOf(text, METRIC_NAMES.documents, { outcome: 'failed' })).toBe(1);
+    expect(valueOf(text, METRIC_NAMES.documents, { outcome: 'held' })).toBe(1);
     expect(
       valueOf(text, METRIC_NAMES.platformRequests, { route: 'orders', method: 'POST', status: '201' }),
-    ).toBe(2);
+    ).toBe(3);
     expect(valueOf(text, METRIC_NAMES.platformRequests, { route: 'stocks', status: '200' })).toBe(1);
     expect(valueOf(text, METRIC_NAMES.platformRequests, { route: 'documents', status: '201' })).toBe(2);
     expect(valueOf(text, METRIC_NAMES.platformRequests, { route: 'documents', status: '422' })).toBe(1);
-    // One login serves both orders: the token cache works, and the counter shows it.
+    expect(valueOf(text, METRIC_NAMES.platformRequests, { route: 'documents', status: '500' })).toBe(1);
+    // One login serves every order: the token cache works, and the counter shows it.
     expect(valueOf(text, METRIC_NAMES.authCalls, { status: '200' })).toBe(1);
     // The SDK's own metrics are on the same endpoint.
     expect(text).toMatch(/^temporal_workflow_completed\{.*workflow_type="badgeOrder".*\} 1$/m);
