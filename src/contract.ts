@@ -507,6 +507,11 @@ export const documentStateSchema = z.object({
    * The nightly replay leaves it alone; `retryUploads` and `replaceDocument` still send it.
    */
   held: z.boolean(),
+  /**
+   * The `Idempotency-Key` its uploads are sent with (a replacement or an owner correction gives it a new one):
+   * for a held document, the key to ask the platform about. Absent in answers of workers before 0.6.0.
+   */
+  idempotencyKey: z.string().optional(),
 });
 export type DocumentState = z.infer<typeof documentStateSchema>;
 

@@ -80,6 +80,8 @@ const DOCUMENT_COLUMNS: readonly (readonly [string, (document: DocumentState) =>
     ['path', (document) => document.path],
     // A held document failed, and waits for a person: the platform may hold it.
     ['status', (document) => (document.held ? 'held (may be stored)' : document.status)],
+    // What to look for on the platform before answering a held document.
+    ['idempotency key', (document) => (document.held ? (document.idempotencyKey ?? null) : null)],
     ['attempts', (document) => document.attempts],
     ['replaced by', (document) => (document.sourcePath === document.path ? null : document.sourcePath)],
     ['possible duplicate', (document) => (document.possibleDuplicate ? 'yes' : null)],

@@ -92,7 +92,7 @@ export class DocumentTracker {
         contentType: document.contentType,
         filename: document.filename,
         index: document.index,
-        idempotencyKey: `${this.workflowId}:doc:${document.index}${document.revision > 0 ? `:r${document.revision}` : ''}`,
+        idempotencyKey: this.keyOf(document),
       }));
   }
 
@@ -114,7 +114,7 @@ export class DocumentTracker {
 
   find(path: string): DocumentState | undefined {
     const document = this.documents.find((candidate) => candidate.path === path);
-    return document && stateOf(document);
+    return document && this.stateOf(document);
   }
 
   markUploading(path: string): void {
@@ -225,7 +225,7 @@ export class DocumentTracker {
 
   /** Read-only snapshot for the status query and results. */
   view(): DocumentState[] {
-    return this.documents.map(stateOf);
+    return this.documents.map((document) => this.stateOf(document));
   }
 
   private get(path: string): TrackedDocument {
@@ -233,21 +233,27 @@ export class DocumentTracker {
     if (!document) throw new Error(`unknown document ${path}`);
     return document;
   }
-}
 
-/** What the status query and results show of one document. */
-function stateOf(document: TrackedDocument): DocumentState {
-  return {
-    path: document.path,
-    status: document.status,
-    attempts: document.attempts,
-    lastError: document.lastError,
-    documentId: document.documentId,
-    links: document.links,
-    possibleDuplicate: document.possibleDuplicate,
-    sourcePath: document.sourcePath,
-    held: isHeld(document),
-  };
+  /** The `Idempotency-Key` of the document's uploads: a new one with each revision (a new file or request). */
+  private keyOf(document: TrackedDocument): string {
+    return `${this.workflowId}:doc:${document.index}${document.revision > 0 ? `:r${document.revision}` : ''}`;
+  }
+
+  /** What the status query and results show of one document. */
+  private stateOf(document: TrackedDocument): DocumentState {
+    return {
+      path: document.path,
+      status: document.status,
+      attempts: document.attempts,
+      lastError: document.lastError,
+      documentId: document.documentId,
+      links: document.links,
+      possibleDuplicate: document.possibleDuplicate,
+      sourcePath: document.sourcePath,
+      held: isHeld(document),
+      idempotencyKey: this.keyOf(document),
+    };
+  }
 }
 
 /** Whether the document waits for a person: it failed last, and that failure held it. */

@@ -105,7 +105,7 @@ describe('ops CLI', () => {
     const table = await ops('status', 'cli-status');
     expect(table.code).toBe(0);
     expect(table.out).toMatch(/phase:\s+awaiting-repair/);
-    expect(table.out).toMatch(/cli-status\/scan\.gif\s+failed\s+1\s+-\s+-\s+VALIDATION/);
+    expect(table.out).toMatch(/cli-status\/scan\.gif\s+failed\s+-\s+1\s+-\s+-\s+VALIDATION/);
     expect(table.out).toContain('http://127.0.0.1:8233/namespaces/default/workflows/badge-order-cli-status');
 
     const unknown = await ops('status', 'no-such-order');
@@ -253,10 +253,13 @@ describe('ops CLI', () => {
         (status) => status.phase === 'awaiting-repair',
         { what: 'ops-held awaiting repair' },
       );
-      expect((await ops('status', 'ops-held')).out).toMatch(/held \(may be stored\)/);
-      const [stored] = await stack.sandbox.control.listDocuments({
-        idempotencyKey: 'badge-order-ops-held:doc:0',
-      });
+      const shown = (await ops('status', 'ops-held')).out;
+      expect(shown).toMatch(/held \(may be stored\)/);
+      // The operator looks for the key the status shows, and the platform holds the document under it.
+      const key = /badge-order-ops-held:doc:\S*/.exec(shown)?.[0];
+      expect(key).toBe('badge-order-ops-held:doc:0');
+      const [stored] = await stack.sandbox.control.listDocuments({ idempotencyKey: key });
+      expect(stored).toBeDefined();
 
       const unanswered = await ops('reconcile-document', 'ops-held', path);
       expect(unanswered.code).toBe(1);

@@ -4,9 +4,11 @@ import { DocumentTracker } from '../../src/workflows/document-tracker';
 const links = { original: 'https://p/o', thumbnail: 'https://p/t' };
 
 describe('DocumentTracker', () => {
-  it('gives each document its own key, and a replaced one a new key', () => {
+  it('gives each document its own key, and a replaced one a new key, sent and shown alike', () => {
     const tracker = new DocumentTracker([{ path: 'a.jpg' }, { path: 'b.jpg' }], 'wf');
+    const shownKeys = () => tracker.view().map((document) => document.idempotencyKey);
     expect(tracker.pendingJobs().map((job) => job.idempotencyKey)).toEqual(['wf:doc:0', 'wf:doc:1']);
+    expect(shownKeys()).toEqual(['wf:doc:0', 'wf:doc:1']);
     tracker.markUploading('b.jpg');
     tracker.markFailed('b.jpg', {
       error: 'VALIDATION: 422',
@@ -19,6 +21,16 @@ describe('DocumentTracker', () => {
       expect.objectContaining({ path: 'a.jpg', idempotencyKey: 'wf:doc:0' }),
       expect.objectContaining({ path: 'b.jpg', sourcePath: 'b-fixed.jpg', idempotencyKey: 'wf:doc:1:r1' }),
     ]);
+    expect(shownKeys()).toEqual(['wf:doc:0', 'wf:doc:1:r1']);
+    // Another owner is another request: every failed document gets a new key.
+    tracker.markFailed('a.jpg', {
+      error: 'FORBIDDEN: 403',
+      attempts: 1,
+      mayHaveBeenStored: false,
+      held: false,
+    });
+    tracker.requeueFailed({ newKeys: true });
+    expect(shownKeys()).toEqual(['wf:doc:0:r1', 'wf:doc:1:r1']);
   });
 
   it('flags a document that succeeds after a failure that may have stored it', () => {
