@@ -14,6 +14,10 @@ import { localApiDocuments, startTestApi, TEST_KEYS, type TestApi } from '../api
 import { useTestStack } from '../helpers/stack';
 
 const ROOT = resolve(__dirname, '../..');
+/** The TypeScript and Node.js typings this repository builds with: a backend on the supported Node.js. */
+const { devDependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  devDependencies: Record<'typescript' | '@types/node', string>;
+};
 const run = promisify(execFile);
 /** npm as on PATH, with the Node.js that runs the tests first on it. */
 const NPM = 'npm';
@@ -121,8 +125,8 @@ describe('the client package', () => {
         '--no-fund',
         '--prefer-offline',
         `./${filename}`,
-        'typescript@5.9.3',
-        '@types/node@20.19.43',
+        `typescript@${devDependencies.typescript}`,
+        `@types/node@${devDependencies['@types/node']}`,
       ],
       { cwd: project },
     );
