@@ -82,7 +82,7 @@ function parseCli(argv: readonly string[]): CliOptions {
     )
     .option(
       '--warmup <n>',
-      'unmeasured orders before each scenario (default max(5, concurrency); quick max(3, concurrency))',
+      'unmeasured orders before each scenario (default, quick too: max(30, concurrency))',
       positiveInt,
     )
     .option(
@@ -152,9 +152,11 @@ async function main(): Promise<number> {
   const cli = parseCli(process.argv.slice(2));
   const concurrencies = cli.concurrency ?? [1, 10, 50];
   const workerCounts = cli.workers ?? (cli.quick ? [1] : [1, 2]);
-  const warmupOrders = cli.warmup ?? (cli.quick ? 3 : 5);
-  // At least one wave at the scenario's concurrency: connection pools, caches and heaps reach its steady state
-  // before anything is measured (with 3 orders, a first round at concurrency 50 ran cold and cost a fifth more).
+  // Enough orders for V8 to optimise each implementation's per-order code, and at least one wave at the scenario's
+  // concurrency, so that connection pools, caches and heaps reach its steady state before anything is measured:
+  // with 3 orders, a first round at concurrency 50 ran cold and cost a fifth more, and at concurrency 1 (the first
+  // scenario, on fresh workers) badgeOrder's worker cost 57-83 ms per order against 51-52 when warm.
+  const warmupOrders = cli.warmup ?? 30;
   const warmupFor = (concurrency: number): number => cli.warmup ?? Math.max(warmupOrders, concurrency);
   const repeat = Math.max(1, cli.repeat ?? 2);
   const bigDocumentBytes = (cli.bigDocumentMb ?? (cli.quick ? 100 : 500)) * 1024 * 1024;
