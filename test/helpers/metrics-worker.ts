@@ -1,7 +1,8 @@
 /**
  * A worker process with its Prometheus endpoint on a free port. The SDK binds the port it is given (it cannot
- * report one it picked), so the port is picked here; another process may take it before the worker binds it,
- * and the worker then exits at start: it is started again on another port.
+ * report one it picked), so the port is picked here. The pick is reserved against the tooling's other picks
+ * (tools/dev/ports), but a server that chooses ports of its own (the Temporal dev server does) may bind it
+ * before the worker does; the worker then exits at start, and is started again on another port.
  */
 import { findFreePort } from '../../tools/dev/ports';
 import { waitUntilServing } from '../../tools/oidc/binary-process';
