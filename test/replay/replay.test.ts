@@ -28,6 +28,8 @@ const REQUIRED = [
   'reconciled-by-operator',
   'continued-as-new-awaiting-repair',
   'nightly-replay',
+  'creation-uncertain-until-window-passed',
+  'upload-held-then-reconciled',
 ];
 
 async function replayAll(

@@ -11,8 +11,9 @@ import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { findSecrets, textOf } from '../chaos/secrets';
 import { WORKFLOW_TYPES } from '../../src/workflow-contract';
+import { retryUploadsSignal } from '../../src/workflow-messages';
 import type { BadgeOrderInput, BadgeOrderStatusView, ReplayFailedUploadsResult } from '../../src/contract';
-import { DEMO_USER } from '../../src/sandbox';
+import { DEMO_USER, type FaultConfig } from '../../src/sandbox';
 import { badgeOrdersQuery } from '../../src/temporal/visibility';
 import { PROJECT_ROOT, type ChildProcessHandle } from '../dev/child-process';
 import { startLocalStack, type LocalStack } from '../stack';
@@ -91,6 +92,35 @@ async function acceptingGifs<T>(stack: LocalStack, run: () => Promise<T>): Promi
   } finally {
     await stack.sandbox.control.setRules({ acceptedContentTypes: rules.acceptedContentTypes });
   }
+}
+
+/**
+ * Runs `run` on a worker process with `env` in place of the current worker, with the sandbox's `faults`; the
+ * sandbox is healthy again and a worker like the others runs afterwards.
+ */
+async function onWorkerWith<T>(
+  stack: LocalStack,
+  worker: () => ChildProcessHandle,
+  settings: { readonly env: Record<string, string>; readonly faults: FaultConfig },
+  run: () => Promise<T>,
+): Promise<T> {
+  await worker().stop();
+  const special = stack.startWorkerProcess({ env: settings.env });
+  try {
+    await stack.sandbox.control.setFaults(settings.faults);
+    return await run();
+  } finally {
+    await stack.sandbox.control.setFaults({});
+    await special.stop();
+    worker();
+  }
+}
+
+/** An operator's `reconcileOrder` naming the order the platform created last (the one the order may have made). */
+async function reconcileWithNewestOrder(stack: LocalStack, orderRef: string): Promise<void> {
+  const created = (await stack.sandbox.control.state()).orders.at(-1)?.id;
+  if (created === undefined) throw new Error(`${orderRef}: the platform holds no order`);
+  await stack.orders().reconcileOrder(orderRef, { orderId: created });
 }
 
 const SCENARIOS: Record<string, Scenario> = {
@@ -224,10 +254,7 @@ const SCENARIOS: Record<string, Scenario> = {
     };
     const started = await stack.orders().startOrder(input);
     await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-reconciliation');
-    const platform = await stack.sandbox.control.state();
-    const created = platform.orders.at(-1)?.id;
-    if (created === undefined) throw new Error('reconciled-by-operator: the platform holds no order');
-    await stack.orders().reconcileOrder(input.orderRef, { orderId: created });
+    await reconcileWithNewestOrder(stack, input.orderRef);
     await started.handle.result();
     await stack.sandbox.control.setFaults({});
     return input.orderRef;
@@ -235,19 +262,19 @@ const SCENARIOS: Record<string, Scenario> = {
 
   /**
    * A worker told that the platform honours Idempotency-Key: the platform stores the order and answers 500,
-   * then answers 500 to every attempt with the same key until the order's retry window has passed (0.5.0 then
-   * failed the order as rejected; later releases hold it for reconciliation).
+   * then answers 500 to every attempt with the same key until the order's retry window has passed. Since 0.6.0
+   * the order then waits for `reconcileOrder`, which the operator answers with the id the platform holds (0.5.0
+   * failed it as rejected: its recorded history).
    */
   async 'creation-uncertain-until-window-passed'(stack, worker) {
-    await worker().stop();
-    const honouring = stack.startWorkerProcess({ env: { BADGE_IDEMPOTENCY_KEYS: 'honoured' } });
-    try {
-      await stack.sandbox.control.setFaults({
-        failNext: [
-          { route: 'orders', kind: 'commit-then-500' },
-          { route: 'orders', kind: 'error-500', count: 20 },
-        ],
-      });
+    const env = { BADGE_IDEMPOTENCY_KEYS: 'honoured' };
+    const faults: FaultConfig = {
+      failNext: [
+        { route: 'orders', kind: 'commit-then-500' },
+        { route: 'orders', kind: 'error-500', count: 20 },
+      ],
+    };
+    return onWorkerWith(stack, worker, { env, faults }, async () => {
       const input: BadgeOrderInput = {
         orderRef: 'history-creation-uncertain',
         vehicle,
@@ -256,13 +283,59 @@ const SCENARIOS: Record<string, Scenario> = {
         options: { platformRetryWindowMs: 3_000 },
       };
       const started = await stack.orders().startOrder(input);
-      await started.handle.result().catch(() => undefined);
-      return input.orderRef;
-    } finally {
+      await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-reconciliation');
       await stack.sandbox.control.setFaults({});
-      await honouring.stop();
-      worker();
-    }
+      await reconcileWithNewestOrder(stack, input.orderRef);
+      await started.handle.result();
+      return input.orderRef;
+    });
+  },
+
+  /**
+   * A worker that holds uploads of unknown outcome (`BADGE_UPLOAD_UNKNOWN_OUTCOME=hold`, since 0.6.0): one upload
+   * is stored and answered 500, the other answered 500 unstored, so both are held. The nightly replay's
+   * `retryUploads` with `skipHeld` leaves them; a person answers `reconcileDocument` for each (stored under the
+   * platform's id; not stored, so it is sent again) and the order completes.
+   */
+  async 'upload-held-then-reconciled'(stack, worker) {
+    const env = { BADGE_UPLOAD_UNKNOWN_OUTCOME: 'hold' };
+    const faults: FaultConfig = {
+      failNext: [
+        { route: 'documents', kind: 'commit-then-500' },
+        { route: 'documents', kind: 'error-500' },
+      ],
+    };
+    return onWorkerWith(stack, worker, { env, faults }, async () => {
+      const input: BadgeOrderInput = {
+        orderRef: 'history-upload-held',
+        vehicle,
+        badge,
+        documents: [
+          { path: stack.writeDocument('held/front.pdf', '%PDF-1.4 front of the car') },
+          { path: stack.writeDocument('held/back.pdf', '%PDF-1.4 back of the car') },
+        ],
+        options: { maxParallelUploads: 1 },
+      };
+      const started = await stack.orders().startOrder(input);
+      const held = await waitForStatus(
+        stack,
+        input.orderRef,
+        (status) => status.phase === 'awaiting-repair' && status.documents.every((document) => document.held),
+      );
+      await started.handle.signal(retryUploadsSignal, { skipHeld: true });
+      const stored = (await stack.sandbox.control.state()).documents.at(-1);
+      const storedPath = held.documents.find(
+        (document) => stored !== undefined && document.idempotencyKey === stored.idempotency_key,
+      )?.path;
+      const unstoredPath = held.documents.find((document) => document.path !== storedPath)?.path;
+      if (stored === undefined || storedPath === undefined || unstoredPath === undefined) {
+        throw new Error('upload-held-then-reconciled: the platform holds no held document');
+      }
+      await stack.orders().reconcileDocument(input.orderRef, { path: storedPath, documentId: stored.id });
+      await stack.orders().reconcileDocument(input.orderRef, { path: unstoredPath, notStored: true });
+      await started.handle.result();
+      return input.orderRef;
+    });
   },
 
   /**
