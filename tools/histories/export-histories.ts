@@ -284,7 +284,6 @@ const SCENARIOS: Record<string, Scenario> = {
       };
       const started = await stack.orders().startOrder(input);
       await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-reconciliation');
-      await stack.sandbox.control.setFaults({});
       await reconcileWithNewestOrder(stack, input.orderRef);
       await started.handle.result();
       return input.orderRef;
@@ -293,9 +292,10 @@ const SCENARIOS: Record<string, Scenario> = {
 
   /**
    * A worker that holds uploads of unknown outcome (`BADGE_UPLOAD_UNKNOWN_OUTCOME=hold`, since 0.6.0): one upload
-   * is stored and answered 500, the other answered 500 unstored, so both are held. The nightly replay's
-   * `retryUploads` with `skipHeld` leaves them; a person answers `reconcileDocument` for each (stored under the
-   * platform's id; not stored, so it is sent again) and the order completes.
+   * is stored and answered 500, the other answered 500 unstored, so both are held. The nightly replay's signal
+   * (`retryUploads` with `skipHeld`, sent here as the replay sends it) leaves them; a person answers
+   * `reconcileDocument` for each (stored under the platform's id; not stored, so it is sent again) and the order
+   * completes.
    */
   async 'upload-held-then-reconciled'(stack, worker) {
     const env = { BADGE_UPLOAD_UNKNOWN_OUTCOME: 'hold' };
