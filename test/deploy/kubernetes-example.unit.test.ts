@@ -2,7 +2,7 @@
  * The Kubernetes manifests of docs/deployment.md, read as a kubelet would run them: each container's
  * configuration is loaded from its `env` (secrets as files) with the loader its command runs, and every probe
  * must target a port the process listens on at the pod's address — not its loopback, which the kubelet cannot
- * reach (a liveness probe there restarts the pod forever).
+ * reach (a liveness probe there restarts the pod forever). Unversioned workers are replaced all at once.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +30,10 @@ interface Container {
 interface Deployment {
   readonly kind: string;
   readonly metadata: { readonly name: string };
-  readonly spec: { readonly template: { readonly spec: { readonly containers: readonly Container[] } } };
+  readonly spec: {
+    readonly strategy?: { readonly type?: string };
+    readonly template: { readonly spec: { readonly containers: readonly Container[] } };
+  };
 }
 
 /** Where each process listens, from its configuration, by the entry point its command runs. */
@@ -75,6 +78,12 @@ describe('the Kubernetes example of docs/deployment.md', () => {
   });
   afterAll(() => rmSync(secrets, { recursive: true, force: true }));
 
+  /** A container's environment as the pod gets it, its secret files in this test's folder. */
+  const containerEnv = (container: Container): Record<string, string> =>
+    Object.fromEntries(
+      (container.env ?? []).map(({ name, value }) => [name, value.replace(/^\/run\/secrets(?=\/)/, secrets)]),
+    );
+
   it('has the worker, the API and the codec server', () => {
     const entries = exampleDeployments().flatMap((deployment) =>
       deployment.spec.template.spec.containers.map((container) => container.command.at(-1)),
@@ -88,13 +97,7 @@ describe('the Kubernetes example of docs/deployment.md', () => {
         const listens = LISTENS[container.command.at(-1) ?? ''];
         if (!listens)
           throw new Error(`${deployment.metadata.name}: unknown command ${container.command.join(' ')}`);
-        const env = Object.fromEntries(
-          (container.env ?? []).map(({ name, value }) => [
-            name,
-            value.replace(/^\/run\/secrets(?=\/)/, secrets),
-          ]),
-        );
-        const listening = listens(env);
+        const listening = listens(containerEnv(container));
         const probes = [container.livenessProbe, container.readinessProbe].filter(
           (probe): probe is Probe => probe !== undefined,
         );
@@ -119,6 +122,22 @@ describe('the Kubernetes example of docs/deployment.md', () => {
           });
         }
       }
+    }
+  });
+
+  it('replaces unversioned workers all at once, so that two releases never poll together', () => {
+    const workers = exampleDeployments().filter((deployment) =>
+      deployment.spec.template.spec.containers.some(
+        (container) => container.command.at(-1) === 'dist/main/worker.js',
+      ),
+    );
+    expect(workers).toHaveLength(1);
+    for (const deployment of workers) {
+      const container = deployment.spec.template.spec.containers[0];
+      if (!container) throw new Error(`${deployment.metadata.name}: no container`);
+      // An older release cannot replay the orders a newer one started (docs/runbook.md).
+      expect(loadWorkerConfig(containerEnv(container)).versioning.enabled).toBe(false);
+      expect(deployment.spec.strategy?.type).toBe('Recreate');
     }
   });
 });
