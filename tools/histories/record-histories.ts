@@ -1,0 +1,456 @@
+/**
+ * Records representative workflows (badge orders and the nightly replay) for the replay tests: runs each scenario
+ * against a fresh dev server and sandbox, with real worker processes and no payload codec, and writes each run's
+ * history to `<outDir>/<scenario>.json`. `npm run histories:export` (export-histories.ts) writes them into
+ * `test/histories/<version>/`; `test/replay/replay.test.ts` replays every version's against the current code.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { temporal } from '@temporalio/proto';
+import { findSecrets, textOf } from '../chaos/secrets';
+import { WORKFLOW_TYPES } from '../../src/workflow-contract';
+import { retryUploadsSignal } from '../../src/workflow-messages';
+import type { BadgeOrderInput, BadgeOrderStatusView, ReplayFailedUploadsResult } from '../../src/contract';
+import { DEMO_USER, type FaultConfig } from '../../src/sandbox';
+import { badgeOrdersQuery } from '../../src/temporal/visibility';
+import type { ChildProcessHandle } from '../dev/child-process';
+import { startLocalStack, type LocalStack } from '../stack';
+
+const vehicle = { licensePlate: 'B-HI 2024', fuel: 'diesel' };
+const badge = { type: 'green' };
+
+async function waitForStatus(
+  stack: LocalStack,
+  orderRef: string,
+  until: (status: BadgeOrderStatusView) => boolean,
+): Promise<BadgeOrderStatusView> {
+  const deadline = Date.now() + 120_000;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const status = await stack.orders().status(orderRef);
+      if (until(status)) return status;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolveTick) => setTimeout(resolveTick, 100));
+  }
+  throw new Error(`${orderRef}: timed out waiting for its status (${String(lastError)})`);
+}
+
+/**
+ * One scenario: runs a workflow to completion and returns what to record: an orderRef (the order's last
+ * run), or named runs (`<scenario><suffix>.json` each) for a workflow that continued as new.
+ */
+type Scenario = (
+  stack: LocalStack,
+  worker: () => ChildProcessHandle,
+) => Promise<string | readonly RecordedRun[]>;
+
+/** A run to record: the file name's suffix, the workflow id and the run id. */
+interface RecordedRun {
+  readonly suffix: string;
+  readonly workflowId: string;
+  readonly runId: string;
+}
+
+/** An order that waits for repair with a refused .gif. */
+function gifOrder(
+  stack: LocalStack,
+  orderRef: string,
+  options: BadgeOrderInput['options'] = {},
+): BadgeOrderInput {
+  return {
+    orderRef,
+    vehicle,
+    badge,
+    documents: [{ path: stack.writeDocument(`${orderRef}/animation.gif`, `GIF89a ${orderRef}`) }],
+    options,
+  };
+}
+
+/** Lets the sandbox accept gifs while `run` runs. */
+async function acceptingGifs<T>(stack: LocalStack, run: () => Promise<T>): Promise<T> {
+  const rules = await stack.sandbox.control.rules();
+  await stack.sandbox.control.setRules({
+    acceptedContentTypes: [...rules.acceptedContentTypes, 'image/gif'],
+  });
+  try {
+    return await run();
+  } finally {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: rules.acceptedContentTypes });
+  }
+}
+
+/**
+ * Runs `run` on a worker process with `env` in place of the current worker, with the sandbox's `faults`; the
+ * sandbox is healthy again and a worker like the others runs afterwards.
+ */
+async function onWorkerWith<T>(
+  stack: LocalStack,
+  worker: () => ChildProcessHandle,
+  settings: { readonly env: Record<string, string>; readonly faults: FaultConfig },
+  run: () => Promise<T>,
+): Promise<T> {
+  await worker().stop();
+  const special = stack.startWorkerProcess({ env: settings.env });
+  try {
+    await stack.sandbox.control.setFaults(settings.faults);
+    return await run();
+  } finally {
+    await stack.sandbox.control.setFaults({});
+    await special.stop();
+    worker();
+  }
+}
+
+/** An operator's `reconcileOrder` naming the order the platform created last (the one the order may have made). */
+async function reconcileWithNewestOrder(stack: LocalStack, orderRef: string): Promise<void> {
+  const created = (await stack.sandbox.control.state()).orders.at(-1)?.id;
+  if (created === undefined) throw new Error(`${orderRef}: the platform holds no order`);
+  await stack.orders().reconcileOrder(orderRef, { orderId: created });
+}
+
+const SCENARIOS: Record<string, Scenario> = {
+  /** Stock listed, two documents uploaded. */
+  async 'happy-path'(stack) {
+    stack.writeDocument(
+      'happy/photo.jpg',
+      Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), Buffer.alloc(4096, 1)]),
+    );
+    stack.writeDocument('happy/form.pdf', '%PDF-1.4 happy path form');
+    const input: BadgeOrderInput = {
+      orderRef: 'history-happy-path',
+      stockId: 1001,
+      vehicle,
+      badge,
+      documents: [{ path: 'happy/photo.jpg' }, { path: 'happy/form.pdf', filename: 'application.pdf' }],
+    };
+    await (await stack.orders().startOrder(input)).handle.result();
+    return input.orderRef;
+  },
+
+  /** Stock 1003 is listed but retired: the platform answers 404 and the order is placed without a stock. */
+  async 'stock-fallback'(stack) {
+    stack.writeDocument('fallback/form.pdf', '%PDF-1.4 stock fallback form');
+    const input: BadgeOrderInput = {
+      orderRef: 'history-stock-fallback',
+      stockId: 1003,
+      vehicle,
+      badge,
+      documents: [{ path: 'fallback/form.pdf' }],
+    };
+    const result = await (await stack.orders().startOrder(input)).handle.result();
+    if (!result.stockFallback) throw new Error('stock-fallback: the order did not fall back');
+    return input.orderRef;
+  },
+
+  /** Stock 999 is not among the user's stocks: ordered without one before trying. */
+  async 'stock-unlisted'(stack) {
+    stack.writeDocument('unlisted/form.pdf', '%PDF-1.4 unlisted stock form');
+    const input: BadgeOrderInput = {
+      orderRef: 'history-stock-unlisted',
+      stockId: 999,
+      vehicle,
+      badge,
+      documents: [{ path: 'unlisted/form.pdf' }],
+    };
+    await (await stack.orders().startOrder(input)).handle.result();
+    return input.orderRef;
+  },
+
+  /** A .txt is rejected (422): AwaitingRepair, then `replaceDocument` with a PDF completes the order. */
+  async 'awaiting-repair-then-replaced'(stack) {
+    stack.writeDocument(
+      'repair/photo.jpg',
+      Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), Buffer.alloc(2048, 3)]),
+    );
+    stack.writeDocument('repair/note.txt', 'not an accepted content type');
+    stack.writeDocument('repair/note.pdf', '%PDF-1.4 the note, scanned');
+    const input: BadgeOrderInput = {
+      orderRef: 'history-awaiting-repair-then-replaced',
+      vehicle,
+      badge,
+      documents: [{ path: 'repair/photo.jpg' }, { path: 'repair/note.txt' }],
+    };
+    const started = await stack.orders().startOrder(input);
+    await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-repair');
+    const replaced = await stack
+      .orders()
+      .replaceDocument(input.orderRef, { path: 'repair/note.txt', newPath: 'repair/note.pdf' });
+    if (replaced.status !== 'uploaded') throw new Error(`replaceDocument left the note ${replaced.status}`);
+    await started.handle.result();
+    return input.orderRef;
+  },
+
+  /** A .gif is rejected; the sandbox then accepts gifs and `retryUploads` completes the order. */
+  async 'awaiting-repair-then-retried'(stack) {
+    stack.writeDocument('retry/animation.gif', 'GIF89a retried');
+    const input: BadgeOrderInput = {
+      orderRef: 'history-awaiting-repair-then-retried',
+      vehicle,
+      badge,
+      documents: [{ path: 'retry/animation.gif' }],
+    };
+    const started = await stack.orders().startOrder(input);
+    await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-repair');
+    const rules = await stack.sandbox.control.rules();
+    await stack.sandbox.control.setRules({
+      acceptedContentTypes: [...rules.acceptedContentTypes, 'image/gif'],
+    });
+    await stack.orders().retryUploads(input.orderRef);
+    await started.handle.result();
+    await stack.sandbox.control.setRules({ acceptedContentTypes: rules.acceptedContentTypes });
+    return input.orderRef;
+  },
+
+  /** The worker process is killed with SIGKILL after the first upload; a new one finishes the order. */
+  async 'resumed-after-worker-kill'(stack, worker) {
+    await stack.sandbox.control.setFaults({ latencyMs: 400, routes: ['documents'] });
+    const documents = Array.from({ length: 4 }, (_, index) => ({
+      path: stack.writeDocument(`kill/document-${index}.pdf`, `%PDF-1.4 resumed document ${index}`),
+    }));
+    const input: BadgeOrderInput = {
+      orderRef: 'history-resumed-after-worker-kill',
+      vehicle,
+      badge,
+      documents,
+      options: { maxParallelUploads: 1, uploadHeartbeatTimeoutMs: 3_000 },
+    };
+    const started = await stack.orders().startOrder(input);
+    await waitForStatus(stack, input.orderRef, (status) =>
+      status.documents.some((d) => d.status === 'uploaded'),
+    );
+    await worker().kill('SIGKILL');
+    worker();
+    await started.handle.result();
+    await stack.sandbox.control.setFaults({});
+    return input.orderRef;
+  },
+
+  /**
+   * The platform stores the order and answers 500: the order waits in AwaitingReconciliation until an
+   * operator's `reconcileOrder` names the id the platform holds.
+   */
+  async 'reconciled-by-operator'(stack) {
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
+    const input: BadgeOrderInput = {
+      orderRef: 'history-reconciled-by-operator',
+      vehicle,
+      badge,
+      documents: [{ path: stack.writeDocument('reconciled/form.pdf', '%PDF-1.4 reconciled form') }],
+    };
+    const started = await stack.orders().startOrder(input);
+    await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-reconciliation');
+    await reconcileWithNewestOrder(stack, input.orderRef);
+    await started.handle.result();
+    await stack.sandbox.control.setFaults({});
+    return input.orderRef;
+  },
+
+  /**
+   * A worker told that the platform honours Idempotency-Key: the platform stores the order and answers 500,
+   * then answers 500 to every attempt with the same key until the order's retry window has passed. Since 0.6.0
+   * the order then waits for `reconcileOrder`, which the operator answers with the id the platform holds (0.5.0
+   * failed it as rejected: its recorded history).
+   */
+  async 'creation-uncertain-until-window-passed'(stack, worker) {
+    const env = { BADGE_IDEMPOTENCY_KEYS: 'honoured' };
+    const faults: FaultConfig = {
+      failNext: [
+        { route: 'orders', kind: 'commit-then-500' },
+        { route: 'orders', kind: 'error-500', count: 20 },
+      ],
+    };
+    return onWorkerWith(stack, worker, { env, faults }, async () => {
+      const input: BadgeOrderInput = {
+        orderRef: 'history-creation-uncertain',
+        vehicle,
+        badge,
+        documents: [{ path: stack.writeDocument('uncertain/form.pdf', '%PDF-1.4 uncertain form') }],
+        options: { platformRetryWindowMs: 3_000 },
+      };
+      const started = await stack.orders().startOrder(input);
+      await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-reconciliation');
+      await reconcileWithNewestOrder(stack, input.orderRef);
+      await started.handle.result();
+      return input.orderRef;
+    });
+  },
+
+  /**
+   * A worker that holds uploads of unknown outcome (`BADGE_UPLOAD_UNKNOWN_OUTCOME=hold`, since 0.6.0): one upload
+   * is stored and answered 500, the other answered 500 unstored, so both are held. The nightly replay's signal
+   * (`retryUploads` with `skipHeld`, sent here as the replay sends it) leaves them; a person answers
+   * `reconcileDocument` for each (stored under the platform's id; not stored, so it is sent again) and the order
+   * completes.
+   */
+  async 'upload-held-then-reconciled'(stack, worker) {
+    const env = { BADGE_UPLOAD_UNKNOWN_OUTCOME: 'hold' };
+    const faults: FaultConfig = {
+      failNext: [
+        { route: 'documents', kind: 'commit-then-500' },
+        { route: 'documents', kind: 'error-500' },
+      ],
+    };
+    return onWorkerWith(stack, worker, { env, faults }, async () => {
+      const input: BadgeOrderInput = {
+        orderRef: 'history-upload-held',
+        vehicle,
+        badge,
+        documents: [
+          { path: stack.writeDocument('held/front.pdf', '%PDF-1.4 front of the car') },
+          { path: stack.writeDocument('held/back.pdf', '%PDF-1.4 back of the car') },
+        ],
+        options: { maxParallelUploads: 1 },
+      };
+      const started = await stack.orders().startOrder(input);
+      const held = await waitForStatus(
+        stack,
+        input.orderRef,
+        (status) => status.phase === 'awaiting-repair' && status.documents.every((document) => document.held),
+      );
+      await started.handle.signal(retryUploadsSignal, { skipHeld: true });
+      const stored = (await stack.sandbox.control.state()).documents.at(-1);
+      const storedPath = held.documents.find(
+        (document) => stored !== undefined && document.idempotencyKey === stored.idempotency_key,
+      )?.path;
+      const unstoredPath = held.documents.find((document) => document.path !== storedPath)?.path;
+      if (stored === undefined || storedPath === undefined || unstoredPath === undefined) {
+        throw new Error('upload-held-then-reconciled: the platform holds no held document');
+      }
+      await stack.orders().reconcileDocument(input.orderRef, { path: storedPath, documentId: stored.id });
+      await stack.orders().reconcileDocument(input.orderRef, { path: unstoredPath, notStored: true });
+      await started.handle.result();
+      return input.orderRef;
+    });
+  },
+
+  /**
+   * A refused .gif keeps the order in AwaitingRepair; `retryUploads` cycles grow the history past a small
+   * budget, so the run continues as new; then the sandbox accepts gifs and the next run completes. Both runs
+   * are recorded: the one that continued, and the one that went on from the continuation.
+   */
+  async 'continued-as-new-awaiting-repair'(stack) {
+    const input = gifOrder(stack, 'history-continued-as-new', { historyBudgetEvents: 100 });
+    const started = await stack.orders().startOrder(input);
+    const firstRunId = started.runId ?? (await started.handle.describe()).runId;
+    let status = await waitForStatus(stack, input.orderRef, (view) => view.phase === 'awaiting-repair');
+    while ((await stack.orders().getHandle(input.orderRef).describe()).runId === firstRunId) {
+      const attempts = status.documents[0]?.attempts ?? 0;
+      await stack.orders().retryUploads(input.orderRef);
+      status = await waitForStatus(
+        stack,
+        input.orderRef,
+        (view) => view.phase === 'awaiting-repair' && (view.documents[0]?.attempts ?? 0) > attempts,
+      );
+    }
+    await acceptingGifs(stack, async () => {
+      await stack.orders().retryUploads(input.orderRef);
+      await stack.orders().getHandle(input.orderRef).result();
+    });
+    const { runId: lastRunId, workflowId } = await stack.orders().getHandle(input.orderRef).describe();
+    return [
+      { suffix: '', workflowId, runId: firstRunId },
+      { suffix: '-next-run', workflowId, runId: lastRunId },
+    ];
+  },
+
+  /** The nightly replay finds an order awaiting repair (a refused .gif) and sends it `retryUploads`. */
+  async 'nightly-replay'(stack) {
+    const input = gifOrder(stack, 'history-nightly-replay');
+    const started = await stack.orders().startOrder(input);
+    await waitForStatus(stack, input.orderRef, (view) => view.phase === 'awaiting-repair');
+    // The replay lists orders through visibility, which lags behind the order's own state.
+    const query = `${badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true })} AND BadgeOrderRef = '${input.orderRef}'`;
+    const deadline = Date.now() + 60_000;
+    while ((await stack.temporal.client.workflow.count(query)).count === 0) {
+      if (Date.now() > deadline) throw new Error('nightly-replay: the order never showed as awaiting repair');
+      await new Promise((resolveTick) => setTimeout(resolveTick, 200));
+    }
+    const workflowId = 'history-nightly-replay';
+    const result = await acceptingGifs(stack, async () => {
+      const replay = await stack.temporal.client.workflow.start(WORKFLOW_TYPES.replayFailedUploads, {
+        taskQueue: stack.taskQueue,
+        workflowId,
+        args: [{ pageSize: 10 }],
+      });
+      const counts = (await replay.result()) as ReplayFailedUploadsResult;
+      await started.handle.result();
+      return { counts, runId: replay.firstExecutionRunId };
+    });
+    if (result.counts.signalled < 1) throw new Error('nightly-replay: no order was signalled');
+    return [{ suffix: '', workflowId, runId: result.runId }];
+  },
+};
+
+/** The history of a recorded run, checked for secrets. */
+async function recordedHistory(
+  stack: LocalStack,
+  name: string,
+  run: RecordedRun,
+): Promise<temporal.api.history.v1.IHistory> {
+  const history = await stack.temporal.client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+  const secrets = findSecrets(textOf(history), [{ name: 'the password', value: DEMO_USER.password }]);
+  if (secrets.length > 0) throw new Error(`${name}: the history holds ${secrets.join(', ')}`);
+  return history;
+}
+
+/** One recorded run: the file it was written to and its history. */
+export interface RecordedRunFile {
+  readonly name: string;
+  readonly file: string;
+  readonly history: temporal.api.history.v1.IHistory;
+}
+
+/** What to record, and where. */
+export interface RecordHistoriesOptions {
+  /** The folder the histories are written to (created when missing). */
+  readonly outDir: string;
+  /** The scenarios to run (default: every one). */
+  readonly only?: readonly string[];
+  /** Stops the stack on SIGINT/SIGTERM (a command line run). */
+  readonly stopOnSignals?: boolean;
+  readonly log: (line: string) => void;
+}
+
+/** The scenarios {@link recordHistories} runs, by name. */
+export const SCENARIO_NAMES: readonly string[] = Object.keys(SCENARIOS);
+
+/** Runs the scenarios on a stack of its own, which it stops, and writes each recorded run's history. */
+export async function recordHistories(options: RecordHistoriesOptions): Promise<RecordedRunFile[]> {
+  const unknown = (options.only ?? []).filter((name) => !SCENARIO_NAMES.includes(name));
+  if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}`);
+  // No payload codec: the histories must replay without keys.
+  const stack = await startLocalStack({
+    payloadKeys: null,
+    user: DEMO_USER,
+    stopOnSignals: options.stopOnSignals ?? false,
+    log: options.log,
+  });
+  let current = stack.startWorkerProcess();
+  // The current worker; called again after the current one died, it starts a new one.
+  const worker = (): ChildProcessHandle =>
+    current.running() ? current : (current = stack.startWorkerProcess());
+  mkdirSync(options.outDir, { recursive: true });
+  const recorded: RecordedRunFile[] = [];
+  try {
+    for (const [name, scenario] of Object.entries(SCENARIOS)) {
+      if (options.only !== undefined && options.only.length > 0 && !options.only.includes(name)) continue;
+      const outcome = await scenario(stack, worker);
+      const runs: readonly RecordedRun[] =
+        typeof outcome === 'string'
+          ? [{ suffix: '', ...(await stack.orders().getHandle(outcome).describe()) }]
+          : outcome;
+      for (const run of runs) {
+        const history = await recordedHistory(stack, name, run);
+        const file = join(options.outDir, `${name}${run.suffix}.json`);
+        writeFileSync(file, `${JSON.stringify(history, null, 2)}\n`);
+        recorded.push({ name: `${name}${run.suffix}`, file, history });
+      }
+    }
+  } finally {
+    await stack.stop();
+  }
+  return recorded;
+}
