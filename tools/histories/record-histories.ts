@@ -194,13 +194,10 @@ const SCENARIOS: Record<string, Scenario> = {
     };
     const started = await stack.orders().startOrder(input);
     await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-repair');
-    const rules = await stack.sandbox.control.rules();
-    await stack.sandbox.control.setRules({
-      acceptedContentTypes: [...rules.acceptedContentTypes, 'image/gif'],
+    await acceptingGifs(stack, async () => {
+      await stack.orders().retryUploads(input.orderRef);
+      await started.handle.result();
     });
-    await stack.orders().retryUploads(input.orderRef);
-    await started.handle.result();
-    await stack.sandbox.control.setRules({ acceptedContentTypes: rules.acceptedContentTypes });
     return input.orderRef;
   },
 
@@ -419,7 +416,8 @@ export const SCENARIO_NAMES: readonly string[] = Object.keys(SCENARIOS);
 
 /** Runs the scenarios on a stack of its own, which it stops, and writes each recorded run's history. */
 export async function recordHistories(options: RecordHistoriesOptions): Promise<RecordedRunFile[]> {
-  const unknown = (options.only ?? []).filter((name) => !SCENARIO_NAMES.includes(name));
+  const wanted = options.only !== undefined && options.only.length > 0 ? options.only : SCENARIO_NAMES;
+  const unknown = wanted.filter((name) => !SCENARIO_NAMES.includes(name));
   if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}`);
   // No payload codec: the histories must replay without keys.
   const stack = await startLocalStack({
@@ -436,7 +434,7 @@ export async function recordHistories(options: RecordHistoriesOptions): Promise<
   const recorded: RecordedRunFile[] = [];
   try {
     for (const [name, scenario] of Object.entries(SCENARIOS)) {
-      if (options.only !== undefined && options.only.length > 0 && !options.only.includes(name)) continue;
+      if (!wanted.includes(name)) continue;
       const outcome = await scenario(stack, worker);
       const runs: readonly RecordedRun[] =
         typeof outcome === 'string'
