@@ -126,15 +126,13 @@ describe('the Kubernetes example of docs/deployment.md', () => {
   });
 
   it('replaces unversioned workers all at once, so that two releases never poll together', () => {
-    const workers = exampleDeployments().filter((deployment) =>
-      deployment.spec.template.spec.containers.some(
-        (container) => container.command.at(-1) === 'dist/main/worker.js',
-      ),
+    const workers = exampleDeployments().flatMap((deployment) =>
+      deployment.spec.template.spec.containers
+        .filter((container) => container.command.at(-1) === 'dist/main/worker.js')
+        .map((container) => ({ deployment, container })),
     );
     expect(workers).toHaveLength(1);
-    for (const deployment of workers) {
-      const container = deployment.spec.template.spec.containers[0];
-      if (!container) throw new Error(`${deployment.metadata.name}: no container`);
+    for (const { deployment, container } of workers) {
       // An older release cannot replay the orders a newer one started (docs/runbook.md).
       expect(loadWorkerConfig(containerEnv(container)).versioning.enabled).toBe(false);
       expect(deployment.spec.strategy?.type).toBe('Recreate');

@@ -13,29 +13,26 @@ import { retryUploadsSignal } from '../../src/workflow-messages';
 import type { BadgeOrderInput, BadgeOrderStatusView, ReplayFailedUploadsResult } from '../../src/contract';
 import { DEMO_USER, type FaultConfig } from '../../src/sandbox';
 import { badgeOrdersQuery } from '../../src/temporal/visibility';
+import { waitUntil } from '../cluster/process';
 import type { ChildProcessHandle } from '../dev/child-process';
 import { startLocalStack, type LocalStack } from '../stack';
 
 const vehicle = { licensePlate: 'B-HI 2024', fuel: 'diesel' };
 const badge = { type: 'green' };
 
+/** Polls the order's status until `until` holds, and returns that status. */
 async function waitForStatus(
   stack: LocalStack,
   orderRef: string,
   until: (status: BadgeOrderStatusView) => boolean,
 ): Promise<BadgeOrderStatusView> {
-  const deadline = Date.now() + 120_000;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const status = await stack.orders().status(orderRef);
-      if (until(status)) return status;
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((resolveTick) => setTimeout(resolveTick, 100));
-  }
-  throw new Error(`${orderRef}: timed out waiting for its status (${String(lastError)})`);
+  let seen: BadgeOrderStatusView | undefined;
+  await waitUntil(`the status of ${orderRef}`, async () => {
+    seen = await stack.orders().status(orderRef);
+    return until(seen);
+  });
+  if (seen === undefined) throw new Error(`${orderRef}: no status`);
+  return seen;
 }
 
 /**
@@ -104,11 +101,18 @@ async function onWorkerWith<T>(
   }
 }
 
-/** An operator's `reconcileOrder` naming the order the platform created last (the one the order may have made). */
-async function reconcileWithNewestOrder(stack: LocalStack, orderRef: string): Promise<void> {
+/**
+ * Starts the order, waits until it awaits reconciliation, answers `reconcileOrder` as an operator would with the
+ * order the platform created last (the one the order may have made), and waits for the order to complete.
+ */
+async function placeAndReconcile(stack: LocalStack, input: BadgeOrderInput): Promise<string> {
+  const started = await stack.orders().startOrder(input);
+  await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-reconciliation');
   const created = (await stack.sandbox.control.state()).orders.at(-1)?.id;
-  if (created === undefined) throw new Error(`${orderRef}: the platform holds no order`);
-  await stack.orders().reconcileOrder(orderRef, { orderId: created });
+  if (created === undefined) throw new Error(`${input.orderRef}: the platform holds no order`);
+  await stack.orders().reconcileOrder(input.orderRef, { orderId: created });
+  await started.handle.result();
+  return input.orderRef;
 }
 
 const SCENARIOS: Record<string, Scenario> = {
@@ -231,18 +235,14 @@ const SCENARIOS: Record<string, Scenario> = {
    */
   async 'reconciled-by-operator'(stack) {
     await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
-    const input: BadgeOrderInput = {
+    const orderRef = await placeAndReconcile(stack, {
       orderRef: 'history-reconciled-by-operator',
       vehicle,
       badge,
       documents: [{ path: stack.writeDocument('reconciled/form.pdf', '%PDF-1.4 reconciled form') }],
-    };
-    const started = await stack.orders().startOrder(input);
-    await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-reconciliation');
-    await reconcileWithNewestOrder(stack, input.orderRef);
-    await started.handle.result();
+    });
     await stack.sandbox.control.setFaults({});
-    return input.orderRef;
+    return orderRef;
   },
 
   /**
@@ -259,20 +259,15 @@ const SCENARIOS: Record<string, Scenario> = {
         { route: 'orders', kind: 'error-500', count: 20 },
       ],
     };
-    return onWorkerWith(stack, worker, { env, faults }, async () => {
-      const input: BadgeOrderInput = {
+    return onWorkerWith(stack, worker, { env, faults }, () =>
+      placeAndReconcile(stack, {
         orderRef: 'history-creation-uncertain',
         vehicle,
         badge,
         documents: [{ path: stack.writeDocument('uncertain/form.pdf', '%PDF-1.4 uncertain form') }],
         options: { platformRetryWindowMs: 3_000 },
-      };
-      const started = await stack.orders().startOrder(input);
-      await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-reconciliation');
-      await reconcileWithNewestOrder(stack, input.orderRef);
-      await started.handle.result();
-      return input.orderRef;
-    });
+      }),
+    );
   },
 
   /**
@@ -360,11 +355,11 @@ const SCENARIOS: Record<string, Scenario> = {
     await waitForStatus(stack, input.orderRef, (view) => view.phase === 'awaiting-repair');
     // The replay lists orders through visibility, which lags behind the order's own state.
     const query = `${badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true })} AND BadgeOrderRef = '${input.orderRef}'`;
-    const deadline = Date.now() + 60_000;
-    while ((await stack.temporal.client.workflow.count(query)).count === 0) {
-      if (Date.now() > deadline) throw new Error('nightly-replay: the order never showed as awaiting repair');
-      await new Promise((resolveTick) => setTimeout(resolveTick, 200));
-    }
+    await waitUntil(
+      'nightly-replay: the order to show as awaiting repair',
+      async () => (await stack.temporal.client.workflow.count(query)).count > 0,
+      { timeoutMs: 60_000 },
+    );
     const workflowId = 'history-nightly-replay';
     const result = await acceptingGifs(stack, async () => {
       const replay = await stack.temporal.client.workflow.start(WORKFLOW_TYPES.replayFailedUploads, {
