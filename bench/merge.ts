@@ -2,7 +2,13 @@
  * Merges the repeats of one scenario: the bench alternates floor and badgeOrder runs (`--repeat`) so that a
  * change in the machine's background load hits both alike, then reports each kind as one scenario.
  */
-import { perOrder, summariseLatencies, type PlatformRequestCounts } from './metrics';
+import {
+  combineServerWork,
+  perOrder,
+  summariseLatencies,
+  type PlatformRequestCounts,
+  type ServerWork,
+} from './metrics';
 import type { ScenarioResult } from './scenario';
 
 function sumRequests(parts: readonly PlatformRequestCounts[]): PlatformRequestCounts {
@@ -18,6 +24,16 @@ function sumRequests(parts: readonly PlatformRequestCounts[]): PlatformRequestCo
     authIssued: sum((part) => part.authIssued),
     authRejected: sum((part) => part.authRejected),
   };
+}
+
+/** The server's work over all repeats; none when a repeat has none (a server without counters). */
+function serverWorkOf(repeats: readonly ScenarioResult[]): ServerWork | undefined {
+  let total: ServerWork | undefined;
+  for (const { serverWork } of repeats) {
+    if (!serverWork) return undefined;
+    total = total ? combineServerWork(total, serverWork, (a, b) => a + b) : serverWork;
+  }
+  return total;
 }
 
 /** One scenario from its repeats (same kind, workers, concurrency and shape): sums, maxima, all latencies. */
@@ -46,6 +62,7 @@ export function mergeRepeats(repeats: readonly ScenarioResult[]): ScenarioResult
     },
     workerPeakRssBytes: Math.max(...repeats.map((result) => result.workerPeakRssBytes)),
     requests,
+    serverWork: serverWorkOf(repeats),
     requestsPerOrder: perOrder(requests, orders),
     authCallsIncludingWarmup: sum((result) => result.authCallsIncludingWarmup),
     windowsUs: repeats.flatMap((result) => result.windowsUs),

@@ -1,7 +1,8 @@
 /**
  * Pure measurement helpers of the benchmarks: percentiles, latency summaries, parsers for `/proc/<pid>/stat`
- * and `/proc/<pid>/status`, and the difference of two sandbox stats snapshots. The readers at the end are the
- * only functions here that touch the file system.
+ * and `/proc/<pid>/status`, the difference of two sandbox stats snapshots, and the Temporal server's work from
+ * its Prometheus counters. The readers at the end are the only functions here that touch the file system or
+ * the network.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { SandboxStats } from '../src/sandbox';
@@ -134,6 +135,71 @@ export function perOrder(counts: PlatformRequestCounts, orders: number): Record<
   );
 }
 
+/**
+ * What the Temporal server did for a set of orders, from the counters it exposes to Prometheus (`/metrics`).
+ * Counts, not times: they say why one implementation costs the server more than another.
+ */
+export interface ServerWork {
+  /** Workflow tasks the history service handed to matching (one per workflow task). */
+  readonly workflowTasks: number;
+  /** Tasks matching wrote to its database because no poller was waiting for them, to dispatch them later. */
+  readonly backlogWrites: number;
+  /**
+   * Visibility tasks: a run's start, its close and its search attribute upserts. The server collapses those of
+   * one transaction into one (an upsert in the closing workflow task, or beside its own `BuildIds` upsert in
+   * the first, costs nothing more).
+   */
+  readonly visibilityTasks: number;
+  /** Writes of workflow state (mutable state and its new events, one per transaction). */
+  readonly stateWrites: number;
+}
+
+/** The counters behind each {@link ServerWork} figure: a metric name and the labels of the samples to sum. */
+const SERVER_WORK_COUNTERS: Readonly<Record<keyof ServerWork, { metric: string; labels: RegExp }>> = {
+  workflowTasks: { metric: 'task_latency_count', labels: /task_type="TransferActiveTaskWorkflowTask"/ },
+  backlogWrites: { metric: 'persistence_latency_count', labels: /operation="CreateTasks"/ },
+  visibilityTasks: {
+    metric: 'task_latency_count',
+    labels: /task_type="VisibilityTask(Start|Upsert|Close)Execution"/,
+  },
+  stateWrites: {
+    metric: 'persistence_latency_count',
+    labels: /operation="(Create|Update)WorkflowExecution"/,
+  },
+};
+
+const SERVER_WORK_KEYS = Object.keys(SERVER_WORK_COUNTERS) as (keyof ServerWork)[];
+
+/** Sums the {@link ServerWork} counters of a Prometheus text exposition (a counter never seen counts 0). */
+export function parseServerWork(text: string): ServerWork {
+  const work = Object.fromEntries(SERVER_WORK_KEYS.map((key) => [key, 0])) as Record<
+    keyof ServerWork,
+    number
+  >;
+  for (const line of text.split('\n')) {
+    const sample = /^([A-Za-z_:][\w:]*)(\{.*\})?\s+(\S+)/.exec(line);
+    if (!sample) continue;
+    const [, metric, labels = '', value] = sample;
+    for (const key of SERVER_WORK_KEYS) {
+      const counter = SERVER_WORK_COUNTERS[key];
+      if (metric === counter.metric && counter.labels.test(labels)) work[key] += Number(value);
+    }
+  }
+  return work;
+}
+
+/** Applies `combine` to each figure of two {@link ServerWork}s: their difference, their sum. */
+export function combineServerWork(
+  a: ServerWork,
+  b: ServerWork,
+  combine: (a: number, b: number) => number,
+): ServerWork {
+  return Object.fromEntries(SERVER_WORK_KEYS.map((key) => [key, combine(a[key], b[key])])) as Record<
+    keyof ServerWork,
+    number
+  >;
+}
+
 /** Parses `/proc/loadavg` into its 1, 5 and 15 minute load averages. */
 export function parseLoadAverage(text: string): readonly [number, number, number] {
   const [one, five, fifteen] = text.trim().split(/\s+/).map(Number);
@@ -169,6 +235,13 @@ export function resetPeakRss(pid: number): boolean {
 /** Reads a process's memory from `/proc`. */
 export function readProcMemory(pid: number): ProcMemory {
   return parseProcStatus(readFileSync(`/proc/${pid}/status`, 'utf8'));
+}
+
+/** Reads the server's {@link ServerWork} counters from its `/metrics` endpoint. */
+export async function readServerWork(metricsUrl: string): Promise<ServerWork> {
+  const response = await fetch(metricsUrl, { signal: AbortSignal.timeout(10_000) });
+  if (!response.ok) throw new Error(`${metricsUrl} answered ${response.status}`);
+  return parseServerWork(await response.text());
 }
 
 /** Reads the load averages from `/proc/loadavg`. */

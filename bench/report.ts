@@ -383,16 +383,18 @@ export function formatTable(
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
+/** A scenario's name in the dev server's tables: its kind, and which baseline for a baseline's. */
+function scenarioLabel(scenario: ScenarioResult): string {
+  return scenario.kind === 'baseline' ? `baseline ${scenario.baseline ?? ''}` : scenario.kind;
+}
+
 function scenarioRows(results: BenchResults): string[][] {
   return results.scenarios.map((scenario) => {
     const ratioPeer = isBadgeKind(scenario.kind) ? peerRatio(results.scenarios, scenario) : Number.NaN;
     const ratioDirect = isDirectKind(scenario.kind) ? Number.NaN : directRatio(results.scenarios, scenario);
     const done = scenario.latency.count;
     return [
-      ...scenarioCells(
-        scenario,
-        scenario.kind === 'baseline' ? `baseline ${scenario.baseline ?? ''}` : scenario.kind,
-      ),
+      ...scenarioCells(scenario, scenarioLabel(scenario)),
       num(scenario.latency.p99Ms, 0),
       num((scenario.cpu.workerSeconds * 1000) / Math.max(1, done), 1),
       num((scenario.cpu.serverSeconds * 1000) / Math.max(1, done), 1),
@@ -407,6 +409,25 @@ function scenarioRows(results: BenchResults): string[][] {
       Number.isFinite(ratioDirect) ? `${num(ratioDirect, 2)}x` : '-',
       formatLoad(scenario),
       isFloorKind(scenario.kind) ? '-' : formatPerOrder(scenario.requestsPerOrder),
+    ];
+  });
+}
+
+function serverWorkRows(scenarios: readonly ScenarioResult[]): string[][] {
+  return scenarios.flatMap((scenario) => {
+    const work = scenario.serverWork;
+    if (!work) return [];
+    const perOrder = (count: number): string => num(count / Math.max(1, scenario.orders), 2);
+    return [
+      [
+        scenarioLabel(scenario),
+        String(scenario.workers),
+        String(scenario.concurrency),
+        perOrder(work.workflowTasks),
+        perOrder(work.backlogWrites),
+        perOrder(work.visibilityTasks),
+        perOrder(work.stateWrites),
+      ],
     ];
   });
 }
@@ -474,6 +495,27 @@ export function formatReport(results: BenchResults, targets: readonly TargetResu
             'load',
           ],
           comparison,
+          false,
+        ),
+    );
+  }
+  const serverWork = serverWorkRows(results.scenarios);
+  if (serverWork.length > 0) {
+    sections.push(
+      "The Temporal server's work per order, from its counters (workflow tasks; tasks written to matching's " +
+        'backlog because no poller was waiting; visibility tasks, those of one transaction collapsed into one; ' +
+        'workflow state writes):\n' +
+        formatTable(
+          [
+            'scenario',
+            'workers',
+            'conc',
+            'workflow tasks',
+            'backlog writes',
+            'visibility tasks',
+            'state writes',
+          ],
+          serverWork,
           false,
         ),
     );

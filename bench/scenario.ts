@@ -11,16 +11,19 @@ import type { DirectOptions, DirectResult } from './direct';
 import type { FloorOrderInput } from './floor/workflows';
 import type { PeerOrderInput } from './peer/workflows';
 import {
+  combineServerWork,
   cpuSecondsBetween,
   readLoadAverage,
   readProcCpu,
   readProcMemory,
+  readServerWork,
   resetPeakRss,
   statsDelta,
   summariseLatencies,
   perOrder,
   type LatencySummary,
   type PlatformRequestCounts,
+  type ServerWork,
 } from './metrics';
 import { runOrders, type PoolResult } from './pool';
 import { startTsProcess } from '../tools/dev/child-process';
@@ -91,6 +94,8 @@ export interface ScenarioResult {
   readonly workerPeakRssBytes: number;
   /** Platform requests of the measured orders. */
   readonly requests: PlatformRequestCounts;
+  /** What the Temporal server did over the measured orders; absent without its counters (direct calls). */
+  readonly serverWork?: ServerWork;
   readonly requestsPerOrder: Readonly<Record<string, number>>;
   /** Token calls during the scenario including its warm-up orders. */
   readonly authCallsIncludingWarmup: number;
@@ -123,6 +128,7 @@ interface Snapshot {
   readonly stats: SandboxStats;
   readonly workers: ReturnType<typeof readProcCpu>[];
   readonly server: ReturnType<typeof readProcCpu> | null;
+  readonly serverWork: ServerWork | null;
   readonly bench: NodeJS.CpuUsage;
 }
 
@@ -131,6 +137,7 @@ async function snapshot(stack: BenchStack, pids: readonly number[]): Promise<Sna
     stats: await stack.sandbox.control.stats(),
     workers: pids.map(readProcCpu),
     server: stack.server.pid === null ? null : readProcCpu(stack.server.pid),
+    serverWork: stack.server.metricsUrl === null ? null : await readServerWork(stack.server.metricsUrl),
     bench: process.cpuUsage(),
   };
 }
@@ -295,6 +302,10 @@ export async function runTemporalScenario(
     cpu: cpuBetween(before, after),
     workerPeakRssBytes: Math.max(0, ...pids.map((pid) => readProcMemory(pid).peakRssBytes)),
     requests,
+    ...(before.serverWork &&
+      after.serverWork && {
+        serverWork: combineServerWork(after.serverWork, before.serverWork, (to, from) => to - from),
+      }),
     requestsPerOrder: perOrder(requests, params.orders),
     authCallsIncludingWarmup: after.stats.authCalls.issued - start.authCalls.issued,
     windowsUs: [[windowStart, windowEnd]],

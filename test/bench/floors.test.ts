@@ -1,11 +1,13 @@
 /**
  * The bench's floors do what the report says they do: the plain own-shape floor makes no visibility write and
  * stores plain payloads; `floorSearchAttributes` makes badgeOrder's visibility writes; `featuredFloor` also gives
- * every step a summary and encrypts its payloads. The cost the bench puts on those features rests on this.
- * A real dev server, the floor worker processes and a few orders of each.
+ * every step a summary and encrypts its payloads. The cost the bench puts on those features rests on this, and
+ * so does its count of the server's work (visibility tasks, from the dev server's own counters). A real dev
+ * server, the floor worker processes and a few orders of each.
  */
 import type { temporal } from '@temporalio/proto';
 import { ENCRYPTED_ENCODING } from '../../src/codec/encryption-codec';
+import { readServerWork } from '../../bench/metrics';
 import { runTemporalScenario, type FloorKind } from '../../bench/scenario';
 import { startBenchStack, type BenchStack, type WorkerSet } from '../../bench/stack';
 import { waitFor } from '../helpers/wait';
@@ -19,6 +21,12 @@ interface FeaturesSeen {
   readonly patchMarkers: number;
   readonly summaries: number;
   readonly inputEncoding: string;
+}
+
+/** The visibility tasks the server processed for three orders: what each saw, and per order. */
+interface OrdersSeen {
+  readonly features: FeaturesSeen[];
+  readonly visibilityTasksPerOrder: number;
 }
 
 function featuresOf(events: readonly HistoryEvent[]): FeaturesSeen {
@@ -55,10 +63,12 @@ describe('bench floors', () => {
     await stack?.teardown();
   });
 
-  /** Runs 3 orders of `kind` and returns the features each one's history shows. */
-  async function ordersOf(kind: FloorKind, encrypted: boolean): Promise<FeaturesSeen[]> {
-    if (!stack) throw new Error('the bench stack starts in beforeAll');
+  /** Runs 3 orders of `kind`: the features each one's history shows, and the server's visibility tasks. */
+  async function ordersOf(kind: FloorKind, encrypted: boolean): Promise<OrdersSeen> {
+    const metricsUrl = stack?.server.metricsUrl;
+    if (!stack || !metricsUrl) throw new Error('the bench stack (a CLI dev server) starts in beforeAll');
     const workers = await stack.startFloorWorkers(1, { encrypted });
+    const before = await readServerWork(metricsUrl);
     sets.push(workers);
     const shape = { documents: stack.writeDocuments(kind, 2, 1024), documentBytes: 1024, stockId: 1001 };
     const result = await runTemporalScenario(stack, kind, workers, {
@@ -69,12 +79,14 @@ describe('bench floors', () => {
       runId: `floors-${kind}`,
     });
     expect(result.latency.count).toBe(3);
-    // Visibility lists an order a moment after it completed: wait until it lists all three.
+    // Visibility lists an order as completed a moment after it completed: wait until it lists all three (their
+    // close is the last visibility task each order makes).
     const client = stack.plainClient;
+    const query = `TaskQueue = '${workers.taskQueue}' AND ExecutionStatus = 'Completed'`;
     const executions = await waitFor(
       async () => {
         const listed: { workflowId: string; runId: string }[] = [];
-        for await (const execution of client.workflow.list({ query: `TaskQueue = '${workers.taskQueue}'` })) {
+        for await (const execution of client.workflow.list({ query })) {
           listed.push(execution);
         }
         return listed;
@@ -82,18 +94,21 @@ describe('bench floors', () => {
       (listed) => listed.length === 3,
       { what: `visibility to list the 3 ${kind} orders` },
     );
-    const seen: FeaturesSeen[] = [];
+    const after = await readServerWork(metricsUrl);
+    const features: FeaturesSeen[] = [];
     for (const { workflowId, runId } of executions) {
       const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-      seen.push(featuresOf(history.events ?? []));
+      features.push(featuresOf(history.events ?? []));
     }
-    return seen;
+    return { features, visibilityTasksPerOrder: (after.visibilityTasks - before.visibilityTasks) / 3 };
   }
 
   it('the plain floor makes no visibility write and stores plain payloads', async () => {
     const seen = await ordersOf('floor', false);
-    expect(seen).toHaveLength(3);
-    for (const features of seen) {
+    // The server's own: the start, the first workflow task's BuildIds upsert, the close.
+    expect(seen.visibilityTasksPerOrder).toBe(3);
+    expect(seen.features).toHaveLength(3);
+    for (const features of seen.features) {
       expect(features).toEqual({
         startSearchAttributes: [],
         upserted: [],
@@ -111,8 +126,11 @@ describe('bench floors', () => {
     '%s makes badgeOrder’s visibility writes',
     async (kind, encrypted, summaries, inputEncoding) => {
       const seen = await ordersOf(kind, encrypted);
-      expect(seen).toHaveLength(3);
-      for (const features of seen) {
+      // One more than the plain floor, BadgeOrderId's: the server collapses the visibility tasks of one
+      // transaction, so the patch's upsert shares the first workflow task's and the final status the close's.
+      expect(seen.visibilityTasksPerOrder).toBe(4);
+      expect(seen.features).toHaveLength(3);
+      for (const features of seen.features) {
         expect(features).toEqual({
           startSearchAttributes: ['BadgeOrderRef', 'BadgeOrderStatus'],
           upserted: ['TemporalChangeVersion', 'BadgeOrderId', 'BadgeOrderStatus'],

@@ -3,6 +3,7 @@ import type { ScenarioResult } from '../../bench/scenario';
 import { summariseLatencies } from '../../bench/metrics';
 
 function round(latenciesMs: number[], wallSeconds: number, authCalls: number): ScenarioResult {
+  const orders = latenciesMs.length;
   return {
     kind: 'badgeOrder',
     workers: 2,
@@ -25,6 +26,12 @@ function round(latenciesMs: number[], wallSeconds: number, authCalls: number): S
       authRejected: 0,
     },
     requestsPerOrder: { orders: 1, documents: 2 },
+    serverWork: {
+      workflowTasks: 3 * orders,
+      backlogWrites: 1,
+      visibilityTasks: 4 * orders,
+      stateWrites: 10 * orders,
+    },
     authCallsIncludingWarmup: authCalls,
     windowsUs: [[wallSeconds, wallSeconds + 1]],
     latenciesMs,
@@ -44,6 +51,7 @@ describe('mergeRepeats', () => {
       workerPeakRssBytes: 103,
       requests: { byRoute: { orders: 5, documents: 10 }, total: 15 },
       requestsPerOrder: { orders: 1, documents: 2 },
+      serverWork: { workflowTasks: 15, backlogWrites: 2, visibilityTasks: 20, stateWrites: 50 },
       authCallsIncludingWarmup: 2,
       windowsUs: [
         [1, 2],
@@ -52,6 +60,11 @@ describe('mergeRepeats', () => {
       // The load when the first round started and when the last one ended.
       load: { start: [3, 0, 0], end: [4, 0, 0] },
     });
+  });
+
+  it("leaves the server's work out when a round has none (a server without counters)", () => {
+    const withoutCounters = { ...round([40, 50], 4, 0), serverWork: undefined };
+    expect(mergeRepeats([round([10], 1, 0), withoutCounters]).serverWork).toBeUndefined();
   });
 
   it('returns a single round as it is and refuses none', () => {

@@ -1,9 +1,11 @@
 import type { SandboxStats } from '../../src/sandbox';
 import {
+  combineServerWork,
   cpuSecondsBetween,
   parseLoadAverage,
   parseProcStat,
   parseProcStatus,
+  parseServerWork,
   percentile,
   perOrder,
   statsDelta,
@@ -133,5 +135,54 @@ describe('sandbox stats differences', () => {
       authRejected: 0,
     });
     expect(perOrder(delta, 10)).toEqual({ documents: 2, orders: 1, stocks: 1 });
+  });
+});
+
+describe("the Temporal server's work from its Prometheus counters", () => {
+  const exposition = (tasks: number, backlog: number) =>
+    [
+      '# HELP task_latency_count task_latency_count counter',
+      '# TYPE task_latency_count counter',
+      `task_latency_count{archetype="workflow",operation="TransferActiveTaskWorkflowTask",service_name="history",task_type="TransferActiveTaskWorkflowTask"} ${tasks}`,
+      'task_latency_count{archetype="workflow",operation="TransferActiveTaskCloseExecution",service_name="history",task_type="TransferActiveTaskCloseExecution"} 7',
+      'task_latency_count{operation="VisibilityTaskStartExecution",task_type="VisibilityTaskStartExecution"} 10',
+      'task_latency_count{operation="VisibilityTaskUpsertExecution",task_type="VisibilityTaskUpsertExecution"} 20',
+      'task_latency_count{operation="VisibilityTaskCloseExecution",task_type="VisibilityTaskCloseExecution"} 9',
+      `persistence_latency_count{namespace="default",operation="CreateTasks",service_name="matching"} ${backlog}`,
+      'persistence_latency_count{operation="UpdateWorkflowExecution",service_name="history"} 90',
+      'persistence_latency_count{operation="CreateWorkflowExecution",service_name="history"} 10',
+      'persistence_latency_count{operation="GetTasks",service_name="matching"} 44',
+      'persistence_latency_sum{operation="CreateTasks",service_name="matching"} 0.5',
+      'go_goroutines 812',
+    ].join('\n');
+
+  it('sums the samples of each figure and leaves out every other counter', () => {
+    expect(parseServerWork(exposition(30, 12.5))).toEqual({
+      workflowTasks: 30,
+      backlogWrites: 12.5,
+      visibilityTasks: 39,
+      stateWrites: 100,
+    });
+  });
+
+  it('counts 0 for counters the server has not reported yet', () => {
+    expect(parseServerWork('# nothing yet\ngo_goroutines 3\n')).toEqual({
+      workflowTasks: 0,
+      backlogWrites: 0,
+      visibilityTasks: 0,
+      stateWrites: 0,
+    });
+  });
+
+  it('subtracts and adds figure by figure', () => {
+    const before = parseServerWork(exposition(30, 12));
+    const after = parseServerWork(exposition(45, 20));
+    expect(combineServerWork(after, before, (to, from) => to - from)).toEqual({
+      workflowTasks: 15,
+      backlogWrites: 8,
+      visibilityTasks: 0,
+      stateWrites: 0,
+    });
+    expect(combineServerWork(after, before, (a, b) => a + b).workflowTasks).toBe(75);
   });
 });

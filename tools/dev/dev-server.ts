@@ -45,6 +45,8 @@ export interface DevServer {
   readonly uiUrl: string | null;
   /** OS process id, or null when the SDK runs the server. */
   readonly pid: number | null;
+  /** The server's Prometheus counters (`/metrics`), or null when the SDK runs the server. */
+  readonly metricsUrl: string | null;
   /** Stops the server and waits until it has exited. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -142,6 +144,7 @@ async function startWithSdk(options: DevServerOptions, namespace: string, ip: st
     namespace,
     uiUrl: uiPort ? `http://${ip}:${uiPort}` : null,
     pid: null,
+    metricsUrl: null,
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -170,8 +173,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       options.uiPort === null || options.uiPort === undefined
         ? null
         : options.uiPort || (await findFreePort(ip));
+    const metricsPort = await findFreePort(ip);
     try {
-      return await launchDevServer({ options, cli: cli.path, ip, namespace, port, uiPort, log });
+      return await launchDevServer({ options, cli: cli.path, ip, namespace, port, uiPort, metricsPort, log });
     } catch (error) {
       const exitedWhileStarting = error instanceof DevServerStartError && error.exited;
       if (!picksPorts || !exitedWhileStarting || attempt >= 3) throw error;
@@ -190,9 +194,10 @@ async function launchDevServer(launch: {
   readonly namespace: string;
   readonly port: number;
   readonly uiPort: number | null;
+  readonly metricsPort: number;
   readonly log: (message: string) => void;
 }): Promise<DevServer> {
-  const { options, ip, namespace, port, uiPort, log } = launch;
+  const { options, ip, namespace, port, uiPort, metricsPort, log } = launch;
   const args = [
     'server',
     'start-dev',
@@ -204,6 +209,8 @@ async function launchDevServer(launch: {
     namespace,
     '--log-level',
     options.logLevel ?? 'warn',
+    '--metrics-port',
+    String(metricsPort),
     ...cliSearchAttributeArgs(),
     ...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort), '--ui-disable-news-fetch']),
     ...(options.dbFilename ? ['--db-filename', options.dbFilename] : []),
@@ -247,6 +254,7 @@ async function launchDevServer(launch: {
     namespace,
     uiUrl,
     pid: server.pid,
+    metricsUrl: `http://${ip}:${metricsPort}/metrics`,
     stop: () => server.stop(),
   };
 }

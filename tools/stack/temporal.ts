@@ -49,6 +49,7 @@ export async function connectLocalTemporal(
       namespace: server.namespace,
       uiUrl: server.uiUrl ?? null,
       pid: null,
+      metricsUrl: null,
       stop: () => Promise.resolve(),
     },
     clientOptions,
