@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { generatePayloadKeyEntry, parsePayloadKeys, PayloadKeyRing } from '../../src/codec/key-ring';
 import { BADGE_SEARCH_ATTRIBUTES } from '../../src/workflow-contract';
 import { findFreePort } from '../dev/ports';
-import type { ChildProcessHandle } from '../dev/child-process';
+import { waitUntil, type ChildProcessHandle } from '../dev/child-process';
 import { PROJECT_ROOT, resolveTemporalCli } from '../dev/temporal-cli';
 import { ensureGoTool, GO_TOOLS } from '../go-tools/go-tools';
 import { startOidcWebUis, type OidcWebUi, type OidcWebUis, type OidcWebUisOptions } from '../oidc';
@@ -34,7 +34,7 @@ import {
 } from '../stack';
 import { createNetworkNamespace, removeStaleNetworkNamespaces, type NetworkNamespace } from './netns';
 import { startPostgres, type RunningPostgres } from './postgres';
-import { runToCompletion, waitUntil } from './process';
+import { runToCompletion } from './process';
 import { startTemporalServices, type TemporalServices } from './temporal-services';
 import { startWebUi } from './web-ui';
 

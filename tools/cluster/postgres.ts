@@ -5,9 +5,9 @@
  */
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcessHandle } from '../dev/child-process';
+import { waitUntil, type ChildProcessHandle } from '../dev/child-process';
 import { findFreePort } from '../dev/ports';
-import { runToCompletion, startProcess, waitUntil } from './process';
+import { runToCompletion, startProcess } from './process';
 
 /** The user PostgreSQL runs as when we are root (Debian's `nobody`/`nogroup`). */
 const UNPRIVILEGED = { uid: 65534, gid: 65534 } as const;

@@ -7,11 +7,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ChildProcessHandle } from '../dev/child-process';
+import { waitUntil, type ChildProcessHandle } from '../dev/child-process';
 import { PROJECT_ROOT } from '../dev/temporal-cli';
 import { acceptsConnections } from '../dev/dev-server';
 import { findFreePort } from '../dev/ports';
-import { startProcess, waitUntil } from './process';
+import { startProcess } from './process';
 
 /** The four services, in the order they start (the frontend first: the others find it through it). */
 export const TEMPORAL_SERVICES = ['frontend', 'history', 'matching', 'worker'] as const;

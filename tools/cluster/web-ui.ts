@@ -6,8 +6,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
-import type { ChildProcessHandle } from '../dev/child-process';
-import { startProcess, waitUntil } from './process';
+import { waitUntil, type ChildProcessHandle } from '../dev/child-process';
+import { startProcess } from './process';
 
 /** Options of {@link startWebUi}. */
 export interface WebUiOptions {

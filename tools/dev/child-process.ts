@@ -192,3 +192,28 @@ export function workerProcessEnv(
     ...extra,
   };
 }
+
+/**
+ * Polls `probe` until it resolves true; rejects when one of `processes` exits meanwhile (with its output) or
+ * `timeoutMs` passes (with the probe's last error).
+ */
+export async function waitUntil(
+  what: string,
+  probe: () => Promise<boolean>,
+  options: { readonly timeoutMs?: number; readonly processes?: readonly ChildProcessHandle[] } = {},
+): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  let lastError = 'not yet';
+  for (;;) {
+    const dead = (options.processes ?? []).find((candidate) => !candidate.running());
+    if (dead) throw new Error(`${dead.name} exited while waiting for ${what}:\n${dead.output().trim()}`);
+    try {
+      if (await probe()) return;
+    } catch (error) {
+      lastError = error instanceof Error ? error.message : String(error);
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last error: ${lastError})`);
+    // Interval of a readiness probe, not synchronisation on a guess.
+    await new Promise((resolvePause) => setTimeout(resolvePause, 250));
+  }
+}

@@ -13,8 +13,7 @@ import { retryUploadsSignal } from '../../src/workflow-messages';
 import type { BadgeOrderInput, BadgeOrderStatusView, ReplayFailedUploadsResult } from '../../src/contract';
 import { DEMO_USER, type FaultConfig } from '../../src/sandbox';
 import { badgeOrdersQuery } from '../../src/temporal/visibility';
-import { waitUntil } from '../cluster/process';
-import type { ChildProcessHandle } from '../dev/child-process';
+import { waitUntil, type ChildProcessHandle } from '../dev/child-process';
 import { startLocalStack, type LocalStack } from '../stack';
 
 const vehicle = { licensePlate: 'B-HI 2024', fuel: 'diesel' };
