@@ -152,6 +152,11 @@ export interface ServerWork {
   readonly visibilityTasks: number;
   /** Writes of workflow state (mutable state and its new events, one per transaction). */
   readonly stateWrites: number;
+  /**
+   * Reads of the namespace's and the search attributes' definitions from the database, which a server with its
+   * caches on (as deployed) does not repeat per order.
+   */
+  readonly definitionReads: number;
 }
 
 /** The counters behind each {@link ServerWork} figure: a metric name and the labels of the samples to sum. */
@@ -165,6 +170,10 @@ const SERVER_WORK_COUNTERS: Readonly<Record<keyof ServerWork, { metric: string; 
   stateWrites: {
     metric: 'persistence_latency_count',
     labels: /operation="(Create|Update)WorkflowExecution"/,
+  },
+  definitionReads: {
+    metric: 'persistence_latency_count',
+    labels: /operation="(GetNamespace|GetClusterMetadata)"/,
   },
 };
 

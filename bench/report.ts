@@ -427,6 +427,7 @@ function serverWorkRows(scenarios: readonly ScenarioResult[]): string[][] {
         perOrder(work.backlogWrites),
         perOrder(work.visibilityTasks),
         perOrder(work.stateWrites),
+        perOrder(work.definitionReads),
       ],
     ];
   });
@@ -504,7 +505,8 @@ export function formatReport(results: BenchResults, targets: readonly TargetResu
     sections.push(
       "The Temporal server's work per order, from its counters (workflow tasks; tasks written to matching's " +
         'backlog because no poller was waiting; visibility tasks, those of one transaction collapsed into one; ' +
-        'workflow state writes):\n' +
+        'workflow state writes; reads of the namespace and search attribute definitions, which its caches ' +
+        'spare):\n' +
         formatTable(
           [
             'scenario',
@@ -514,6 +516,7 @@ export function formatReport(results: BenchResults, targets: readonly TargetResu
             'backlog writes',
             'visibility tasks',
             'state writes',
+            'definition reads',
           ],
           serverWork,
           false,

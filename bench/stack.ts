@@ -96,6 +96,11 @@ export function benchLocalStackOptions(options: BenchStackOptions) {
       ensureSearchAttributes: false,
       logLevel: options.workerLogLevel,
     },
+    // The dev server reads search attribute definitions from its database at every command, history and record
+    // that carries search attributes, so that ones created while it runs apply at once; a production server
+    // caches them (this is the server's default). The bench registers its attributes at start and measures what
+    // a deployed server does.
+    temporal: { dynamicConfig: { 'system.forceSearchAttributesCacheRefreshOnRead': false } },
     ...(options.encryption === false && { payloadKeys: null }),
     // Graceful, so workers write their CPU profiles.
     workerProcessStop: 'graceful',

@@ -31,6 +31,7 @@ function round(latenciesMs: number[], wallSeconds: number, authCalls: number): S
       backlogWrites: 1,
       visibilityTasks: 4 * orders,
       stateWrites: 10 * orders,
+      definitionReads: 0,
     },
     authCallsIncludingWarmup: authCalls,
     windowsUs: [[wallSeconds, wallSeconds + 1]],
@@ -51,7 +52,13 @@ describe('mergeRepeats', () => {
       workerPeakRssBytes: 103,
       requests: { byRoute: { orders: 5, documents: 10 }, total: 15 },
       requestsPerOrder: { orders: 1, documents: 2 },
-      serverWork: { workflowTasks: 15, backlogWrites: 2, visibilityTasks: 20, stateWrites: 50 },
+      serverWork: {
+        workflowTasks: 15,
+        backlogWrites: 2,
+        visibilityTasks: 20,
+        stateWrites: 50,
+        definitionReads: 0,
+      },
       authCallsIncludingWarmup: 2,
       windowsUs: [
         [1, 2],

@@ -152,6 +152,8 @@ describe("the Temporal server's work from its Prometheus counters", () => {
       'persistence_latency_count{operation="UpdateWorkflowExecution",service_name="history"} 90',
       'persistence_latency_count{operation="CreateWorkflowExecution",service_name="history"} 10',
       'persistence_latency_count{operation="GetTasks",service_name="matching"} 44',
+      'persistence_latency_count{namespace="default",operation="GetNamespace",service_name="frontend"} 4',
+      'persistence_latency_count{namespace="system",operation="GetClusterMetadata",service_name="server"} 1',
       'persistence_latency_sum{operation="CreateTasks",service_name="matching"} 0.5',
       'go_goroutines 812',
     ].join('\n');
@@ -162,6 +164,7 @@ describe("the Temporal server's work from its Prometheus counters", () => {
       backlogWrites: 12.5,
       visibilityTasks: 39,
       stateWrites: 100,
+      definitionReads: 5,
     });
   });
 
@@ -171,6 +174,7 @@ describe("the Temporal server's work from its Prometheus counters", () => {
       backlogWrites: 0,
       visibilityTasks: 0,
       stateWrites: 0,
+      definitionReads: 0,
     });
   });
 
@@ -182,6 +186,7 @@ describe("the Temporal server's work from its Prometheus counters", () => {
       backlogWrites: 8,
       visibilityTasks: 0,
       stateWrites: 0,
+      definitionReads: 0,
     });
     expect(combineServerWork(after, before, (a, b) => a + b).workflowTasks).toBe(75);
   });

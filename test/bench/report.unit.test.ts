@@ -305,13 +305,19 @@ describe('formatting', () => {
 
   it("prints the server's work per order of the scenarios that have it, and no table when none has", () => {
     const base = results();
-    const serverWork = { workflowTasks: 300, backlogWrites: 155, visibilityTasks: 400, stateWrites: 1000 };
+    const serverWork = {
+      workflowTasks: 300,
+      backlogWrites: 155,
+      visibilityTasks: 400,
+      stateWrites: 1000,
+      definitionReads: 0,
+    };
     const withWork = results({
       scenarios: replacing(scenario({ kind: 'badgeOrder', ordersPerSecond: 19, serverWork })),
     });
     const text = formatReport(withWork, evaluateTargets(withWork));
     expect(text).toContain("The Temporal server's work per order");
-    expect(text).toMatch(/\nbadgeOrder\s+1\s+50\s+3\.00\s+1\.55\s+4\.00\s+10\.00\n/);
+    expect(text).toMatch(/\nbadgeOrder\s+1\s+50\s+3\.00\s+1\.55\s+4\.00\s+10\.00\s+0\.00\n/);
     expect(formatReport(base, evaluateTargets(base))).not.toContain("The Temporal server's work");
   });
 

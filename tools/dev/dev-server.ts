@@ -32,6 +32,8 @@ export interface DevServerOptions {
   readonly startTimeoutMs?: number;
   /** Server log level. @default warn */
   readonly logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** Dynamic config values (`--dynamic-config-value`), by key. */
+  readonly dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
   /** Progress messages. */
   readonly log?: (message: string) => void;
 }
@@ -86,6 +88,14 @@ function cliSearchAttributeArgs(): string[] {
   ]);
 }
 
+/** `--dynamic-config-value KEY=JSON` for each value, as the CLI takes them. */
+function dynamicConfigArgs(values: DevServerOptions['dynamicConfig'] = {}): string[] {
+  return Object.entries(values).flatMap(([key, value]) => [
+    '--dynamic-config-value',
+    `${key}=${JSON.stringify(value)}`,
+  ]);
+}
+
 async function delay(ms: number): Promise<void> {
   await new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
 }
@@ -134,7 +144,10 @@ async function startWithSdk(options: DevServerOptions, namespace: string, ip: st
       uiPort: uiPort || undefined,
       dbFilename: options.dbFilename,
       searchAttributes: [...BADGE_SEARCH_ATTRIBUTES],
-      extraArgs: options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : [],
+      extraArgs: [
+        ...(options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
+        ...dynamicConfigArgs(options.dynamicConfig),
+      ],
     },
   });
   const address = env.address;
@@ -215,6 +228,7 @@ async function launchDevServer(launch: {
     ...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort), '--ui-disable-news-fetch']),
     ...(options.dbFilename ? ['--db-filename', options.dbFilename] : []),
     ...(options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
+    ...dynamicConfigArgs(options.dynamicConfig),
   ];
   const [command, commandArgs] = withParentDeathSignal(launch.cli, args);
   // With this process's environment: the CLI reads its own settings there.
