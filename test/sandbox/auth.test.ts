@@ -1,12 +1,6 @@
 import { decodeJwt } from 'jose';
-import {
-  BADGE_ONLY_USER,
-  DEMO_USER,
-  DOCUMENT_ONLY_USER,
-  PLATFORM_PATHS,
-  startSandbox,
-} from '../../src/sandbox';
-import type { RunningSandbox } from '../../src/sandbox';
+import { BADGE_ONLY_USER, DEMO_USER, DOCUMENT_ONLY_USER, PLATFORM_PATHS } from '../../src/sandbox';
+import { useSandbox } from './fixture';
 import {
   authHeaders,
   createOrder,
@@ -21,17 +15,9 @@ import {
 
 const START = Date.parse('2030-01-01T00:00:00Z');
 let clock = START;
-let sandbox: RunningSandbox;
-let other: RunningSandbox;
+const sandbox = useSandbox({ now: () => clock, tokenTtlSeconds: 60 });
+const other = useSandbox();
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ now: () => clock, tokenTtlSeconds: 60 });
-  other = await startSandbox();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await other.close();
-});
 beforeEach(() => {
   clock = START;
 });

@@ -1,18 +1,11 @@
 import { DEMO_USER, SandboxControl, SandboxControlError, startSandbox } from '../../src/sandbox';
-import type { RunningSandbox } from '../../src/sandbox';
+import { useSandbox } from './fixture';
 import { createOrder, errorOf, http, orderPayload, smallFile, tokenFor, uploadDocument } from './helpers';
 
-let sandbox: RunningSandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({
-    controlToken: 'test-control-token',
-    rules: { maxUploadBytes: 1234 },
-    faults: { failNext: { route: 'orders', kind: 'error-500' } },
-  });
-});
-afterAll(async () => {
-  await sandbox.close();
+const sandbox = useSandbox({
+  controlToken: 'test-control-token',
+  rules: { maxUploadBytes: 1234 },
+  faults: { failNext: { route: 'orders', kind: 'error-500' } },
 });
 
 describe('control API authentication', () => {

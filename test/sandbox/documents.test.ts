@@ -2,8 +2,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { BADGE_ONLY_USER, DEMO_USER, PLATFORM_PATHS, startSandbox } from '../../src/sandbox';
-import type { DocumentResponse, RunningSandbox } from '../../src/sandbox';
+import { BADGE_ONLY_USER, PLATFORM_PATHS } from '../../src/sandbox';
+import type { DocumentResponse } from '../../src/sandbox';
+import { useSandbox, withSandbox } from './fixture';
 import {
   authHeaders,
   createOrderId,
@@ -19,24 +20,15 @@ import {
 } from './helpers';
 import type { UploadParts } from './helpers';
 
-let sandbox: RunningSandbox;
-let token: string;
+const sandbox = useSandbox({ signIn: true, resetEach: 'state' });
 let orderId: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  token = await tokenFor(sandbox.baseUrl, DEMO_USER);
-});
-afterAll(async () => {
-  await sandbox.close();
-});
 beforeEach(async () => {
-  await sandbox.control.reset();
   await sandbox.control.setRules({
     acceptedContentTypes: ['image/jpeg', 'image/png', 'application/pdf'],
     maxUploadBytes: 20 * 1024 * 1024,
   });
-  orderId = await createOrderId(sandbox.baseUrl, token);
+  orderId = await createOrderId(sandbox.baseUrl, sandbox.token);
 });
 
 function validParts(overrides: Partial<UploadParts> = {}): UploadParts {
@@ -57,7 +49,7 @@ describe('document upload', () => {
     const content = Buffer.from('%PDF-1.7 a tiny application form');
     const response = await uploadDocument(
       sandbox.baseUrl,
-      token,
+      sandbox.token,
       validParts({ fileFirst, file: { content, filename: 'form.pdf', contentType: 'application/pdf' } }),
     );
     expect(response.status).toBe(201);
@@ -94,7 +86,7 @@ describe('document upload', () => {
   it('derives the content type from the filename when the part says octet-stream', async () => {
     const response = await uploadDocument(
       sandbox.baseUrl,
-      token,
+      sandbox.token,
       validParts({
         file: { content: Buffer.from('png'), filename: 'x.png', contentType: 'application/octet-stream' },
       }),
@@ -119,7 +111,7 @@ describe('document upload', () => {
     ],
     ['a file part with another name', { filePartName: 'upload' }, 'upload'],
   ])('answers 422 for %s, naming the field', async (_case, overrides, field) => {
-    const response = await uploadDocument(sandbox.baseUrl, token, validParts(overrides));
+    const response = await uploadDocument(sandbox.baseUrl, sandbox.token, validParts(overrides));
     expect(response.status).toBe(422);
     expect(errorOf(response)).toMatchObject({ status: 422, code: 'validation_failed', field });
     expect(errorOf(response).message).toContain(field);
@@ -131,7 +123,7 @@ describe('document upload', () => {
     const foreignOrder = await createOrderId(sandbox.baseUrl, otherToken);
     const response = await uploadDocument(
       sandbox.baseUrl,
-      token,
+      sandbox.token,
       validParts({ document_type_id: foreignOrder }),
     );
     expect(response.status).toBe(422);
@@ -142,7 +134,7 @@ describe('document upload', () => {
     const response = await http.post(
       `${sandbox.baseUrl}${PLATFORM_PATHS.documents}`,
       { document_type: 'badge' },
-      { headers: authHeaders(token) },
+      { headers: authHeaders(sandbox.token) },
     );
     expect(response.status).toBe(422);
     expect(errorOf(response)).toMatchObject({ code: 'validation_failed' });
@@ -153,7 +145,7 @@ describe('document upload', () => {
     const file = generatedFile(1024 * 1024 + 1);
     const tooLarge = await uploadDocument(
       sandbox.baseUrl,
-      token,
+      sandbox.token,
       validParts({ file: { content: file.stream(), knownLength: 1024 * 1024 + 1 } }),
     );
     expect(tooLarge.status).toBe(422);
@@ -163,7 +155,7 @@ describe('document upload', () => {
     await sandbox.control.setRules({ maxUploadBytes: 2 * 1024 * 1024 });
     const accepted = await uploadDocument(
       sandbox.baseUrl,
-      token,
+      sandbox.token,
       validParts({ file: { content: file.stream(), knownLength: 1024 * 1024 + 1 } }),
     );
     expect(accepted.status).toBe(201);
@@ -175,7 +167,7 @@ describe('document upload', () => {
     const size = 30 * 1024 * 1024;
     const response = await uploadDocument(
       sandbox.baseUrl,
-      token,
+      sandbox.token,
       validParts({ file: { content: generatedFile(size).stream(), knownLength: size } }),
     );
     expect(response.status).toBe(422);
@@ -184,12 +176,16 @@ describe('document upload', () => {
 
   it('accepts a content type once it is added to the rules at run time', async () => {
     const gif = { content: Buffer.from('GIF89a'), filename: 'a.gif', contentType: 'image/gif' };
-    expect((await uploadDocument(sandbox.baseUrl, token, validParts({ file: gif }))).status).toBe(422);
+    expect((await uploadDocument(sandbox.baseUrl, sandbox.token, validParts({ file: gif }))).status).toBe(
+      422,
+    );
     const rules = await sandbox.control.setRules({
       acceptedContentTypes: ['image/jpeg', 'image/png', 'application/pdf', 'image/gif'],
     });
     expect(rules.acceptedContentTypes).toContain('image/gif');
-    expect((await uploadDocument(sandbox.baseUrl, token, validParts({ file: gif }))).status).toBe(201);
+    expect((await uploadDocument(sandbox.baseUrl, sandbox.token, validParts({ file: gif }))).status).toBe(
+      201,
+    );
   });
 
   it('streams a 50 MB upload and records its exact size and sha256', async () => {
@@ -198,7 +194,7 @@ describe('document upload', () => {
     const file = generatedFile(size);
     const response = await uploadDocument(
       sandbox.baseUrl,
-      token,
+      sandbox.token,
       validParts({
         file: { content: file.stream(), knownLength: size, filename: 'scan.png', contentType: 'image/png' },
       }),
@@ -212,8 +208,8 @@ describe('document upload', () => {
 
 describe('idempotency keys on documents', () => {
   it('returns the first response and stores one document for a repeated key', async () => {
-    const first = await uploadDocument(sandbox.baseUrl, token, validParts(), 'doc-key-1');
-    const second = await uploadDocument(sandbox.baseUrl, token, validParts(), 'doc-key-1');
+    const first = await uploadDocument(sandbox.baseUrl, sandbox.token, validParts(), 'doc-key-1');
+    const second = await uploadDocument(sandbox.baseUrl, sandbox.token, validParts(), 'doc-key-1');
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(second.data).toEqual(first.data);
@@ -224,12 +220,12 @@ describe('idempotency keys on documents', () => {
   it('does not remember a rejected upload, so the corrected one may reuse the key', async () => {
     const rejected = await uploadDocument(
       sandbox.baseUrl,
-      token,
+      sandbox.token,
       validParts({ document_type: 'x' }),
       'doc-key-2',
     );
     expect(rejected.status).toBe(422);
-    const fixed = await uploadDocument(sandbox.baseUrl, token, validParts(), 'doc-key-2');
+    const fixed = await uploadDocument(sandbox.baseUrl, sandbox.token, validParts(), 'doc-key-2');
     expect(fixed.status).toBe(201);
     expect((await sandbox.control.state()).documents).toHaveLength(1);
   });
@@ -238,7 +234,7 @@ describe('idempotency keys on documents', () => {
     const stream = new PassThrough();
     const form = uploadForm(validParts({ file: { content: stream, filename: 'slow.jpg', knownLength: 4 } }));
     const slow = http.post(`${sandbox.baseUrl}${PLATFORM_PATHS.documents}`, form, {
-      headers: { ...form.getHeaders(), ...authHeaders(token, 'doc-key-3') },
+      headers: { ...form.getHeaders(), ...authHeaders(sandbox.token, 'doc-key-3') },
     });
     stream.write(Buffer.from('ab'));
     await waitFor(
@@ -247,7 +243,7 @@ describe('idempotency keys on documents', () => {
       'the first upload to be in flight',
     );
 
-    const conflict = await uploadDocument(sandbox.baseUrl, token, validParts(), 'doc-key-3');
+    const conflict = await uploadDocument(sandbox.baseUrl, sandbox.token, validParts(), 'doc-key-3');
     expect(conflict.status).toBe(409);
     expect(conflict.headers['retry-after']).toBe('1');
     expect(errorOf(conflict)).toMatchObject({ status: 409, code: 'idempotency_conflict' });
@@ -255,7 +251,7 @@ describe('idempotency keys on documents', () => {
     stream.end(Buffer.from('cd'));
     const first = await slow;
     expect(first.status).toBe(201);
-    const replay = await uploadDocument(sandbox.baseUrl, token, validParts(), 'doc-key-3');
+    const replay = await uploadDocument(sandbox.baseUrl, sandbox.token, validParts(), 'doc-key-3');
     expect(replay.status).toBe(201);
     expect(replay.data).toEqual(first.data);
     expect((await sandbox.control.state()).documents).toHaveLength(1);
@@ -265,7 +261,7 @@ describe('idempotency keys on documents', () => {
     const form = uploadForm(validParts({ file: { content: stream, filename: 'dead.jpg', knownLength: 4 } }));
     const controller = new AbortController();
     const dying = http.post(`${sandbox.baseUrl}${PLATFORM_PATHS.documents}`, form, {
-      headers: { ...form.getHeaders(), ...authHeaders(token, 'doc-key-4') },
+      headers: { ...form.getHeaders(), ...authHeaders(sandbox.token, 'doc-key-4') },
       signal: controller.signal,
     });
     stream.write(Buffer.from('ab'));
@@ -281,7 +277,7 @@ describe('idempotency keys on documents', () => {
         !(await sandbox.control.state()).idempotencyKeys.some((record) => record.key === 'doc-key-4'),
       'the key of the dead upload to be released',
     );
-    const retry = await uploadDocument(sandbox.baseUrl, token, validParts(), 'doc-key-4');
+    const retry = await uploadDocument(sandbox.baseUrl, sandbox.token, validParts(), 'doc-key-4');
     expect(retry.status).toBe(201);
     expect((await sandbox.control.state()).documents).toHaveLength(1);
   });
@@ -290,21 +286,20 @@ describe('idempotency keys on documents', () => {
 describe('storage directory', () => {
   it('writes the received bytes to the storage directory when configured', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'badge-sandbox-'));
-    const stored = await startSandbox({ storageDir: dir });
     try {
-      const storedToken = await tokenFor(stored.baseUrl, DEMO_USER);
-      const id = await createOrderId(stored.baseUrl, storedToken);
-      const content = Buffer.from('jpeg bytes');
-      const response = await uploadDocument(stored.baseUrl, storedToken, {
-        ...validParts({ document_type_id: id }),
-        file: { content, filename: 'a.jpg' },
+      await withSandbox({ storageDir: dir }, async (stored, storedToken) => {
+        const id = await createOrderId(stored.baseUrl, storedToken);
+        const content = Buffer.from('jpeg bytes');
+        const response = await uploadDocument(stored.baseUrl, storedToken, {
+          ...validParts({ document_type_id: id }),
+          file: { content, filename: 'a.jpg' },
+        });
+        expect(response.status).toBe(201);
+        const [document] = (await stored.control.state()).documents;
+        expect(document?.stored_path).toBe(join(dir, 'doc-1'));
+        expect(await readFile(join(dir, 'doc-1'))).toEqual(content);
       });
-      expect(response.status).toBe(201);
-      const [document] = (await stored.control.state()).documents;
-      expect(document?.stored_path).toBe(join(dir, 'doc-1'));
-      expect(await readFile(join(dir, 'doc-1'))).toEqual(content);
     } finally {
-      await stored.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

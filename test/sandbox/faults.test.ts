@@ -1,5 +1,6 @@
-import { DEMO_USER, PLATFORM_PATHS, seededRandom, startSandbox } from '../../src/sandbox';
-import type { FaultConfig, RunningSandbox } from '../../src/sandbox';
+import { DEMO_USER, PLATFORM_PATHS, seededRandom } from '../../src/sandbox';
+import type { FaultConfig, StartSandboxOptions } from '../../src/sandbox';
+import { useSandbox, withSandbox } from './fixture';
 import {
   authHeaders,
   createOrder,
@@ -13,23 +14,10 @@ import {
   uploadDocument,
 } from './helpers';
 
-let sandbox: RunningSandbox;
-let token: string;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  token = await tokenFor(sandbox.baseUrl, DEMO_USER);
-});
-afterAll(async () => {
-  await sandbox.close();
-});
-beforeEach(async () => {
-  await sandbox.control.setFaults({});
-  await sandbox.control.reset();
-});
+const sandbox = useSandbox({ signIn: true, resetEach: 'faults-and-state' });
 
 const getStocks = () =>
-  http.get(`${sandbox.baseUrl}${PLATFORM_PATHS.stocks}`, { headers: authHeaders(token) });
+  http.get(`${sandbox.baseUrl}${PLATFORM_PATHS.stocks}`, { headers: authHeaders(sandbox.token) });
 
 describe('deterministic failNext faults', () => {
   it.each([
@@ -38,11 +26,11 @@ describe('deterministic failNext faults', () => {
     ['error-503', 503],
   ] as const)('%s answers %i before anything is stored, then the route recovers', async (kind, status) => {
     await sandbox.control.setFaults({ failNext: { route: 'orders', count: 1, kind } });
-    const failed = await createOrder(sandbox.baseUrl, token, orderPayload());
+    const failed = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload());
     expect(failed.status).toBe(status);
     expect(errorOf(failed)).toMatchObject({ status, code: 'server_error' });
     expect((await sandbox.control.state()).orders).toHaveLength(0);
-    expect((await createOrder(sandbox.baseUrl, token, orderPayload())).status).toBe(201);
+    expect((await createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).status).toBe(201);
     expect((await sandbox.control.stats()).faults).toEqual({ [kind]: 1 });
   });
 
@@ -62,7 +50,7 @@ describe('deterministic failNext faults', () => {
 
   it('drop destroys the connection without an answer and stores nothing', async () => {
     await sandbox.control.setFaults({ failNext: { route: 'orders', kind: 'drop' } });
-    await expect(createOrder(sandbox.baseUrl, token, orderPayload())).rejects.toMatchObject({
+    await expect(createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).rejects.toMatchObject({
       code: 'ECONNRESET',
     });
     expect((await sandbox.control.state()).orders).toHaveLength(0);
@@ -88,21 +76,21 @@ describe('deterministic failNext faults', () => {
 
   it('reports the rules not yet used up', async () => {
     await sandbox.control.setFaults({ failNext: [{ route: 'orders', count: 3, kind: 'error-500' }] });
-    await createOrder(sandbox.baseUrl, token, orderPayload());
+    await createOrder(sandbox.baseUrl, sandbox.token, orderPayload());
     expect((await sandbox.control.faults()).failNext).toEqual([
       { route: 'orders', count: 2, kind: 'error-500' },
     ]);
-    await createOrder(sandbox.baseUrl, token, orderPayload());
-    await createOrder(sandbox.baseUrl, token, orderPayload());
+    await createOrder(sandbox.baseUrl, sandbox.token, orderPayload());
+    await createOrder(sandbox.baseUrl, sandbox.token, orderPayload());
     expect((await sandbox.control.faults()).failNext).toBeUndefined();
   });
 
   it('scopes a rule to its route', async () => {
     await sandbox.control.setFaults({ failNext: { route: 'documents', kind: 'error-500' } });
     expect((await getStocks()).status).toBe(200);
-    expect((await createOrder(sandbox.baseUrl, token, orderPayload())).status).toBe(201);
+    expect((await createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).status).toBe(201);
     const orderId = (await sandbox.control.state()).orders[0]?.id;
-    const upload = await uploadDocument(sandbox.baseUrl, token, {
+    const upload = await uploadDocument(sandbox.baseUrl, sandbox.token, {
       document_type: 'badge',
       document_type_id: orderId,
       document_owner: '4711',
@@ -120,12 +108,12 @@ describe('commit-then-fail', () => {
     '%s stores the order, answers %i, and a retry with the same key returns it',
     async (kind, status) => {
       await sandbox.control.setFaults({ failNext: { route: 'orders', kind } });
-      const failed = await createOrder(sandbox.baseUrl, token, orderPayload(1001), 'commit-key');
+      const failed = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(1001), 'commit-key');
       expect(failed.status).toBe(status);
       const [stored] = (await sandbox.control.state()).orders;
       expect(stored).toMatchObject({ id: '5001', stock_id: 1001 });
 
-      const retried = await createOrder(sandbox.baseUrl, token, orderPayload(1001), 'commit-key');
+      const retried = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(1001), 'commit-key');
       expect(retried.status).toBe(201);
       expect(retried.data.id).toBe(5001);
       expect((await sandbox.control.state()).orders).toHaveLength(1);
@@ -134,13 +122,13 @@ describe('commit-then-fail', () => {
 
   it('duplicates the effect when the client retries without a key', async () => {
     await sandbox.control.setFaults({ failNext: { route: 'orders', kind: 'commit-then-500' } });
-    expect((await createOrder(sandbox.baseUrl, token, orderPayload())).status).toBe(500);
-    expect((await createOrder(sandbox.baseUrl, token, orderPayload())).status).toBe(201);
+    expect((await createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).status).toBe(500);
+    expect((await createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).status).toBe(201);
     expect((await sandbox.control.state()).orders).toHaveLength(2);
   });
 
   it('commit-then-drop stores the document, drops the connection, and the keyed retry replays it', async () => {
-    const orderId = await createOrderId(sandbox.baseUrl, token);
+    const orderId = await createOrderId(sandbox.baseUrl, sandbox.token);
     await sandbox.control.setFaults({ failNext: { route: 'documents', count: 1, kind: 'commit-then-drop' } });
     const parts = {
       document_type: 'badge',
@@ -148,7 +136,7 @@ describe('commit-then-fail', () => {
       document_owner: '4711',
       file: smallFile(),
     };
-    await expect(uploadDocument(sandbox.baseUrl, token, parts, 'upload-key')).rejects.toMatchObject({
+    await expect(uploadDocument(sandbox.baseUrl, sandbox.token, parts, 'upload-key')).rejects.toMatchObject({
       code: 'ECONNRESET',
     });
     const afterDrop = await sandbox.control.state();
@@ -157,7 +145,7 @@ describe('commit-then-fail', () => {
       expect.objectContaining({ key: 'upload-key', route: 'documents', state: 'completed', status: 201 }),
     ]);
 
-    const retried = await uploadDocument(sandbox.baseUrl, token, parts, 'upload-key');
+    const retried = await uploadDocument(sandbox.baseUrl, sandbox.token, parts, 'upload-key');
     expect(retried.status).toBe(201);
     expect(retried.data).toMatchObject({ id: afterDrop.documents[0]?.id });
     expect((await sandbox.control.state()).documents).toHaveLength(1);
@@ -173,7 +161,7 @@ describe('commit-then-fail', () => {
 describe('probabilistic faults', () => {
   it('draws from an injected random source', async () => {
     const values = [0.05, 0.0, 0.5, 0.25, 0.35];
-    const scripted = await startSandbox({
+    const options: StartSandboxOptions = {
       // 0.05 < errorRate → error, then 0.0 picks the first status; 0.5 → no fault; 0.25 → rate limit; 0.35 → drop
       random: () => values.shift() ?? 0.99,
       faults: {
@@ -183,9 +171,8 @@ describe('probabilistic faults', () => {
         dropRate: 0.1,
         routes: ['stocks'],
       },
-    });
-    try {
-      const scriptedToken = await tokenFor(scripted.baseUrl, DEMO_USER);
+    };
+    await withSandbox(options, async (scripted, scriptedToken) => {
       const get = () =>
         http.get(`${scripted.baseUrl}${PLATFORM_PATHS.stocks}`, { headers: authHeaders(scriptedToken) });
       expect((await get()).status).toBe(502);
@@ -193,17 +180,13 @@ describe('probabilistic faults', () => {
       expect((await get()).status).toBe(429);
       await expect(get()).rejects.toMatchObject({ code: 'ECONNRESET' });
       expect((await get()).status).toBe(200);
-    } finally {
-      await scripted.close();
-    }
+    });
   });
 
   it('gives the same outcomes for the same seed', async () => {
     const faults: FaultConfig = { errorRate: 0.3, rateLimitRate: 0.2, routes: ['stocks'] };
-    const outcomes = async (seed: number): Promise<number[]> => {
-      const seeded = await startSandbox({ seed, faults });
-      try {
-        const seededToken = await tokenFor(seeded.baseUrl, DEMO_USER);
+    const outcomes = (seed: number): Promise<number[]> =>
+      withSandbox({ seed, faults }, async (seeded, seededToken) => {
         const statuses: number[] = [];
         for (let index = 0; index < 30; index++) {
           const response = await http.get(`${seeded.baseUrl}${PLATFORM_PATHS.stocks}`, {
@@ -212,10 +195,7 @@ describe('probabilistic faults', () => {
           statuses.push(response.status);
         }
         return statuses;
-      } finally {
-        await seeded.close();
-      }
-    };
+      });
     const first = await outcomes(42);
     expect(await outcomes(42)).toEqual(first);
     expect(new Set(first).size).toBeGreaterThan(1);
@@ -225,8 +205,8 @@ describe('probabilistic faults', () => {
   it('applies shares only to the configured routes', async () => {
     await sandbox.control.setFaults({ errorRate: 1, routes: ['documents'] });
     expect((await getStocks()).status).toBe(200);
-    expect((await createOrder(sandbox.baseUrl, token, orderPayload())).status).toBe(201);
-    const upload = await uploadDocument(sandbox.baseUrl, token, {
+    expect((await createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).status).toBe(201);
+    const upload = await uploadDocument(sandbox.baseUrl, sandbox.token, {
       document_type: 'badge',
       document_type_id: 5001,
       document_owner: '4711',
@@ -241,7 +221,7 @@ describe('probabilistic faults', () => {
       commitThenFailModes: ['503'],
       routes: ['orders'],
     });
-    expect((await createOrder(sandbox.baseUrl, token, orderPayload())).status).toBe(503);
+    expect((await createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).status).toBe(503);
     expect((await sandbox.control.state()).orders).toHaveLength(1);
     expect((await sandbox.control.stats()).faults).toEqual({ 'commit-then-503': 1 });
   });
@@ -249,7 +229,7 @@ describe('probabilistic faults', () => {
   it('adds latency (counted, not timed)', async () => {
     await sandbox.control.setFaults({ latencyMs: { min: 1, max: 3 }, routes: ['stocks'] });
     expect((await getStocks()).status).toBe(200);
-    expect((await createOrder(sandbox.baseUrl, token, orderPayload())).status).toBe(201);
+    expect((await createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).status).toBe(201);
     expect((await sandbox.control.stats()).faults).toEqual({ latency: 1 });
   });
 });
@@ -264,14 +244,14 @@ describe('Retry-After tells "not sent" from "may have taken effect"', () => {
         { route: 'documents', kind: 'commit-then-503' },
       ],
     });
-    const order = await createOrder(sandbox.baseUrl, token, orderPayload(), 'ra-order');
+    const order = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(), 'ra-order');
     expect(order.status).toBe(503);
     expect(order.headers['retry-after']).toBeUndefined();
     const orderId = (await sandbox.control.listOrders({ idempotencyKey: 'ra-order' }))[0]?.id;
     expect(orderId).toBe('5001');
     const upload = await uploadDocument(
       sandbox.baseUrl,
-      token,
+      sandbox.token,
       { document_type: 'badge', document_type_id: orderId, document_owner: '4711', file: smallFile() },
       'ra-doc',
     );
@@ -285,14 +265,14 @@ describe('Retry-After tells "not sent" from "may have taken effect"', () => {
       commitThenFailModes: ['503'],
       routes: ['orders'],
     });
-    const drawn = await createOrder(sandbox.baseUrl, token, orderPayload());
+    const drawn = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload());
     expect(drawn.status).toBe(503);
     expect(drawn.headers['retry-after']).toBeUndefined();
   });
 
   it('maintenance answers 503 with Retry-After and stores nothing', async () => {
     await sandbox.control.setFaults({ maintenance: true, retryAfterSeconds: 9 });
-    const order = await createOrder(sandbox.baseUrl, token, orderPayload(), 'ra-maintenance');
+    const order = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(), 'ra-maintenance');
     expect(order.status).toBe(503);
     expect(order.headers['retry-after']).toBe('9');
     expect(await sandbox.control.listOrders()).toEqual([]);
@@ -307,8 +287,8 @@ describe('maintenance', () => {
     expect(auth.headers['retry-after']).toBe('30');
     expect(errorOf(auth)).toMatchObject({ status: 503, code: 'maintenance' });
     expect((await getStocks()).status).toBe(503);
-    expect((await createOrder(sandbox.baseUrl, token, orderPayload())).status).toBe(503);
-    const upload = await uploadDocument(sandbox.baseUrl, token, { file: smallFile() });
+    expect((await createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).status).toBe(503);
+    const upload = await uploadDocument(sandbox.baseUrl, sandbox.token, { file: smallFile() });
     expect(upload.status).toBe(503);
     expect((await sandbox.control.stats()).faults).toEqual({ maintenance: 4 });
 
@@ -322,9 +302,9 @@ describe('stats', () => {
     await requestToken(sandbox.baseUrl, { username: 'demo', password: 'wrong' });
     await tokenFor(sandbox.baseUrl, DEMO_USER);
     await getStocks();
-    await createOrder(sandbox.baseUrl, token, orderPayload(), 'k');
-    await createOrder(sandbox.baseUrl, token, orderPayload(), 'k');
-    await createOrder(sandbox.baseUrl, token, {});
+    await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(), 'k');
+    await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(), 'k');
+    await createOrder(sandbox.baseUrl, sandbox.token, {});
     await http.get(`${sandbox.baseUrl}/nowhere`);
     expect(await sandbox.control.stats()).toEqual({
       requests: {

@@ -1,25 +1,13 @@
-import { BADGE_ONLY_USER, DEMO_USER, PLATFORM_PATHS, startSandbox } from '../../src/sandbox';
-import type { RunningSandbox } from '../../src/sandbox';
+import { BADGE_ONLY_USER, PLATFORM_PATHS } from '../../src/sandbox';
+import { useSandbox } from './fixture';
 import { authHeaders, createOrder, errorOf, http, orderPayload, tokenFor } from './helpers';
 
-let sandbox: RunningSandbox;
-let token: string;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  token = await tokenFor(sandbox.baseUrl, DEMO_USER);
-});
-afterAll(async () => {
-  await sandbox.close();
-});
-beforeEach(async () => {
-  await sandbox.control.reset();
-});
+const sandbox = useSandbox({ signIn: true, resetEach: 'state' });
 
 describe('stocks', () => {
   it("lists the user's stocks", async () => {
     const response = await http.get(`${sandbox.baseUrl}${PLATFORM_PATHS.stocks}`, {
-      headers: authHeaders(token),
+      headers: authHeaders(sandbox.token),
     });
     expect(response.status).toBe(200);
     expect(response.data).toEqual({
@@ -34,7 +22,7 @@ describe('stocks', () => {
 
 describe('order creation', () => {
   it('answers 201 with the created order, ids increasing from 5001', async () => {
-    const first = await createOrder(sandbox.baseUrl, token, orderPayload(1001));
+    const first = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(1001));
     expect(first.status).toBe(201);
     expect(first.data).toEqual({
       id: 5001,
@@ -44,24 +32,24 @@ describe('order creation', () => {
       status: 'created',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
     });
-    const second = await createOrder(sandbox.baseUrl, token, orderPayload());
+    const second = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload());
     expect(second.status).toBe(201);
     expect(second.data).toMatchObject({ id: 5002, stock_id: null });
   });
 
   it('answers 404 for a stock the user does not have', async () => {
-    const response = await createOrder(sandbox.baseUrl, token, orderPayload(9999));
+    const response = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(9999));
     expect(response.status).toBe(404);
     expect(errorOf(response)).toMatchObject({ status: 404, code: 'stock_not_found' });
     // Another user's stock is as unknown as a made-up one.
     const foreign = await createOrder(
       sandbox.baseUrl,
-      token,
+      sandbox.token,
       orderPayload(BADGE_ONLY_USER.stocks[0]?.stock_id),
     );
     expect(foreign.status).toBe(404);
     // A retired stock is still listed, but ordering from it answers 404 too.
-    const retired = await createOrder(sandbox.baseUrl, token, orderPayload(1003));
+    const retired = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(1003));
     expect(retired.status).toBe(404);
     expect((await sandbox.control.state()).orders).toHaveLength(0);
   });
@@ -74,7 +62,7 @@ describe('order creation', () => {
     ['a malformed stock_id', { vehicle: {}, badge: {}, stock_id: 'abc' }, 'stock_id'],
     ['a body that is not an object', [1, 2], 'body'],
   ])('answers 422 for %s, naming the field', async (_case, body, field) => {
-    const response = await createOrder(sandbox.baseUrl, token, body);
+    const response = await createOrder(sandbox.baseUrl, sandbox.token, body);
     expect(response.status).toBe(422);
     expect(errorOf(response)).toMatchObject({ status: 422, code: 'validation_failed', field });
   });
@@ -86,7 +74,7 @@ describe('order creation', () => {
     ['an unknown content type', 'application/xml', '<order/>'],
   ])('answers 422 for %s', async (_case, contentType, body) => {
     const response = await http.post(`${sandbox.baseUrl}${PLATFORM_PATHS.orders}`, body, {
-      headers: { ...authHeaders(token), 'content-type': contentType },
+      headers: { ...authHeaders(sandbox.token), 'content-type': contentType },
       transformRequest: [(data: unknown) => data],
     });
     expect(response.status).toBe(422);
@@ -94,7 +82,10 @@ describe('order creation', () => {
   });
 
   it('accepts a numeric string stock_id', async () => {
-    const response = await createOrder(sandbox.baseUrl, token, { ...orderPayload(), stock_id: '1002' });
+    const response = await createOrder(sandbox.baseUrl, sandbox.token, {
+      ...orderPayload(),
+      stock_id: '1002',
+    });
     expect(response.status).toBe(201);
     expect(response.data.stock_id).toBe(1002);
   });
@@ -102,8 +93,8 @@ describe('order creation', () => {
 
 describe('idempotency keys on orders', () => {
   it('returns the first response and stores one order for a repeated key', async () => {
-    const first = await createOrder(sandbox.baseUrl, token, orderPayload(1001), 'order-key-1');
-    const second = await createOrder(sandbox.baseUrl, token, orderPayload(1001), 'order-key-1');
+    const first = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(1001), 'order-key-1');
+    const second = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(1001), 'order-key-1');
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(second.data).toEqual(first.data);
@@ -123,12 +114,12 @@ describe('idempotency keys on orders', () => {
   });
 
   it('does not remember failed requests, so the fixed request may reuse the key', async () => {
-    const invalid = await createOrder(sandbox.baseUrl, token, { vehicle: {} }, 'order-key-2');
+    const invalid = await createOrder(sandbox.baseUrl, sandbox.token, { vehicle: {} }, 'order-key-2');
     expect(invalid.status).toBe(422);
-    const unknownStock = await createOrder(sandbox.baseUrl, token, orderPayload(9999), 'order-key-2');
+    const unknownStock = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(9999), 'order-key-2');
     expect(unknownStock.status).toBe(404);
     expect((await sandbox.control.state()).idempotencyKeys).toEqual([]);
-    const fixed = await createOrder(sandbox.baseUrl, token, orderPayload(1001), 'order-key-2');
+    const fixed = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(1001), 'order-key-2');
     expect(fixed.status).toBe(201);
     expect(fixed.headers['idempotent-replayed']).toBeUndefined();
     expect((await sandbox.control.state()).orders).toHaveLength(1);
@@ -136,7 +127,7 @@ describe('idempotency keys on orders', () => {
 
   it('scopes keys per user and per route', async () => {
     const otherToken = await tokenFor(sandbox.baseUrl, BADGE_ONLY_USER);
-    const mine = await createOrder(sandbox.baseUrl, token, orderPayload(), 'shared-key');
+    const mine = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(), 'shared-key');
     const theirs = await createOrder(sandbox.baseUrl, otherToken, orderPayload(), 'shared-key');
     expect(theirs.status).toBe(201);
     expect(theirs.data.id).not.toBe(mine.data.id);
@@ -144,8 +135,8 @@ describe('idempotency keys on orders', () => {
   });
 
   it('creates a new order for every request without a key', async () => {
-    await createOrder(sandbox.baseUrl, token, orderPayload());
-    await createOrder(sandbox.baseUrl, token, orderPayload());
+    await createOrder(sandbox.baseUrl, sandbox.token, orderPayload());
+    await createOrder(sandbox.baseUrl, sandbox.token, orderPayload());
     expect((await sandbox.control.state()).orders.map((order) => order.id)).toEqual(['5001', '5002']);
   });
 });

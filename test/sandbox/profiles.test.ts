@@ -21,7 +21,9 @@ import {
 } from '../../src/sandbox';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FaultKind, RunningSandbox, SandboxProfile } from '../../src/sandbox';
+import type { FaultKind, SandboxProfile } from '../../src/sandbox';
+import { useSandbox, withSandbox } from './fixture';
+import type { SandboxFixture } from './fixture';
 import {
   authHeaders,
   createOrder,
@@ -29,7 +31,6 @@ import {
   orderPayload,
   requestToken,
   smallFile,
-  tokenFor,
   uploadDocument,
   uploadForm,
 } from './helpers';
@@ -205,7 +206,7 @@ describe('docs/sandbox.md', () => {
 
 /** Walks every page of the stock list, asserting the declared shape; returns stock ids and the request count. */
 async function allStocks(
-  sandbox: RunningSandbox,
+  sandbox: SandboxFixture,
   profile: SandboxProfile,
   token: string,
 ): Promise<{ ids: unknown[]; requests: number }> {
@@ -228,21 +229,16 @@ async function allStocks(
 const PROFILES_UNDER_TEST = [...SANDBOX_PROFILE_NAMES, 'random:42', 'random:2026'];
 
 describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
-  let sandbox: RunningSandbox;
+  const sandbox = useSandbox({
+    profile: selection,
+    faults: { retryAfterSeconds: 4 },
+    signIn: true,
+    resetEach: 'faults-and-state',
+  });
   let profile: SandboxProfile;
-  let token: string;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ profile: selection, faults: { retryAfterSeconds: 4 } });
     profile = await sandbox.control.profile();
-    token = await tokenFor(sandbox.baseUrl, DEMO_USER);
-  });
-  afterAll(async () => {
-    await sandbox.close();
-  });
-  beforeEach(async () => {
-    await sandbox.control.setFaults({ retryAfterSeconds: 4 });
-    await sandbox.control.reset();
   });
 
   it('reports the resolved profile on the control API', () => {
@@ -275,10 +271,9 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
   });
 
   it('names the user in sub, or in the declared claim beside a UUID sub', () => {
-    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<
-      string,
-      unknown
-    >;
+    const claims = JSON.parse(
+      Buffer.from(sandbox.token.split('.')[1] ?? '', 'base64url').toString(),
+    ) as Record<string, unknown>;
     const claim = profile.token.userIdClaim;
     if (claim === null) {
       expect(claims.sub).toBe(DEMO_USER.id);
@@ -290,7 +285,10 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
   });
 
   it('refuses an upload for another owner with 422 naming document_owner only when it checks the owner', async () => {
-    const orderId = readOrder(profile, (await createOrder(sandbox.baseUrl, token, orderPayload())).data).id;
+    const orderId = readOrder(
+      profile,
+      (await createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).data,
+    ).id;
     const form = uploadForm({
       document_type: 'badge',
       document_type_id: orderId,
@@ -298,7 +296,7 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
       file: smallFile(),
     });
     const response = await rawHttp.post<string>(`${sandbox.baseUrl}${PLATFORM_PATHS.documents}`, form, {
-      headers: { ...form.getHeaders(), ...authHeaders(token) },
+      headers: { ...form.getHeaders(), ...authHeaders(sandbox.token) },
     });
     if (profile.documents.ownerChecked) expectErrorShape(profile, response, 422, 'document_owner');
     else expect(response.status).toBe(profile.documents.status);
@@ -306,7 +304,7 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
 
   it('lists the stocks in the declared envelope, id type and pages', async () => {
     const first = await http.get(`${sandbox.baseUrl}${PLATFORM_PATHS.stocks}`, {
-      headers: authHeaders(token),
+      headers: authHeaders(sandbox.token),
     });
     const header = (name: string): unknown => first.headers[name] as unknown;
     const total = { 'x-total-count': header('x-total-count'), 'x-total': header('x-total') };
@@ -314,7 +312,7 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
       'x-total-count': profile.stocks.totalHeader === 'x-total-count' ? '3' : undefined,
       'x-total': profile.stocks.totalHeader === 'x-total' ? '3' : undefined,
     });
-    const { ids, requests } = await allStocks(sandbox, profile, token);
+    const { ids, requests } = await allStocks(sandbox, profile, sandbox.token);
     const expected = DEMO_USER.stocks.map((stock) =>
       profile.stocks.stockIdType === 'string' ? String(stock.stock_id) : stock.stock_id,
     );
@@ -325,7 +323,7 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
 
   it('answers 422 for a malformed page number only when it pages', async () => {
     const response = await rawHttp.get<string>(`${sandbox.baseUrl}${PLATFORM_PATHS.stocks}?page=zero`, {
-      headers: authHeaders(token),
+      headers: authHeaders(sandbox.token),
     });
     if (profile.stocks.pageSize === null) expect(response.status).toBe(200);
     else expectErrorShape(profile, response, 422, 'page');
@@ -335,7 +333,7 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
     const stockId = profile.stocks.stockIdType === 'string' ? '1001' : 1001;
     const response = await createOrder(
       sandbox.baseUrl,
-      token,
+      sandbox.token,
       { ...orderPayload(), stock_id: stockId },
       'k-order',
     );
@@ -349,11 +347,14 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
   });
 
   it('stores an upload and answers with the declared code, id and links', async () => {
-    const orderId = readOrder(profile, (await createOrder(sandbox.baseUrl, token, orderPayload())).data).id;
+    const orderId = readOrder(
+      profile,
+      (await createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).data,
+    ).id;
     const file = smallFile(3000);
     const response = await uploadDocument(
       sandbox.baseUrl,
-      token,
+      sandbox.token,
       { document_type: 'badge', document_type_id: orderId, document_owner: DEMO_USER.id, file },
       'k-doc',
     );
@@ -380,7 +381,10 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
   });
 
   it('accepts another file part name only when the profile accepts any', async () => {
-    const orderId = readOrder(profile, (await createOrder(sandbox.baseUrl, token, orderPayload())).data).id;
+    const orderId = readOrder(
+      profile,
+      (await createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).data,
+    ).id;
     const parts = {
       document_type: 'badge',
       document_type_id: orderId,
@@ -390,7 +394,7 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
     };
     const form = uploadForm(parts);
     const response = await rawHttp.post<string>(`${sandbox.baseUrl}${PLATFORM_PATHS.documents}`, form, {
-      headers: { ...form.getHeaders(), ...authHeaders(token) },
+      headers: { ...form.getHeaders(), ...authHeaders(sandbox.token) },
     });
     if (profile.documents.filePart === 'any') {
       expect(response.status).toBe(profile.documents.status);
@@ -406,7 +410,7 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
   it('answers errors in the declared shape, keeping Retry-After where it belongs', async () => {
     const stocksUrl = `${sandbox.baseUrl}${PLATFORM_PATHS.stocks}`;
     const ordersUrl = `${sandbox.baseUrl}${PLATFORM_PATHS.orders}`;
-    const json = { ...authHeaders(token), 'content-type': 'application/json' };
+    const json = { ...authHeaders(sandbox.token), 'content-type': 'application/json' };
     expectErrorShape(profile, await rawHttp.get<string>(stocksUrl), 401);
     expectErrorShape(
       profile,
@@ -423,7 +427,7 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
     expectErrorShape(profile, await rawHttp.get<string>(`${sandbox.baseUrl}/badge/v2/api/v1/nothing`), 404);
 
     await sandbox.control.setFaults({ retryAfterSeconds: 4, maintenance: true });
-    const maintenance = await rawHttp.get<string>(stocksUrl, { headers: authHeaders(token) });
+    const maintenance = await rawHttp.get<string>(stocksUrl, { headers: authHeaders(sandbox.token) });
     expectErrorShape(profile, maintenance, 503);
     expect(maintenance.headers['retry-after']).toBe('4');
 
@@ -444,8 +448,8 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
   });
 
   it('honours or ignores Idempotency-Key as declared, for orders and documents', async () => {
-    const first = await createOrder(sandbox.baseUrl, token, orderPayload(), 'same-order');
-    const second = await createOrder(sandbox.baseUrl, token, orderPayload(), 'same-order');
+    const first = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(), 'same-order');
+    const second = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(), 'same-order');
     expect([first.status, second.status]).toEqual([profile.orders.status, profile.orders.status]);
     const firstId = readOrder(profile, first.data).id;
     const secondId = readOrder(profile, second.data).id;
@@ -454,7 +458,7 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
     const upload = () =>
       uploadDocument(
         sandbox.baseUrl,
-        token,
+        sandbox.token,
         {
           document_type: 'badge',
           document_type_id: firstId,
@@ -504,7 +508,7 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
       const expected = outcomes[kind];
       await sandbox.control.setFaults({ retryAfterSeconds: 4, failNext: { route: 'orders', kind } });
       const key = `fault-${kind}`;
-      const attempt = await createOrder(sandbox.baseUrl, token, orderPayload(), key).then(
+      const attempt = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(), key).then(
         (response) => response,
         (error: unknown) => error,
       );
@@ -519,7 +523,7 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
         kind,
         stored: expected.stored ? 1 : 0,
       });
-      const retry = await createOrder(sandbox.baseUrl, token, orderPayload(), key);
+      const retry = await createOrder(sandbox.baseUrl, sandbox.token, orderPayload(), key);
       expect(retry.status).toBe(profile.orders.status);
       const copies = expected.stored && profile.idempotency === 'ignored' ? 2 : 1;
       const stored = await sandbox.control.listOrders({ idempotencyKey: key });
@@ -531,7 +535,10 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
   });
 
   it('keeps commit-then-fail on uploads: the document is stored before the failure', async () => {
-    const orderId = readOrder(profile, (await createOrder(sandbox.baseUrl, token, orderPayload())).data).id;
+    const orderId = readOrder(
+      profile,
+      (await createOrder(sandbox.baseUrl, sandbox.token, orderPayload())).data,
+    ).id;
     await sandbox.control.setFaults({ failNext: { route: 'documents', kind: 'commit-then-500' } });
     const parts = {
       document_type: 'badge',
@@ -539,8 +546,8 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
       document_owner: DEMO_USER.id,
       file: smallFile(),
     };
-    expect((await uploadDocument(sandbox.baseUrl, token, parts, 'doc-fault')).status).toBe(500);
-    expect((await uploadDocument(sandbox.baseUrl, token, parts, 'doc-fault')).status).toBe(
+    expect((await uploadDocument(sandbox.baseUrl, sandbox.token, parts, 'doc-fault')).status).toBe(500);
+    expect((await uploadDocument(sandbox.baseUrl, sandbox.token, parts, 'doc-fault')).status).toBe(
       profile.documents.status,
     );
     const copies = await sandbox.control.listDocuments({ idempotencyKey: 'doc-fault', orderId });
@@ -550,30 +557,22 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
 
 describe('the idempotency override', () => {
   it('makes any profile ignore keys (and the ignoring platform does not even check the header)', async () => {
-    const sandbox = await startSandbox({ profile: 'hal', idempotency: 'ignored' });
-    try {
+    await withSandbox({ profile: 'hal', idempotency: 'ignored' }, async (sandbox, token) => {
       const profile = await sandbox.control.profile();
       expect(profile).toMatchObject({ name: 'hal', idempotency: 'ignored' });
-      const token = await tokenFor(sandbox.baseUrl, DEMO_USER);
       const longKey = 'k'.repeat(300);
       for (let attempt = 0; attempt < 3; attempt++) {
         expect((await createOrder(sandbox.baseUrl, token, orderPayload(), longKey)).status).toBe(200);
       }
       expect(await sandbox.control.listOrders({ idempotencyKey: longKey })).toHaveLength(3);
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 
   it('makes a key-ignoring profile honour keys', async () => {
-    const sandbox = await startSandbox({ profile: 'legacy', idempotency: 'honoured' });
-    try {
-      const token = await tokenFor(sandbox.baseUrl, DEMO_USER);
+    await withSandbox({ profile: 'legacy', idempotency: 'honoured' }, async (sandbox, token) => {
       await createOrder(sandbox.baseUrl, token, orderPayload(), 'once');
       await createOrder(sandbox.baseUrl, token, orderPayload(), 'once');
       expect(await sandbox.control.listOrders({ idempotencyKey: 'once' })).toHaveLength(1);
-    } finally {
-      await sandbox.close();
-    }
+    });
   });
 });
