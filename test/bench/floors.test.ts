@@ -9,8 +9,9 @@ import type { temporal } from '@temporalio/proto';
 import { ENCRYPTED_ENCODING } from '../../src/codec/encryption-codec';
 import { readServerWork } from '../../bench/metrics';
 import { runTemporalScenario, type FloorKind } from '../../bench/scenario';
-import { startBenchStack, type BenchStack, type WorkerSet } from '../../bench/stack';
+import type { BenchStack, WorkerSet } from '../../bench/stack';
 import { waitFor } from '../helpers/wait';
+import { startTestBenchStack } from './bench-stack';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -54,13 +55,7 @@ describe('bench floors', () => {
   const sets: WorkerSet[] = [];
 
   beforeAll(async () => {
-    stack = await startBenchStack({
-      maxConcurrentActivities: 20,
-      maxDocumentBytes: 1024 * 1024,
-      tokenTtlSeconds: 900,
-      workerLogLevel: 'warn',
-      log: () => undefined,
-    });
+    stack = await startTestBenchStack();
   }, 300_000);
 
   afterAll(async () => {

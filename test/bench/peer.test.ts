@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { BADGE, VEHICLE } from '../../bench/order-data';
 import { runTemporalScenario, type ScenarioResult } from '../../bench/scenario';
-import { startBenchStack, type BenchStack, type WorkerSet } from '../../bench/stack';
+import type { BenchStack, WorkerSet } from '../../bench/stack';
 import { waitFor } from '../helpers/wait';
+import { startTestBenchStack } from './bench-stack';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -24,13 +25,7 @@ describe('bench peer', () => {
   let workers: WorkerSet | undefined;
 
   beforeAll(async () => {
-    stack = await startBenchStack({
-      maxConcurrentActivities: 20,
-      maxDocumentBytes: 1024 * 1024,
-      tokenTtlSeconds: 900,
-      workerLogLevel: 'warn',
-      log: () => undefined,
-    });
+    stack = await startTestBenchStack();
     workers = await stack.startPeerWorkers(1);
   }, 300_000);
 
