@@ -65,6 +65,22 @@ function gifOrder(
   };
 }
 
+/** An order of stock `stockId` with one document: `path`, holding `text`. */
+function stockOrder(
+  stack: LocalStack,
+  orderRef: string,
+  stockId: number,
+  document: { readonly path: string; readonly text: string },
+): BadgeOrderInput {
+  return {
+    orderRef,
+    stockId,
+    vehicle,
+    badge,
+    documents: [{ path: stack.writeDocument(document.path, document.text) }],
+  };
+}
+
 /** Lets the sandbox accept gifs while `run` runs. */
 async function acceptingGifs<T>(stack: LocalStack, run: () => Promise<T>): Promise<T> {
   const rules = await stack.sandbox.control.rules();
@@ -135,14 +151,10 @@ const SCENARIOS: Record<string, Scenario> = {
 
   /** Stock 1003 is listed but retired: the platform answers 404 and the order is placed without a stock. */
   async 'stock-fallback'(stack) {
-    stack.writeDocument('fallback/form.pdf', '%PDF-1.4 stock fallback form');
-    const input: BadgeOrderInput = {
-      orderRef: 'history-stock-fallback',
-      stockId: 1003,
-      vehicle,
-      badge,
-      documents: [{ path: 'fallback/form.pdf' }],
-    };
+    const input = stockOrder(stack, 'history-stock-fallback', 1003, {
+      path: 'fallback/form.pdf',
+      text: '%PDF-1.4 stock fallback form',
+    });
     const result = await (await stack.orders().startOrder(input)).handle.result();
     if (!result.stockFallback) throw new Error('stock-fallback: the order did not fall back');
     return input.orderRef;
@@ -150,14 +162,10 @@ const SCENARIOS: Record<string, Scenario> = {
 
   /** Stock 999 is not among the user's stocks: ordered without one before trying. */
   async 'stock-unlisted'(stack) {
-    stack.writeDocument('unlisted/form.pdf', '%PDF-1.4 unlisted stock form');
-    const input: BadgeOrderInput = {
-      orderRef: 'history-stock-unlisted',
-      stockId: 999,
-      vehicle,
-      badge,
-      documents: [{ path: 'unlisted/form.pdf' }],
-    };
+    const input = stockOrder(stack, 'history-stock-unlisted', 999, {
+      path: 'unlisted/form.pdf',
+      text: '%PDF-1.4 unlisted stock form',
+    });
     await (await stack.orders().startOrder(input)).handle.result();
     return input.orderRef;
   },

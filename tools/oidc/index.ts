@@ -27,13 +27,7 @@ import {
 } from './oidc-provider';
 import { startWebUiServer, webUiAddresses } from './web-ui-server';
 
-export {
-  LOCAL_OPERATOR,
-  startOidcProvider,
-  type OidcClient,
-  type OidcUser,
-  type RunningOidcProvider,
-} from './oidc-provider';
+export { LOCAL_OPERATOR, startOidcProvider, type OidcClient, type OidcUser, type RunningOidcProvider };
 export {
   startWebUiServer,
   webUiAddresses,
