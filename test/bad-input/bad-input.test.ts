@@ -12,6 +12,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { BadgeOrderStatus, WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { InvalidOrderInputError, badgeOrderWorkflowId } from '../../src/contract';
 import { readOrderFile } from '../../src/main/starter';
+import { completedOrder, expectLaterStartsAttach } from '../helpers/orders';
 import { useTestStack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait';
 
@@ -344,15 +345,12 @@ describe('bad input', () => {
   });
 
   it('falls back to ordering without a stock when the stock is unknown', async () => {
-    stack.writeDocument('stock/form.pdf', '%PDF-1.4 unknown stock');
-    const started = await stack.orders.startOrder({
+    const { result } = await completedOrder(stack, {
       orderRef: 'unknown-stock',
       stockId: 424242,
       vehicle,
       badge,
-      documents: [{ path: 'stock/form.pdf' }],
     });
-    const result = await started.handle.result();
     expect(result).toMatchObject({
       stockId: null,
       stockFallback: true,
@@ -366,14 +364,7 @@ describe('bad input', () => {
   it('attaches a second start with the same orderRef to the first order instead of duplicating it', async () => {
     stack.writeDocument('dup/form.pdf', '%PDF-1.4 duplicate');
     const input = { orderRef: 'duplicate-ref', vehicle, badge, documents: [{ path: 'dup/form.pdf' }] };
-    const first = await stack.orders.startOrder(input);
-    const second = await stack.orders.startOrder({ ...input, vehicle: { licensePlate: 'OTHER' } });
-    expect(first.attached).toBe(false);
-    expect(second.attached).toBe(true);
-    expect(second.runId).toBe(first.runId);
-    await first.handle.result();
-    const third = await stack.orders.startOrder(input);
-    expect(third.attached).toBe(true);
+    await expectLaterStartsAttach(stack, input, { ...input, vehicle: { licensePlate: 'OTHER' } });
     const state = await stack.sandbox.control.state();
     expect(state.orders).toHaveLength(1);
     expect(state.orders[0]?.vehicle).toEqual(vehicle);

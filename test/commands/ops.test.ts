@@ -5,7 +5,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { REPLAY_SCHEDULE_ID, type BadgeOrderStatusView, type DocumentState } from '../../src/contract';
-import { runOps } from '../../src/commands/ops-command';
 import { describeReplaySchedule, replayScheduleHandle } from '../../src/temporal/schedule';
 import { runScheduleCommand } from '../../src/commands/schedule-command';
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
@@ -13,7 +12,8 @@ import type { ListedOrder } from '../../src/commands/ops-command';
 import { createPlatformClient, type ProbeReport } from '../../src/platform';
 import { DEMO_USER, startSandbox, subjectUuid } from '../../src/sandbox';
 import { useTestStack } from '../helpers/stack';
-import { orderAwaitingRepair } from '../helpers/orders';
+import { completedOrder, orderAwaitingRepair } from '../helpers/orders';
+import { runOpsOn } from '../helpers/ops';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'B-OP 1' };
@@ -25,25 +25,14 @@ const execFileAsync = promisify(execFile);
 describe('ops CLI', () => {
   const stack = useTestStack({ worker: true });
 
-  /** Runs the CLI and returns its exit code and output. */
-  async function ops(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runOps(args, {
-      temporal: () => ({
-        client: stack.temporal.client,
-        taskQueue: stack.taskQueue,
-        webUiUrl: 'http://127.0.0.1:8233',
+  /** Runs the CLI and returns its exit code and output; `probe` signs in as the demo user. */
+  function ops(...args: string[]): ReturnType<typeof runOpsOn> {
+    return runOpsOn(stack, args, (baseUrl) =>
+      createPlatformClient({
+        baseUrl: baseUrl ?? stack.sandbox.baseUrl,
+        credentials: { username: DEMO_USER.username, password: DEMO_USER.password },
       }),
-      out: (text) => out.push(text),
-      err: (text) => err.push(text),
-      platformClient: (baseUrl) =>
-        createPlatformClient({
-          baseUrl: baseUrl ?? stack.sandbox.baseUrl,
-          credentials: { username: DEMO_USER.username, password: DEMO_USER.password },
-        }),
-    });
-    return { code, out: out.join('\n'), err: err.join('\n') };
+    );
   }
 
   async function json<T>(...args: string[]): Promise<T> {
@@ -56,14 +45,7 @@ describe('ops CLI', () => {
 
   it('lists orders by status, as a table and as JSON', async () => {
     await awaitingRepair('cli-list-stuck');
-    stack.writeDocument('cli-list-done/form.pdf', '%PDF done');
-    const done = await stack.orders.startOrder({
-      orderRef: 'cli-list-done',
-      vehicle,
-      badge,
-      documents: [{ path: 'cli-list-done/form.pdf' }],
-    });
-    await done.handle.result();
+    await completedOrder(stack, { orderRef: 'cli-list-done', vehicle, badge });
     // Visibility is eventually consistent: wait until it shows both orders with their final status.
     await waitFor(
       () => json<ListedOrder[]>('list'),

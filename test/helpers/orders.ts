@@ -1,5 +1,5 @@
 import type { BadgeOrderHandle } from '../../src/client/badge-orders-client';
-import type { BadgeOrderInput } from '../../src/contract';
+import type { BadgeOrderInput, BadgeOrderResult } from '../../src/contract';
 import type { TestStack } from './stack';
 import { waitFor } from './wait';
 
@@ -25,4 +25,36 @@ export async function orderAwaitingRepair(
     { what: `${orderRef} awaiting repair` },
   );
   return handle;
+}
+
+/**
+ * Starts an order whose only document is `<orderRef>/form.pdf` and waits for its result; returns the order's
+ * handle and result.
+ */
+export async function completedOrder(
+  stack: Pick<TestStack, 'writeDocument' | 'orders'>,
+  input: Omit<BadgeOrderInput, 'documents'>,
+): Promise<{ readonly handle: BadgeOrderHandle; readonly result: BadgeOrderResult }> {
+  const path = stack.writeDocument(`${input.orderRef}/form.pdf`, `%PDF ${input.orderRef}`);
+  const { handle } = await stack.orders.startOrder({ ...input, documents: [{ path }] });
+  return { handle, result: await handle.result() };
+}
+
+/**
+ * Starts `input`, then `again` while that order runs and `input` once more after it completed, and expects
+ * both later starts to attach to the first run instead of starting their own.
+ */
+export async function expectLaterStartsAttach(
+  stack: Pick<TestStack, 'orders'>,
+  input: BadgeOrderInput,
+  again: BadgeOrderInput = input,
+): Promise<void> {
+  const first = await stack.orders.startOrder(input);
+  const second = await stack.orders.startOrder(again);
+  expect(first.attached).toBe(false);
+  expect(second.attached).toBe(true);
+  expect(second.runId).toBe(first.runId);
+  await first.handle.result();
+  const third = await stack.orders.startOrder(input);
+  expect(third.attached).toBe(true);
 }

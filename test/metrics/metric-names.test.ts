@@ -10,7 +10,7 @@ import { METRIC_NAMES } from '../../src/metrics';
 import { applyReplaySchedule, describeReplaySchedule, triggerReplay } from '../../src/temporal/schedule';
 import { startMetricsWorker } from '../helpers/metrics-worker';
 import { useTestStack } from '../helpers/stack';
-import { orderAwaitingRepair } from '../helpers/orders';
+import { completedOrder, orderAwaitingRepair } from '../helpers/orders';
 import { waitFor } from '../helpers/wait';
 
 const ROOT = join(__dirname, '..', '..');
@@ -62,15 +62,7 @@ it('exports every metric the dashboard and the alert rules use', async () => {
   const cleanUp: (() => Promise<unknown>)[] = [];
   const { worker, scrape } = await startMetricsWorker(stack, { STATUS_METRICS_INTERVAL_MS: '1000' });
   try {
-    stack.writeDocument('names/form.pdf', '%PDF names');
-    const done = await stack.orders.startOrder({
-      orderRef: 'names-ok',
-      stockId: 1001,
-      vehicle,
-      badge,
-      documents: [{ path: 'names/form.pdf' }],
-    });
-    await done.handle.result();
+    await completedOrder(stack, { orderRef: 'names-ok', stockId: 1001, vehicle, badge });
     await orderAwaitingRepair(stack, 'names-stuck', vehicle);
     // A workflow type no worker knows: its workflow tasks fail, as after a non-deterministic deploy.
     const broken = await stack.temporal.client.workflow.start('noSuchWorkflowType', {

@@ -8,7 +8,6 @@
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { runOps } from '../../src/commands/ops-command';
 import { BadgeOrderId } from '../../src/workflow-contract';
 import {
   badgeOrderWorkflowId,
@@ -18,6 +17,7 @@ import {
 } from '../../src/contract';
 import type { BadgeOrderHandle } from '../../src/client/badge-orders-client';
 import { startTestApi, TEST_KEYS, type TestApi } from '../api/api-server';
+import { runOpsOn } from '../helpers/ops';
 import { useTestStack } from '../helpers/stack';
 import { useTemporalCli } from '../helpers/temporal-cli';
 import { waitFor } from '../helpers/wait';
@@ -143,19 +143,9 @@ describe('badgeOrder against a platform whose ids pass 2^53', () => {
 
   it('is reconciled with ops reconcile --order-id, every digit kept', async () => {
     const { handle, createdId } = await heldOrder('int64-ops');
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runOps(['--json', 'reconcile', 'int64-ops', '--order-id', createdId], {
-      temporal: () => ({
-        client: stack.temporal.client,
-        taskQueue: stack.taskQueue,
-        webUiUrl: 'http://127.0.0.1:8233',
-      }),
-      out: (text) => out.push(text),
-      err: (text) => err.push(text),
-    });
-    expect({ code, err: err.join('\n') }).toEqual({ code: 0, err: '' });
-    expect((JSON.parse(out.join('\n')) as BadgeOrderStatusView).orderId).toBe(createdId);
+    const run = await runOpsOn(stack, ['--json', 'reconcile', 'int64-ops', '--order-id', createdId]);
+    expect({ code: run.code, err: run.err }).toEqual({ code: 0, err: '' });
+    expect((JSON.parse(run.out) as BadgeOrderStatusView).orderId).toBe(createdId);
     const result = await handle.result();
     expect(result.orderId).toBe(createdId);
     await expectLinkedToItsOwnOrder(result, 2);

@@ -11,7 +11,7 @@ import { badgeOrderWorkflowId, InvalidOrderInputError } from '../../src/contract
 import { DEMO_USER, DOCUMENT_ONLY_USER } from '../../src/sandbox';
 import { startTestStack, useTestStack } from '../helpers/stack';
 import { historiesOf, historyText, stepSummaries } from '../helpers/history';
-import { orderAwaitingRepair } from '../helpers/orders';
+import { completedOrder, expectLaterStartsAttach, orderAwaitingRepair } from '../helpers/orders';
 import { waitFor } from '../helpers/wait';
 
 const vehicle = { licensePlate: 'B-XY 1234', vin: 'WVWZZZ1JZXW000001', fuel: 'diesel' };
@@ -20,6 +20,8 @@ const sha256 = (content: string | Buffer): string => createHash('sha256').update
 
 describe('badgeOrder', () => {
   const stack = useTestStack({ worker: true, resetSandbox: true });
+  const completed = (orderRef: string, stockId: number | string) =>
+    completedOrder(stack, { orderRef, stockId, vehicle, badge });
 
   it('places the order with its stock and uploads every document linked to the order id', async () => {
     const photo = Buffer.alloc(256 * 1024, 7);
@@ -69,16 +71,8 @@ describe('badgeOrder', () => {
   });
 
   it('orders with a stock the user’s list lacks when the platform accepts it: the lookup only advises', async () => {
-    stack.writeDocument('shared/form.pdf', '%PDF shared');
     // 1004 is not among the user's three listed stocks, but the platform takes it (a shared stock).
-    const started = await stack.orders.startOrder({
-      orderRef: 'shared-stock',
-      stockId: 1004,
-      vehicle,
-      badge,
-      documents: [{ path: 'shared/form.pdf' }],
-    });
-    const result = await started.handle.result();
+    const { handle, result } = await completed('shared-stock', 1004);
     expect(result).toMatchObject({ stockId: '1004', stockFallback: false, stockFallbackReason: null });
     const state = await stack.sandbox.control.state();
     expect(state.orders).toEqual([expect.objectContaining({ id: result.orderId, stock_id: 1004 })]);
@@ -87,7 +81,7 @@ describe('badgeOrder', () => {
       verdict: 'unlisted',
       stockCount: 3,
     });
-    const summaries = await stepSummaries(started.handle, stack.payloadKeys);
+    const summaries = await stepSummaries(handle, stack.payloadKeys);
     expect(summaries.slice(0, 2)).toEqual([
       'Validate the order input, resolve its options, sign in and look up stock 1004',
       'Create order with stock 1004',
@@ -95,21 +89,13 @@ describe('badgeOrder', () => {
   });
 
   it('orders without a stock only once the platform answers 404 for it', async () => {
-    stack.writeDocument('unlisted/form.pdf', '%PDF unlisted');
-    const started = await stack.orders.startOrder({
-      orderRef: 'unlisted-stock',
-      stockId: 999,
-      vehicle,
-      badge,
-      documents: [{ path: 'unlisted/form.pdf' }],
-    });
-    const result = await started.handle.result();
+    const { handle, result } = await completed('unlisted-stock', 999);
     expect(result).toMatchObject({ stockId: null, stockFallback: true });
     expect(result.stockFallbackReason).toMatch(/404 for stock 999/);
     const state = await stack.sandbox.control.state();
     expect(state.orders).toHaveLength(1);
     expect(state.orders[0]?.stock_id).toBeNull();
-    const summaries = await stepSummaries(started.handle, stack.payloadKeys);
+    const summaries = await stepSummaries(handle, stack.payloadKeys);
     expect(summaries.slice(0, 3)).toEqual([
       'Validate the order input, resolve its options, sign in and look up stock 999',
       'Create order with stock 999',
@@ -118,15 +104,7 @@ describe('badgeOrder', () => {
   });
 
   it('orders again without the stock when the platform answers 404 for a listed stock', async () => {
-    stack.writeDocument('retired/form.pdf', '%PDF retired');
-    const started = await stack.orders.startOrder({
-      orderRef: 'retired-stock',
-      stockId: '1003',
-      vehicle,
-      badge,
-      documents: [{ path: 'retired/form.pdf' }],
-    });
-    const result = await started.handle.result();
+    const { result } = await completed('retired-stock', '1003');
     expect(result).toMatchObject({ stockId: null, stockFallback: true });
     expect(result.stockFallbackReason).toMatch(/404 for stock 1003/);
     const state = await stack.sandbox.control.state();
@@ -232,14 +210,7 @@ describe('badgeOrder', () => {
     const input = { orderRef: 'twice-1', vehicle, badge, documents: [{ path: 'twice/form.pdf' }] };
     await stack.sandbox.control.setFaults({ latencyMs: 300, routes: ['documents'] });
     try {
-      const first = await stack.orders.startOrder(input);
-      const second = await stack.orders.startOrder(input);
-      expect(first.attached).toBe(false);
-      expect(second.attached).toBe(true);
-      expect(second.runId).toBe(first.runId);
-      await first.handle.result();
-      const third = await stack.orders.startOrder(input);
-      expect(third.attached).toBe(true);
+      await expectLaterStartsAttach(stack, input);
       expect((await stack.sandbox.control.state()).orders).toHaveLength(1);
     } finally {
       await stack.sandbox.control.setFaults({});
