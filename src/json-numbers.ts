@@ -36,6 +36,16 @@ export function parseJsonKeepingDigits(text: string): unknown {
   });
 }
 
+/**
+ * Whether `jsonImpl` (this runtime's `JSON`) can keep every digit: its reviver sees each number's source text and
+ * it has `rawJSON`. Node.js before 22 has neither, and would round identifiers beyond 2^53 without a word.
+ */
+export function keepsJsonDigits(jsonImpl: unknown = JSON): boolean {
+  const candidate = jsonImpl as Partial<JsonWithSource>;
+  if (typeof candidate.rawJSON !== 'function' || typeof candidate.parse !== 'function') return false;
+  return candidate.parse('1', (_key, value, context) => context?.source ?? value) === '1';
+}
+
 /** A value that `JSON.stringify` writes as `digits`, a bare JSON number, however many digits it has. */
 export function jsonNumber(digits: string): unknown {
   if (!/^-?(0|[1-9]\d*)$/.test(digits)) throw new TypeError(`not a JSON integer: ${digits}`);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { jsonNumber, parseJsonKeepingDigits } from '../src/json-numbers';
+import { jsonNumber, keepsJsonDigits, parseJsonKeepingDigits } from '../src/json-numbers';
 
 /** Every number as its source text unless a double holds it as written: what parseJsonKeepingDigits promises. */
 function keepingDigitsSlowly(text: string): unknown {
@@ -101,5 +101,24 @@ describe('jsonNumber', () => {
   it('refuses what is not a JSON integer', () => {
     expect(() => jsonNumber('0042')).toThrow(TypeError);
     expect(() => jsonNumber('12a')).toThrow(TypeError);
+  });
+});
+
+describe('keepsJsonDigits', () => {
+  /** What Node.js 20 has: a reviver without the number's source text, and no `rawJSON`. */
+  const withoutSource = {
+    parse: (text: string, reviver: (key: string, value: unknown) => unknown): unknown =>
+      JSON.parse(text, (key, value: unknown) => reviver(key, value)) as unknown,
+  };
+
+  it("holds for this runtime's JSON", () => {
+    expect(keepsJsonDigits()).toBe(true);
+  });
+
+  it('fails without rawJSON, or without the source text in the reviver', () => {
+    expect(keepsJsonDigits(withoutSource)).toBe(false);
+    expect(keepsJsonDigits({ ...withoutSource, rawJSON: (text: string) => text })).toBe(false);
+    expect(keepsJsonDigits({ parse: JSON.parse.bind(JSON) })).toBe(false);
+    expect(keepsJsonDigits({})).toBe(false);
   });
 });

@@ -1,4 +1,9 @@
-/** How the processes of src/main end, when their `main` returns an exit code or fails. */
+/**
+ * How the processes of src/main start and end: on a Node.js that cannot keep identifiers' digits they do not
+ * start; they end with `main`'s exit code or its failure.
+ */
+import { keepsJsonDigits } from '../json-numbers';
+import { requiredNodeVersions } from '../version';
 
 type ErrorType = abstract new (...args: never[]) => Error;
 
@@ -11,8 +16,32 @@ interface RunMainOptions {
   readonly letOutputFinish?: boolean;
 }
 
-/** Runs `main`: its exit code when it returns one; a failure is printed to stderr and exits (see the options). */
+/**
+ * Why this Node.js cannot run the service, or null when it can. Orders and documents carry 64-bit ids that only
+ * Node.js 22 and later read and write digit for digit (src/json-numbers.ts).
+ */
+export function unsupportedRuntime(runtime: {
+  readonly json: unknown;
+  readonly version: string;
+}): string | null {
+  if (keepsJsonDigits(runtime.json)) return null;
+  return (
+    `badge-orders needs Node.js ${requiredNodeVersions() ?? '22.12 or later'} (package.json engines): ` +
+    `Node.js ${runtime.version} cannot read and write JSON numbers digit for digit, so it would round ` +
+    'identifiers beyond 2^53'
+  );
+}
+
+/**
+ * Runs `main`: its exit code when it returns one; a failure is printed to stderr and exits (see the options).
+ * Exits with 1 at once on an unsupported Node.js ({@link unsupportedRuntime}).
+ */
 export function runMain(main: () => Promise<number | void>, options: RunMainOptions = {}): void {
+  const unsupported = unsupportedRuntime({ json: JSON, version: process.version });
+  if (unsupported !== null) {
+    console.error(unsupported);
+    process.exit(1);
+  }
   main().then(
     (code) => {
       if (code !== undefined) process.exitCode = code;
