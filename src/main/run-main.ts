@@ -25,8 +25,9 @@ export function unsupportedRuntime(runtime: {
   readonly version: string;
 }): string | null {
   if (keepsJsonDigits(runtime.json)) return null;
+  const required = requiredNodeVersions();
   return (
-    `badge-orders needs Node.js ${requiredNodeVersions() ?? '22.12 or later'} (package.json engines): ` +
+    `badge-orders needs ${required === null ? 'a newer Node.js' : `Node.js ${required}`} (package.json engines): ` +
     `Node.js ${runtime.version} cannot read and write JSON numbers digit for digit, so it would round ` +
     'identifiers beyond 2^53'
   );
