@@ -20,10 +20,9 @@ interface RunMainOptions {
  * Why this Node.js cannot run the service, or null when it can. Orders and documents carry 64-bit ids that only
  * Node.js 22 and later read and write digit for digit (src/json-numbers.ts).
  */
-export function unsupportedRuntime(runtime: {
-  readonly json: unknown;
-  readonly version: string;
-}): string | null {
+export function unsupportedRuntime(
+  runtime: { readonly json: unknown; readonly version: string } = { json: JSON, version: process.version },
+): string | null {
   if (keepsJsonDigits(runtime.json)) return null;
   const required = requiredNodeVersions();
   return (
@@ -38,7 +37,7 @@ export function unsupportedRuntime(runtime: {
  * Exits with 1 at once on an unsupported Node.js ({@link unsupportedRuntime}).
  */
 export function runMain(main: () => Promise<number | void>, options: RunMainOptions = {}): void {
-  const unsupported = unsupportedRuntime({ json: JSON, version: process.version });
+  const unsupported = unsupportedRuntime();
   if (unsupported !== null) {
     console.error(unsupported);
     process.exit(1);

@@ -11,6 +11,7 @@ import { DEFAULT_USERS } from './fixtures';
 import { startSandbox } from './index';
 import { IDEMPOTENCY_MODES, SANDBOX_PROFILE_NAMES } from './profiles';
 import type { IdempotencyMode } from './profiles';
+import { runMain } from '../main/run-main';
 import { isLoopbackHost } from '../url-policy';
 import { SANDBOX_ROUTES } from './shapes';
 import type { SandboxRoute } from './shapes';
@@ -211,8 +212,8 @@ async function main(argv: readonly string[]): Promise<void> {
   );
 }
 
-main(process.argv).catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`sandbox failed to start: ${message}\n`);
-  process.exit(1);
-});
+runMain(() =>
+  main(process.argv).catch((error: unknown) => {
+    throw new Error(`sandbox failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  }),
+);
