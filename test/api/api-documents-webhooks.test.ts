@@ -9,7 +9,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { problemSchema } from '../../src/http-contract';
 import { useTestStack } from '../helpers/stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 import {
   documentUploadResponseSchema,
   localApiDocuments,
@@ -115,7 +115,7 @@ describe('the API with the document store and webhooks', () => {
     });
     expect(placed.status).toBe(201);
     await stack.orders.getHandle({ orderRef: 'api-webhooks', clientId: 'writer' }).result();
-    const completed = await waitFor(
+    const completed = await pollUntil(
       () => Promise.resolve(receiver.deliveries.filter(({ event }) => event.orderRef === 'api-webhooks')),
       (events) => events.some(({ event }) => event.type === 'order.completed'),
       { what: 'the order.completed webhook of api-webhooks', timeoutMs: 60_000 },

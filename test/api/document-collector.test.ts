@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { collectDocuments } from '../../src/api/document-collector';
 import type { ApiDocuments } from '../../src/api/documents-plugin';
 import { useTestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 import {
   documentUploadResponseSchema,
   localApiDocuments,
@@ -68,7 +68,7 @@ describe('the document collector', () => {
     const awaitingBytes = randomBytes(30_000);
     const awaitingRef = await upload(awaitingBytes, 'image/png');
     await placeOrder('gc-awaiting-repair', awaitingRef);
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status({ orderRef: 'gc-awaiting-repair', clientId: 'writer' }),
       (status) => status.searchStatus === 'AwaitingRepair',
       { what: 'the order to await repair' },
@@ -81,12 +81,12 @@ describe('the document collector', () => {
     const uploadingBytes = randomBytes(40_000);
     const uploadingRef = await upload(uploadingBytes, 'application/pdf');
     await placeOrder('gc-uploading', uploadingRef);
-    await waitFor(
+    await pollUntil(
       () => stack.sandbox.control.stats(),
       (stats) => (stats.faults['error-503'] ?? 0) > 0,
       { what: 'the platform to have refused the upload once' },
     );
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status({ orderRef: 'gc-uploading', clientId: 'writer' }),
       (status) => status.documents[0]?.status === 'uploading',
       { what: 'the order to be uploading' },

@@ -21,7 +21,7 @@ import { problemSchema } from '../../src/http-contract';
 import { documentUploadResponseSchema } from './api-server';
 import { CleanupList } from '../../tools/stack';
 import { startLocalS3, type LocalS3 } from '../../tools/stack/s3';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const MAX_BYTES = 256 * 1024;
 const cleanups = new CleanupList();
@@ -229,7 +229,7 @@ describe('POST /v1/documents: limits per client', () => {
     });
     request.write(first.body.subarray(0, 20_000));
     const second = multipartBody([{ name: 'file', filename: 'b.bin', data: randomBytes(1_000) }]);
-    const refused = await waitFor(
+    const refused = await pollUntil(
       () => post(url, second.body, second.contentType, 'client-a'),
       (answer) => answer.status === 429,
       { what: 'the second upload of client-a to be refused while the first is in progress' },
@@ -310,7 +310,7 @@ describe('POST /v1/documents: streamed', () => {
       });
       request.write(body.subarray(0, half));
       // The rest only once the store has seen bytes of the first part: the route did not wait for the whole body.
-      void waitFor(
+      void pollUntil(
         () => Promise.resolve(received),
         (bytesSeen) => bytesSeen > 0,
         { what: 'the store to receive bytes before the body was complete' },

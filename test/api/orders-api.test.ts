@@ -15,7 +15,7 @@ import {
 import { problemSchema } from '../../src/http-contract';
 import { DEMO_USER } from '../../src/sandbox';
 import { useTestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 import {
   orderAcceptedSchema,
   orderPageSchema,
@@ -164,7 +164,7 @@ describe('the HTTP API', () => {
   it('reads an order while it runs and after it closed, and lists it by status, page by page', async () => {
     const orderRef = 'api-get-1';
     expect((await call('PUT', `/v1/orders/${orderRef}`, { body: orderBody(orderRef) })).status).toBe(201);
-    const completed = await waitFor(
+    const completed = await pollUntil(
       () => call('GET', `/v1/orders/${orderRef}`, { key: 'reader' }),
       (answer) => (answer.body as { runStatus?: string }).runStatus === 'COMPLETED',
       { what: 'the order to complete' },
@@ -179,7 +179,7 @@ describe('the HTTP API', () => {
     const running = await call('GET', `/v1/orders/${second}`, { key: 'reader' });
     expect(running.status).toBe(200);
     orderViewSchema.parse(running.body);
-    await waitFor(
+    await pollUntil(
       () => call('GET', `/v1/orders/${second}`, { key: 'reader' }),
       (answer) => (answer.body as { runStatus?: string }).runStatus === 'COMPLETED',
       { what: 'the second order to complete' },
@@ -205,7 +205,7 @@ describe('the HTTP API', () => {
       } while (token !== null);
       return { refs, firstToken };
     };
-    const listing = await waitFor(listAll, ({ refs }) => refs.includes(orderRef) && refs.includes(second), {
+    const listing = await pollUntil(listAll, ({ refs }) => refs.includes(orderRef) && refs.includes(second), {
       what: 'both completed orders in visibility',
     });
     expect(new Set(listing.refs).size).toBe(listing.refs.length);
@@ -231,7 +231,7 @@ describe('the HTTP API', () => {
     expect(
       (await call('PUT', `/v1/orders/${orderRef}`, { body: orderBody(orderRef, ['photo.jpg']) })).status,
     ).toBe(201);
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status(mine(orderRef)),
       (status) => status.searchStatus === 'AwaitingRepair',
       { what: 'the order to await repair' },
@@ -284,7 +284,7 @@ describe('the HTTP API', () => {
     expect(problem(badAnswer)).toMatchObject({ status: 400 });
     expect(problem(badAnswer).detail).toContain('"notStored": true');
 
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status(mine(orderRef)),
       (status) => status.searchStatus === 'AwaitingRepair' && status.documents[0]?.status === 'failed',
       { what: 'the retried document to fail again' },
@@ -297,7 +297,7 @@ describe('the HTTP API', () => {
     expect(replaced.status).toBe(200);
     expect(documentStateSchema.parse(replaced.body)).toMatchObject({ sourcePath: newPath });
 
-    const done = await waitFor(
+    const done = await pollUntil(
       () => call('GET', `/v1/orders/${orderRef}?clientId=writer`, { key: 'operator' }),
       (answer) => (answer.body as { runStatus?: string }).runStatus === 'COMPLETED',
       { what: 'the repaired order to complete' },

@@ -12,7 +12,7 @@ import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-wor
 import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
 import { parseBadgeOrderInput, type ListedOrder } from '../../src/contract';
 import { useTestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 import { localApiDocuments, startTestApi, TEST_KEYS, type TestApi } from './api-server';
 
 /** The schemathesis version `.ci/run` installs. */
@@ -199,7 +199,7 @@ describe('schemathesis against /openapi.json', () => {
       return listed;
     };
     expect(counts.createdOrderRefs.length).toBeGreaterThan(0);
-    const orders = await waitFor(
+    const orders = await pollUntil(
       listAll,
       (listed) => {
         const refs = new Set(listed.map((order) => order.orderRef));

@@ -14,7 +14,7 @@ import { badgeOrderWorkflowId, parseBadgeOrderInput } from '../../src/contract';
 import { problemSchema } from '../../src/http-contract';
 import { BadgeOrderClient, WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { useTestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 import {
   documentUploadResponseSchema,
   localApiDocuments,
@@ -152,7 +152,7 @@ describe('tenancy of the HTTP API', () => {
       expect(problemSchema.parse(unknown.body).code).toBe('order-not-found');
     }
     // A client's list is its own; naming another client in it needs ops.
-    const otherSees = await waitFor(
+    const otherSees = await pollUntil(
       () => listAll('other'),
       (listed) => listed.some((order) => order.orderRef === 'tenant-shared'),
       { what: "the other client's order in visibility" },
@@ -160,7 +160,7 @@ describe('tenancy of the HTTP API', () => {
     expect(otherSees.every((order) => order.clientId === 'other')).toBe(true);
     expect(otherSees.map((order) => order.orderRef)).not.toContain(orderRef);
     expect((await call('GET', '/v1/orders?clientId=writer', 'other')).status).toBe(403);
-    const writerSees = await waitFor(
+    const writerSees = await pollUntil(
       () => listAll('reader'),
       (listed) => listed.some((order) => order.orderRef === orderRef),
       { what: "the writer's order in visibility" },
@@ -251,7 +251,7 @@ describe('tenancy of the HTTP API', () => {
       documents: [{ path: 'clients/other/linked/tenant-path/secret.pdf' }],
     });
     expect(linked.status).toBe(201);
-    const status = await waitFor(
+    const status = await pollUntil(
       () => stack.orders.status({ orderRef: 'tenant-linked', clientId: 'other' }),
       (view) => view.searchStatus === 'AwaitingRepair',
       { what: 'the linked document to be refused' },

@@ -14,7 +14,7 @@ import { InvalidOrderInputError, badgeOrderWorkflowId } from '../../src/contract
 import { readOrderFile } from '../../src/main/starter';
 import { completedOrder, expectLaterStartsAttach } from '../helpers/orders';
 import { useTestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const PROJECT_ROOT = resolve(__dirname, '..', '..');
 const SANDBOX_MAX_UPLOAD_BYTES = 8 * 1024;
@@ -313,7 +313,7 @@ describe('bad input', () => {
       ],
       options: { uploadRetryWindowMs: 20_000 },
     });
-    const status = await waitFor(
+    const status = await pollUntil(
       () => stack.orders.status('bad-documents'),
       (view) => view.phase === 'awaiting-repair',
       { what: 'AwaitingRepair' },

@@ -10,7 +10,7 @@ import { ENCRYPTED_ENCODING } from '../../src/codec/encryption-codec';
 import { readServerWork } from '../../bench/metrics';
 import { runTemporalScenario, type FloorKind } from '../../bench/scenario';
 import type { BenchStack, WorkerSet } from '../../bench/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 import { startTestBenchStack } from './bench-stack';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -82,7 +82,7 @@ describe('bench floors', () => {
     // Visibility lists an order as completed a moment after it completed: wait until it lists all three.
     const client = stack.plainClient;
     const query = `TaskQueue = '${workers.taskQueue}' AND ExecutionStatus = 'Completed'`;
-    const executions = await waitFor(
+    const executions = await pollUntil(
       async () => {
         const listed: { workflowId: string; runId: string }[] = [];
         for await (const execution of client.workflow.list({ query })) {
@@ -108,7 +108,7 @@ describe('bench floors', () => {
     return {
       features,
       async serverWorkPerOrder(visibilityTasks) {
-        await waitFor(perOrder, (counted) => counted.visibilityTasks >= visibilityTasks, {
+        await pollUntil(perOrder, (counted) => counted.visibilityTasks >= visibilityTasks, {
           what: `the server to count ${visibilityTasks} visibility tasks per ${kind} order`,
         });
         return perOrder();

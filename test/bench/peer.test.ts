@@ -12,7 +12,7 @@ import type { temporal } from '@temporalio/proto';
 import { BADGE, VEHICLE } from '../../bench/order-data';
 import { runTemporalScenario, type ScenarioResult } from '../../bench/scenario';
 import type { BenchStack, WorkerSet } from '../../bench/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 import { startTestBenchStack } from './bench-stack';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -65,7 +65,7 @@ describe('bench peer', () => {
   async function expectPlainRegularActivities(count: number): Promise<void> {
     const { stack: bench, workers: set } = running();
     const client = bench.plainClient;
-    const executions = await waitFor(
+    const executions = await pollUntil(
       async () => {
         const listed: { workflowId: string; runId: string }[] = [];
         for await (const execution of client.workflow.list({ query: `TaskQueue = '${set.taskQueue}'` })) {

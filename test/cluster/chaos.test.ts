@@ -11,7 +11,7 @@ import { BadgeOrderId, BadgeOrderStatus } from '../../src/workflow-contract';
 import type { ClusterWorker } from '../../tools/cluster';
 import { planOrders, type PlannedOrder } from '../../tools/chaos/chaos-orders';
 import { checkGroundTruth } from '../../tools/chaos/ground-truth';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 import { useCluster } from './cluster-fixture';
 
 const ORDERS_PER_FAULT = 5;
@@ -75,7 +75,7 @@ describe('a cluster under faults', () => {
       for (const document of planned.documents) stack.writeDocument(document.path, document.content);
       await stack.orders().startOrder(planned.input);
     }
-    await waitFor(
+    await pollUntil(
       async () =>
         Promise.all(
           batch.map(async (planned) =>
@@ -105,7 +105,7 @@ describe('a cluster under faults', () => {
         ? description.status.name === 'COMPLETED'
         : description.status.name === 'RUNNING' && status === 'AwaitingRepair';
     };
-    await waitFor(
+    await pollUntil(
       async () => (await Promise.all(batch.map(settled))).every(Boolean),
       (done) => done,
       { what: `every order of the ${fault} batch settled`, timeoutMs: 240_000, intervalMs: 250 },

@@ -20,7 +20,7 @@ import { badgeOrderWorkflowId, type BadgeOrderInput } from '../../src/contract';
 import { startCluster, type Cluster } from '../../tools/cluster';
 import { LOCAL_OPERATOR, WEB_UI_CALLBACK_PATH, type OidcWebUis } from '../../tools/oidc';
 import type { LocalStack } from '../../tools/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 import { launchBrowser, type E2eBrowser } from '../e2e/browser';
 
 /** Upper bound for one UI condition on a busy 2-core machine; Playwright polls until then. */
@@ -73,7 +73,7 @@ beforeAll(async () => {
     documents: [{ path: 'vehicle-photo.jpg' }, { path: 'handwritten-note.txt' }],
   };
   await stack.orders().startOrder(input);
-  await waitFor(
+  await pollUntil(
     () => stack.orders().status(ORDER_REF),
     (status) => status.phase === 'awaiting-repair',
     { what: 'the order to wait for repair', timeoutMs: 120_000 },
@@ -139,7 +139,7 @@ async function clientToken(role: Role): Promise<string> {
 
 /** Fails unless a control reaches `state`: the UI may apply its settings (read-only) after it renders. */
 async function expectState(locator: Locator, state: 'enabled' | 'disabled'): Promise<void> {
-  await waitFor(
+  await pollUntil(
     () => locator.isEnabled(),
     (isEnabled) => isEnabled === (state === 'enabled'),
     { timeoutMs: 15_000, what: `the control to be ${state}` },

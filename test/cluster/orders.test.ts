@@ -11,7 +11,7 @@ import { createPlatformClient } from '../../src/platform';
 import { DEFAULT_RULES, DEMO_USER } from '../../src/sandbox';
 import { applyReplaySchedule, replayScheduleHandle, triggerReplay } from '../../src/temporal/schedule';
 import { badgeOrdersQuery, listRunPage, type ListedRun } from '../../src/temporal/visibility';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 import { useCluster } from './cluster-fixture';
 
 const vehicle = { licensePlate: 'B-CL 1', fuel: 'diesel' };
@@ -38,7 +38,7 @@ describe('badge orders on a Temporal cluster', () => {
   }
 
   async function awaitingRepair(orderRef: string) {
-    return waitFor(
+    return pollUntil(
       () => stack().orders().status(orderRef),
       (status) => status.searchStatus === 'AwaitingRepair',
       { what: `${orderRef} awaiting repair`, timeoutMs: 120_000 },
@@ -115,7 +115,7 @@ describe('badge orders on a Temporal cluster', () => {
     const started = await stack()
       .orders()
       .startOrder(order('cl-reconcile', { 'form.pdf': '%PDF reconcile' }));
-    await waitFor(
+    await pollUntil(
       () => stack().orders().status('cl-reconcile'),
       (status) => status.searchStatus === 'AwaitingReconciliation',
       { what: 'the hold', timeoutMs: 120_000 },
@@ -142,7 +142,7 @@ describe('badge orders on a Temporal cluster', () => {
       acceptedContentTypes: [...DEFAULT_RULES.acceptedContentTypes, 'image/gif'],
     });
     // The nightly replay finds the order through visibility: make sure PostgreSQL already lists it.
-    await waitFor(
+    await pollUntil(
       () =>
         listRunPage(client(), {
           query: `${badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true })} AND BadgeOrderRef = 'cl-nightly'`,
@@ -165,7 +165,7 @@ describe('badge orders on a Temporal cluster', () => {
       expect((await stack().sandbox.control.listDocuments()).map((d) => d.filename)).toEqual([
         'animation.gif',
       ]);
-      const runs = await waitFor(
+      const runs = await pollUntil(
         () => replayScheduleHandle(client()).describe(),
         (described) => described.info.recentActions.length === 1,
         { what: 'the Schedule to record its run' },
@@ -201,7 +201,7 @@ describe('badge orders on a Temporal cluster', () => {
 
     // Newest first, page by page: every order once, none twice.
     const completedQuery = `${badgeOrdersQuery({ status: 'Completed' })} AND ${inList}`;
-    const pages: (readonly ListedRun[])[] = await waitFor(
+    const pages: (readonly ListedRun[])[] = await pollUntil(
       async () => {
         const collected: (readonly ListedRun[])[] = [];
         let token: string | null = null;
@@ -244,7 +244,7 @@ describe('badge orders on a Temporal cluster', () => {
     expect(Number(count.count)).toBe(refs.length);
 
     // The nightly replay's query: open orders awaiting repair — the stuck one, not the completed ones.
-    const open = await waitFor(
+    const open = await pollUntil(
       () =>
         listRunPage(client(), {
           query: `${badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true })} AND BadgeOrderRef IN ('cl-vis-stuck', 'cl-vis-0')`,

@@ -9,7 +9,7 @@ import { badgeOrderWorkflowId } from '../../src/contract';
 import { useTestStack } from '../helpers/stack';
 import { useTemporalCli } from '../helpers/temporal-cli';
 import { orderAwaitingRepair } from '../helpers/orders';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const TOKEN = 'cli-codec-test-token-0123456789';
 const badge = { type: 'green' };
@@ -76,7 +76,7 @@ describe('the Temporal CLI with our codec server', () => {
     const bare = await temporal(['workflow', 'signal', ...workflow, '--name', 'retryUploads']);
     expect(bare).toMatchObject({ code: 0 });
     // The signal reached the workflow: the refused scan was tried again.
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status('cli-signal'),
       (status) => status.phase === 'awaiting-repair' && (status.documents[0]?.attempts ?? 0) >= 2,
     );
@@ -92,7 +92,7 @@ describe('the Temporal CLI with our codec server', () => {
       JSON.stringify({ reason }),
     ]);
     expect(withInput).toMatchObject({ code: 0 });
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status('cli-signal'),
       (status) => (status.documents[0]?.attempts ?? 0) >= 3,
     );

@@ -14,7 +14,7 @@ import { DEMO_USER, startSandbox, subjectUuid } from '../../src/sandbox';
 import { useTestStack } from '../helpers/stack';
 import { completedOrder, orderAwaitingRepair } from '../helpers/orders';
 import { runOpsOn } from '../helpers/ops';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const vehicle = { licensePlate: 'B-OP 1' };
 const badge = { type: 'green' };
@@ -47,7 +47,7 @@ describe('ops CLI', () => {
     await awaitingRepair('cli-list-stuck');
     await completedOrder(stack, { orderRef: 'cli-list-done', vehicle, badge });
     // Visibility is eventually consistent: wait until it shows both orders with their final status.
-    await waitFor(
+    await pollUntil(
       () => json<ListedOrder[]>('list'),
       (orders) =>
         orders.some((order) => order.orderRef === 'cli-list-stuck' && order.status === 'AwaitingRepair') &&
@@ -137,7 +137,7 @@ describe('ops CLI', () => {
 
   it('triggers the nightly replay now, which signals the orders awaiting repair', async () => {
     await awaitingRepair('cli-replay');
-    await waitFor(
+    await pollUntil(
       () =>
         listRunPage(stack.temporal.client, {
           query: badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true }),
@@ -153,7 +153,7 @@ describe('ops CLI', () => {
       const triggered = await ops('replay-now');
       expect(triggered.code).toBe(0);
       expect(triggered.out).toContain(`Triggered Schedule ${REPLAY_SCHEDULE_ID}`);
-      const summary = await waitFor(
+      const summary = await pollUntil(
         () => describeReplaySchedule(stack.temporal.client),
         (described) => described.recentRuns.length === 1,
       );
@@ -182,13 +182,13 @@ describe('ops CLI', () => {
         badge,
         documents: [],
       });
-      await waitFor(
+      await pollUntil(
         () => stack.orders.status('ops-reconcile'),
         (status) => status.searchStatus === 'AwaitingReconciliation',
         { what: 'ops-reconcile awaiting reconciliation' },
       );
       // `list` reads visibility, which indexes the status a moment after the workflow reports it.
-      const listed = await waitFor(
+      const listed = await pollUntil(
         () => json<ListedOrder[]>('list', '--status', 'AwaitingReconciliation'),
         (orders) => orders.some((order) => order.orderRef === 'ops-reconcile'),
         { what: 'ops-reconcile in `ops list --status AwaitingReconciliation`' },
@@ -230,7 +230,7 @@ describe('ops CLI', () => {
         badge,
         documents: [{ path }],
       });
-      await waitFor(
+      await pollUntil(
         () => stack.orders.status('ops-held'),
         (status) => status.phase === 'awaiting-repair',
         { what: 'ops-held awaiting repair' },

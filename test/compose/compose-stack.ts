@@ -24,7 +24,7 @@ import { PROJECT_ROOT } from '../../tools/dev/temporal-cli';
 import { startDockerEngine, type DockerEngine, type DockerRunOptions } from '../../tools/docker/engine';
 import { ensureStandInImages } from '../../tools/images/stand-ins';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 /** The namespace and task queue of `.env.example`. */
 export const NAMESPACE = 'badge-orders';
@@ -232,7 +232,7 @@ export async function startComposeStack(
         .filter((line) => line.trim() !== '')
         .map((line) => JSON.parse(line) as ComposeContainer);
     const waitHealthy = async (): Promise<void> => {
-      await waitFor(
+      await pollUntil(
         containers,
         (list) =>
           list.length > 0 &&
@@ -288,7 +288,7 @@ export async function startComposeStack(
       collector,
       async sandbox() {
         // The sandbox prints its control token at start; the last one printed is the running sandbox's.
-        const token = await waitFor(
+        const token = await pollUntil(
           async () => {
             const logs = await compose(['logs', '--no-log-prefix', 'sandbox']);
             return [...logs.matchAll(/control token: ([0-9a-f]+)/g)].at(-1)?.[1];

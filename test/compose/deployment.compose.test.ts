@@ -18,7 +18,7 @@ import type { OrderRecord } from '../../src/sandbox/store';
 import { DEFAULT_RULES } from '../../src/sandbox';
 import { PROJECT_ROOT, resolveTemporalCli } from '../../tools/dev/temporal-cli';
 import { CHROMIUM_PATH } from '../e2e/browser';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 import {
   METRICS_PORT,
   NAMESPACE,
@@ -126,7 +126,7 @@ async function orderAnswer(orderRef: string): Promise<OrderAnswer> {
 
 async function completed(orderRefs: readonly string[], timeoutMs = 180_000): Promise<void> {
   for (const orderRef of orderRefs) {
-    await waitFor(
+    await pollUntil(
       () => orderAnswer(orderRef),
       (order) => order.runStatus !== 'RUNNING',
       { what: `${orderRef} to finish`, timeoutMs, intervalMs: 500 },
@@ -288,13 +288,13 @@ describe('docker compose up', () => {
 
   it('repairs an order awaiting repair when the nightly Schedule is triggered with the Temporal CLI', async () => {
     await placeThroughApi('cp-repair-1', { name: 'animation.gif', type: 'image/gif', content: GIF });
-    await waitFor(
+    await pollUntil(
       () => orderAnswer('cp-repair-1'),
       (order) => order.status === 'AwaitingRepair',
       { what: 'cp-repair-1 to await repair', timeoutMs: 120_000, intervalMs: 500 },
     );
     // The replay finds the order through visibility (PostgreSQL): wait until it lists it there.
-    await waitFor(
+    await pollUntil(
       () =>
         stack.client.workflow.count(`BadgeOrderStatus = 'AwaitingRepair' AND BadgeOrderRef = 'cp-repair-1'`),
       (count) => count.count === 1,
@@ -313,11 +313,11 @@ describe('docker compose up', () => {
   it('scales to three workers, each polling within the budget, and loses one mid-upload without losing an order', async () => {
     const before = await runningWorkers();
     await stack.compose(['up', '--detach', '--no-deps', '--scale', 'worker=3', 'worker']);
-    const workers = await waitFor(runningWorkers, (ids) => ids.length === 3, { what: 'three workers' });
+    const workers = await pollUntil(runningWorkers, (ids) => ids.length === 3, { what: 'three workers' });
     const added = workers.filter((id) => !before.includes(id));
     // From each new container's start until its worker has polls open for both task kinds.
     const firstPoll = new Map<string, number>();
-    await waitFor(
+    await pollUntil(
       async () => {
         for (const id of added) {
           if (!firstPoll.has(id) && (await polling(id).catch(() => false))) firstPoll.set(id, Date.now());
@@ -350,7 +350,7 @@ describe('docker compose up', () => {
     for (const orderRef of refs) {
       await placeThroughApi(orderRef, { name: 'form.pdf', type: 'application/pdf', content: PDF(orderRef) });
     }
-    const uploading = await waitFor(
+    const uploading = await pollUntil(
       async () => {
         for (const orderRef of refs) {
           const described = await stack.client.workflow.getHandle(workflowIdOf(orderRef)).describe();
@@ -377,7 +377,7 @@ describe('docker compose up', () => {
     }
     // A killed container stays down (docker kill counts as stopped on purpose) until compose starts it again.
     await stack.compose(['up', '--detach', '--no-deps', '--scale', 'worker=3', 'worker']);
-    await waitFor(runningWorkers, (ids) => ids.length === 3 && ids.includes(uploading ?? ''), {
+    await pollUntil(runningWorkers, (ids) => ids.length === 3 && ids.includes(uploading ?? ''), {
       what: 'the killed worker back',
       timeoutMs: 120_000,
     });
@@ -401,7 +401,7 @@ describe('docker compose up', () => {
     for (const orderRef of waiting) {
       await placeThroughApi(orderRef, { name: 'form.pdf', type: 'application/pdf', content: PDF(orderRef) });
     }
-    await waitFor(
+    await pollUntil(
       () => sandbox.stats(),
       (stats) => (stats.faults.maintenance ?? 0) >= refusedBefore + waiting.length,
       { what: 'the platform in maintenance to refuse the waiting orders', timeoutMs: 120_000 },
@@ -463,7 +463,7 @@ describe('operating the stack', () => {
   it('serves Prometheus metrics from a worker container', async () => {
     const [worker] = await runningWorkers();
     const address = await stack.containerAddress(worker ?? '');
-    const metrics = await waitFor(
+    const metrics = await pollUntil(
       async () => (await fetch(`http://${address}:${METRICS_PORT}/metrics`)).text(),
       (text) => text.includes('badge_orders_in_status'),
       { what: 'the worker’s status gauges', timeoutMs: 60_000, intervalMs: 1_000 },
@@ -473,7 +473,7 @@ describe('operating the stack', () => {
   });
 
   it('sends each order’s trace from the API and the worker to the collector OTEL_EXPORTER_OTLP_ENDPOINT names', async () => {
-    const spans = await waitFor(
+    const spans = await pollUntil(
       () => Promise.resolve(stack.collector.spans()),
       (received) =>
         ['badge-orders-api', 'badge-orders-worker'].every((service) =>
@@ -525,14 +525,14 @@ describe('operating the stack', () => {
       ]);
       try {
         const address = await stack.containerAddress(name);
-        await waitFor(
+        await pollUntil(
           async () => (await fetch(`http://${address}:8090/healthz`)).status,
           (status) => status === 200,
           { what: 'the API on the fresh namespace' },
         );
         const answers: number[] = [];
         // 503 (retry-after) until the frontend's search attribute cache knows the new ones, then the answer.
-        const last = await waitFor(
+        const last = await pollUntil(
           async () => {
             const answer = await fetch(`http://${address}:8090/v1/orders/cp-fresh-1`, {
               method: 'PUT',
@@ -581,7 +581,7 @@ describe('operating the stack', () => {
     await stack.compose(['up', '--detach', '--no-deps', 'worker'], {
       env: { WORKER_VERSIONING: 'true', WORKER_BUILD_ID: buildId },
     });
-    await waitFor(
+    await pollUntil(
       async () =>
         temporalCli([
           'worker',

@@ -9,7 +9,7 @@ import { documentStoreConfigSchema } from '../../src/config';
 import { createS3DocumentStore, type DocumentStore } from '../../src/documents';
 import { startLocalS3, type LocalS3 } from '../../tools/stack/s3';
 import { useTestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const vehicle = { licensePlate: 'B-S3 1234', vin: 'WVWZZZ1JZXW000003' };
 const badge = { type: 'green' };
@@ -93,7 +93,7 @@ describe('orders naming documents by reference, store = S3', () => {
       badge,
       documents: [{ ref: goodRef.ref }, { ref: tamperedRef.ref }],
     });
-    const status = await waitFor(
+    const status = await pollUntil(
       () => stack.orders.status('s3-tampered'),
       (view) => view.searchStatus === 'AwaitingRepair',
       { what: 's3-tampered to await repair', timeoutMs: 120_000 },

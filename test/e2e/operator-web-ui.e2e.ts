@@ -11,7 +11,7 @@ import { WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { ENCRYPTED_ENCODING } from '../../src/codec/encryption-codec';
 import { applyReplaySchedule } from '../../src/temporal/schedule';
 import type { InProcessWorker } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 import { launchBrowser, type E2eBrowser } from './browser';
 import { startWebUiStack, type WebUiStack } from './web-ui-stack';
 
@@ -76,13 +76,13 @@ describe('the Web UI for operators', () => {
     const orderRef = 'e2e-awaiting-repair';
     const workflowId = badgeOrderWorkflowId(orderRef);
     await stack.orders.startOrder(demoLikeOrder(orderRef));
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status(orderRef),
       (status) => status.phase === 'awaiting-repair',
       { what: 'the order to wait for repair' },
     );
     // The list reads visibility, which lags the workflow: wait until it lists the order before opening it.
-    await waitFor(
+    await pollUntil(
       () => stack.temporal.client.workflow.count(AWAITING_REPAIR_QUERY),
       (result) => result.count === 1,
       { what: 'visibility to list the order as AwaitingRepair' },

@@ -1,7 +1,7 @@
 import type { BadgeOrderHandle } from '../../src/client/badge-orders-client';
 import type { BadgeOrderInput, BadgeOrderResult } from '../../src/contract';
 import type { TestStack } from './stack';
-import { waitFor } from './wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 /**
  * Starts an order whose only document, `<orderRef>/scan.gif`, is a GIF (which the sandbox refuses unless a test
@@ -19,7 +19,7 @@ export async function orderAwaitingRepair(
     badge: { type: 'green' },
     documents: [{ path }],
   });
-  await waitFor(
+  await pollUntil(
     () => stack.orders.status(orderRef),
     (status) => status.phase === 'awaiting-repair',
     { what: `${orderRef} awaiting repair` },

@@ -11,7 +11,7 @@ import { applyReplaySchedule, describeReplaySchedule, triggerReplay } from '../.
 import { startMetricsWorker } from '../helpers/metrics-worker';
 import { useTestStack } from '../helpers/stack';
 import { completedOrder, orderAwaitingRepair } from '../helpers/orders';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const ROOT = join(__dirname, '..', '..');
 const vehicle = { licensePlate: 'B-MN 7' };
@@ -77,7 +77,7 @@ it('exports every metric the dashboard and the alert rules use', async () => {
       maxConcurrentSignals: 2,
     });
     await triggerReplay(stack.temporal.client);
-    const schedule = await waitFor(
+    const schedule = await pollUntil(
       () => describeReplaySchedule(stack.temporal.client),
       (summary) => summary.recentRuns.length === 1,
       { what: 'the Schedule to start the replay' },
@@ -85,7 +85,7 @@ it('exports every metric the dashboard and the alert rules use', async () => {
     await stack.temporal.client.workflow.getHandle(schedule.recentRuns[0]?.workflowId ?? '').result();
 
     // The gauges read from visibility appear once a collection after the replay has run.
-    const text = await waitFor(
+    const text = await pollUntil(
       scrape,
       (body) =>
         exportedNames(body).has(METRIC_NAMES.replayLastSuccess) &&

@@ -7,7 +7,7 @@ import { METRIC_NAMES } from '../../src/metrics';
 import { startMetricsWorker, type MetricsWorker } from '../helpers/metrics-worker';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { orderAwaitingRepair } from '../helpers/orders';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const vehicle = { licensePlate: 'B-ME 1' };
 const badge = { type: 'green' };
@@ -62,7 +62,7 @@ describe('metrics endpoint', () => {
       documents: [{ path: stack.writeDocument('metrics/held.pdf', '%PDF held') }],
     });
 
-    const text = await waitFor(
+    const text = await pollUntil(
       () => metrics.scrape(),
       (body) =>
         valueOf(body, METRIC_NAMES.documents, { outcome: 'failed' }) === 1 &&

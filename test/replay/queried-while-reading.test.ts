@@ -8,7 +8,7 @@
  * the machine's speed.
  */
 import { useTestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const ORDERS = 12;
 
@@ -27,7 +27,7 @@ describe('orders queried while their platform reads run', () => {
           badge: { type: 'green' },
           documents: [{ path: stack.writeDocument(`queried/${index}.pdf`, `%PDF-1.4 ${index}`) }],
         });
-        await waitFor(
+        await pollUntil(
           () => stack.orders.status(orderRef),
           (view) => view.orderId !== null,
           { what: `${orderRef} created`, timeoutMs: 120_000 },

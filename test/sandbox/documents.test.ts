@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { BADGE_ONLY_USER, PLATFORM_PATHS } from '../../src/sandbox';
 import type { DocumentResponse } from '../../src/sandbox';
+import { waitUntil } from '../../tools/dev/poll';
 import { useSandbox, withSandbox } from './fixture';
 import {
   authHeaders,
@@ -16,7 +17,6 @@ import {
   tokenFor,
   uploadDocument,
   uploadForm,
-  waitFor,
 } from './helpers';
 import type { UploadParts } from './helpers';
 
@@ -234,10 +234,8 @@ describe('idempotency keys on documents', () => {
       headers: { ...form.getHeaders(), ...authHeaders(sandbox.token, 'doc-key-3') },
     });
     stream.write(Buffer.from('ab'));
-    await waitFor(
-      async () =>
-        (await sandbox.control.state()).idempotencyKeys.some((record) => record.key === 'doc-key-3'),
-      'the first upload to be in flight',
+    await waitUntil('the first upload to be in flight', async () =>
+      (await sandbox.control.state()).idempotencyKeys.some((record) => record.key === 'doc-key-3'),
     );
 
     const conflict = await uploadDocument(sandbox.baseUrl, sandbox.token, validParts(), 'doc-key-3');
@@ -262,17 +260,15 @@ describe('idempotency keys on documents', () => {
       signal: controller.signal,
     });
     stream.write(Buffer.from('ab'));
-    await waitFor(
-      async () =>
-        (await sandbox.control.state()).idempotencyKeys.some((record) => record.key === 'doc-key-4'),
-      'the upload to be in flight',
+    await waitUntil('the upload to be in flight', async () =>
+      (await sandbox.control.state()).idempotencyKeys.some((record) => record.key === 'doc-key-4'),
     );
     controller.abort();
     await expect(dying).rejects.toThrow();
-    await waitFor(
+    await waitUntil(
+      'the key of the dead upload to be released',
       async () =>
         !(await sandbox.control.state()).idempotencyKeys.some((record) => record.key === 'doc-key-4'),
-      'the key of the dead upload to be released',
     );
     const retry = await uploadDocument(sandbox.baseUrl, sandbox.token, validParts(), 'doc-key-4');
     expect(retry.status).toBe(201);

@@ -181,16 +181,3 @@ export function generatedFile(size: number): { stream: () => Readable; sha256: s
   for (const part of chunks()) hash.update(part);
   return { stream: () => Readable.from(chunks(), { objectMode: false }), sha256: hash.digest('hex') };
 }
-
-/** Polls `check` until it returns true (state-based waiting, never a fixed sleep as synchronisation). */
-export async function waitFor(
-  check: () => Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -13,7 +13,7 @@ import { startTracing, type Tracing } from '../../src/tracing';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { startTestApi, TEST_KEYS } from '../api/api-server';
 import { useTestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const vehicle = { licensePlate: 'TR-AC 1', owner: 'Erika Mustermann' };
 const badge = { type: 'green' };
@@ -68,7 +68,7 @@ async function rootOf(
   rootName = 'StartBadgeOrder',
   workflowId = badgeOrderWorkflowId(orderRef),
 ): Promise<ReceivedSpan> {
-  const [root] = await waitFor(
+  const [root] = await pollUntil(
     () =>
       Promise.resolve(
         receiver
@@ -104,7 +104,7 @@ function expectConnected(spans: readonly ReceivedSpan[], root: ReceivedSpan): vo
  * the rest before it), checked to be one connected tree under `root`.
  */
 async function connectedOrderTrace(root: ReceivedSpan, what: string): Promise<readonly ReceivedSpan[]> {
-  const spans = await waitFor(
+  const spans = await pollUntil(
     () => Promise.resolve(spansOf(root.traceId)),
     (trace) => named(trace, 'RunWorkflow:badgeOrder').length === 1,
     { what },
@@ -199,7 +199,7 @@ it('keeps one connected trace when the worker is SIGKILLed in the middle of an u
   await tracing?.forceFlush();
   const root = await rootOf('traced-killed');
   // Killed only once the first worker runs the upload, and has sent the spans of the steps it finished.
-  await waitFor(
+  await pollUntil(
     () => started.handle.describe(),
     (description) =>
       (description.raw.pendingActivities ?? []).some(
@@ -209,7 +209,7 @@ it('keeps one connected trace when the worker is SIGKILLed in the middle of an u
       ),
     { what: 'the first upload to run' },
   );
-  await waitFor(
+  await pollUntil(
     () => Promise.resolve(spansOf(root.traceId)),
     (trace) =>
       named(trace, 'StartActivity:createOrder').length === 1 &&

@@ -6,7 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { useTestStack, type TestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const DEPLOYMENT = 'badge-orders-versioning-test';
 const ALL_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
@@ -25,7 +25,7 @@ async function startVersionedWorker(stack: TestStack, buildId: string): Promise<
  */
 async function setCurrentVersion(client: Client, buildId: string): Promise<void> {
   const namespace = client.options.namespace;
-  await waitFor(
+  await pollUntil(
     () =>
       client.workflowService.setWorkerDeploymentCurrentVersion({
         namespace,
@@ -36,7 +36,7 @@ async function setCurrentVersion(client: Client, buildId: string): Promise<void>
     () => true,
     { what: `version ${buildId} becoming current` },
   );
-  await waitFor(
+  await pollUntil(
     () => client.workflowService.describeWorkerDeployment({ namespace, deploymentName: DEPLOYMENT }),
     ({ workerDeploymentInfo: info }) =>
       info?.routingConfig?.currentDeploymentVersion?.buildId === buildId &&
@@ -67,7 +67,7 @@ describe('Worker Deployment Versioning', () => {
       badge: { type: 'green' },
       documents: [{ path: stack.writeDocument('versioned-1/scan.jpg', 'a scan') }],
     });
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status('versioned-1'),
       (status) => status.searchStatus === 'AwaitingRepair',
       { what: 'the first order awaiting repair on build A' },

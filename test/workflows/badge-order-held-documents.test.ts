@@ -8,7 +8,7 @@ import type { ReplayFailedUploadsResult } from '../../src/contract';
 import { WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
 import { useTestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const vehicle = { licensePlate: 'B-HD 1', fuel: 'diesel' };
 const badge = { type: 'green' };
@@ -35,7 +35,7 @@ describe('badgeOrder holding uploads that may have stored the file', () => {
         badge,
         documents: paths.map((path) => ({ path })),
       });
-      const waiting = await waitFor(
+      const waiting = await pollUntil(
         () => stack.orders.status('held-1'),
         (status) => status.phase === 'awaiting-repair',
         { what: 'held-1 awaiting repair' },
@@ -60,7 +60,7 @@ describe('badgeOrder holding uploads that may have stored the file', () => {
       const unstoredPath = paths.find((path) => path !== storedPath) ?? '';
 
       // The nightly replay finds the order and signals it; the order sends neither held document again.
-      await waitFor(
+      await pollUntil(
         () =>
           listRunPage(stack.temporal.client, {
             query: badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true }),
@@ -125,7 +125,7 @@ describe('badgeOrder holding uploads that may have stored the file', () => {
       badge,
       documents: [{ path }],
     });
-    const waiting = await waitFor(
+    const waiting = await pollUntil(
       () => stack.orders.status('held-2'),
       (status) => status.phase === 'awaiting-repair',
       { what: 'held-2 awaiting repair' },

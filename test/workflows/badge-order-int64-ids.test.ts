@@ -20,7 +20,7 @@ import { startTestApi, TEST_KEYS, type TestApi } from '../api/api-server';
 import { runOpsOn } from '../helpers/ops';
 import { useTestStack } from '../helpers/stack';
 import { useTemporalCli } from '../helpers/temporal-cli';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const CODEC_TOKEN = 'int64-ids-codec-token-0123456789';
 const TWO_TO_53 = 2n ** 53n;
@@ -94,7 +94,7 @@ describe('badgeOrder against a platform whose ids pass 2^53', () => {
   ): Promise<{ handle: BadgeOrderHandle; createdId: string; view: BadgeOrderStatusView }> {
     await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
     const started = await stack.orders.startOrder(orderOf(orderRef, 2));
-    const view = await waitFor(
+    const view = await pollUntil(
       () => stack.orders.status(orderRef),
       (status) => status.searchStatus === 'AwaitingReconciliation',
       { what: `${orderRef} awaiting reconciliation` },

@@ -14,7 +14,7 @@ import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
 import type { BadgeOrderHandle } from '../../src/client';
 import { useTestStack, type TestStack } from '../helpers/stack';
 import { stepSummaries } from '../helpers/history';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const vehicle = { licensePlate: 'L-ONG 1' };
 const badge = { type: 'green' };
@@ -54,7 +54,7 @@ describe('badgeOrder over a long life', () => {
       order(stack, orderRef, ['1.jpg', '2.jpg', '3.jpg', 'ok.pdf'], { historyBudgetEvents: 100 }),
     );
     const firstRunId = (await started.handle.describe()).runId;
-    let view = await waitFor(
+    let view = await pollUntil(
       () => stack.orders.status(orderRef),
       (status) => status.searchStatus === 'AwaitingRepair',
       { what: 'the first repair wait' },
@@ -64,7 +64,7 @@ describe('badgeOrder over a long life', () => {
     for (let cycle = 1; cycle <= 4; cycle += 1) {
       const attemptsBefore = view.documents[0]?.attempts ?? 0;
       await stack.orders.retryUploads(orderRef);
-      view = await waitFor(
+      view = await pollUntil(
         () => stack.orders.status(orderRef),
         (status) =>
           status.searchStatus === 'AwaitingRepair' && (status.documents[0]?.attempts ?? 0) > attemptsBefore,
@@ -84,7 +84,7 @@ describe('badgeOrder over a long life', () => {
     expect(current.searchAttributes[BadgeOrderStatus.name]).toEqual(['AwaitingRepair']);
     expect(current.searchAttributes[BadgeOrderId.name]).toEqual([String(orderId)]);
     // Operators and the nightly replay list the current run, and only it, as awaiting repair.
-    const listed = await waitFor(
+    const listed = await pollUntil(
       () =>
         listRunPage(stack.temporal.client, {
           query: `${badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true })} AND BadgeOrderRef = '${orderRef}'`,
@@ -119,7 +119,7 @@ describe('badgeOrder over a long life', () => {
         const heldBefore = (await stack.sandbox.control.stats()).faults.latency ?? 0;
         await stack.sandbox.control.setFaults({ latencyMs: 5_000, routes: [route] });
         const started = await stack.orders.startOrder(order(stack, orderRef, ['a.pdf']));
-        await waitFor(
+        await pollUntil(
           () => stack.sandbox.control.stats(),
           (stats) => (stats.faults.latency ?? 0) > heldBefore,
           { what: 'the sign-in held at the platform', timeoutMs: 120_000 },
@@ -133,7 +133,7 @@ describe('badgeOrder over a long life', () => {
     // Every upload fails and is tried again, so the order stays uploading however late the cancellation lands.
     await stack.sandbox.control.setFaults({ failNext: [{ route, kind: 'error-500', count: 1_000 }] });
     const started = await stack.orders.startOrder(order(stack, orderRef, ['a.pdf']));
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status(orderRef),
       (status) => status.phase === phase,
       { what: `phase ${phase}` },
@@ -193,7 +193,7 @@ describe('badgeOrder over a long life', () => {
     await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
     const orderRef = 'life-cancel-repair';
     const started = await stack.orders.startOrder(order(stack, orderRef, ['a.jpg']));
-    const waiting = await waitFor(
+    const waiting = await pollUntil(
       () => stack.orders.status(orderRef),
       (status) => status.searchStatus === 'AwaitingRepair',
       { what: 'the repair wait' },
@@ -213,7 +213,7 @@ describe('badgeOrder over a long life', () => {
     const started = await stack.orders.startOrder(
       order(stack, orderRef, ['a.pdf'], { uploadRetryWindowMs: 1_000 }),
     );
-    const waiting = await waitFor(
+    const waiting = await pollUntil(
       () => stack.orders.status(orderRef),
       (status) => status.searchStatus === 'AwaitingRepair',
       { what: 'the repair wait' },
@@ -238,7 +238,7 @@ describe('badgeOrder over a long life', () => {
     });
     const replacement = stack.writeDocument(`${orderRef}/scan.pdf`, `bytes of ${orderRef}/scan.pdf`);
     const started = await stack.orders.startOrder(input);
-    const waiting = await waitFor(
+    const waiting = await pollUntil(
       () => stack.orders.status(orderRef),
       (status) => status.searchStatus === 'AwaitingRepair',
       { what: 'the repair wait' },
@@ -307,7 +307,7 @@ describe('badgeOrder over a long life', () => {
       taskQueue: stack.taskQueue,
       workflowId: badgeOrderWorkflowId(orderRef),
     });
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status(orderRef),
       (status) => status.phase === 'awaiting-repair',
     );

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { BadgeOrderInput, BadgeOrderResult } from '../../src/contract';
 import { DEMO_USER, SANDBOX_PROFILE_NAMES, namedProfile, subjectUuid } from '../../src/sandbox';
 import { useTestStack, type TestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const vehicle = { licensePlate: 'P-RO 5', fuel: 'electric' };
 const badge = { type: 'green' };
@@ -110,7 +110,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
       const started = await stack.orders.startOrder(
         orderOf(stack, `${profile}-repair`, ['a.jpg', 'scan.pdf']),
       );
-      const waiting = await waitFor(
+      const waiting = await pollUntil(
         () => stack.orders.status(`${profile}-repair`),
         (status) => status.searchStatus === 'AwaitingRepair',
         { what: 'the order awaiting repair' },
@@ -135,7 +135,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
       const started = await stack.orders.startOrder(
         orderOf(stack, orderRef, ['photo.jpg', 'form.pdf'], { documentOwner: wrongOwner }),
       );
-      const waiting = await waitFor(
+      const waiting = await pollUntil(
         () => stack.orders.status(orderRef),
         (status) => status.searchStatus === 'AwaitingRepair',
         { what: 'the order awaiting repair' },
@@ -170,7 +170,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
     const started = await stack.orders.startOrder(
       orderOf(stack, orderRef, ['one.pdf', 'two.pdf'], { options: { maxParallelUploads: 1 } }),
     );
-    const held = await waitFor(
+    const held = await pollUntil(
       () => stack.orders.status(orderRef),
       (status) => status.searchStatus === 'AwaitingReconciliation',
       { what: 'the order awaiting reconciliation' },
@@ -199,7 +199,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
         options: { maxParallelUploads: 1, uploadHeartbeatTimeoutMs: 3_000 },
       }),
     );
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status(orderRef),
       (status) => status.documents.some((document) => document.status === 'uploaded'),
       { what: 'the first upload' },

@@ -8,7 +8,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { BadgeOrderId, BadgeOrderStatus } from '../../src/workflow-contract';
 import { OrderMayExistError, ReconcileOrderRejectedError } from '../../src/client/badge-orders-client';
 import { useTestStack, type TestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const vehicle = { licensePlate: 'B-RC 1', fuel: 'petrol' };
 const badge = { type: 'green' };
@@ -19,7 +19,7 @@ function order(stack: TestStack, orderRef: string, options: Record<string, numbe
 }
 
 async function awaitingReconciliation(stack: TestStack, orderRef: string) {
-  return waitFor(
+  return pollUntil(
     () => stack.orders.status(orderRef),
     (status) => status.searchStatus === 'AwaitingReconciliation',
     { what: `${orderRef} awaiting reconciliation` },
@@ -212,7 +212,7 @@ describe('badgeOrder with an unknown creation outcome', () => {
       failNext: [{ route: 'documents', kind: 'error-500', count: 1_000 }],
     });
     const started = await stack.orders.startOrder(order(stack, 'rc-cancelled'));
-    await waitFor(
+    await pollUntil(
       () => stack.sandbox.control.stats(),
       (stats) => (stats.faults.latency ?? 0) > heldBefore,
       { what: 'the creation held at the platform' },

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { BadgeOrderInput } from '../../src/contract';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const vehicle = { licensePlate: 'M-AB 42', fuel: 'petrol' };
 const badge = { type: 'green' };
@@ -66,7 +66,7 @@ describe('badgeOrder under crashes and faults', () => {
     const first = stack.startWorkerProcess();
     const input = orderWithDocuments(stack, 'sigkill-1', 4);
     const started = await stack.orders.startOrder(input);
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status('sigkill-1'),
       (status) => status.documents.filter((document) => document.status === 'uploaded').length >= 1,
       { what: 'the first upload' },
@@ -113,7 +113,7 @@ describe('badgeOrder under crashes and faults', () => {
     const worker = await stack.startWorker();
     try {
       await stack.orders.startOrder(orderWithDocuments(stack, 'restart-1', 4));
-      await waitFor(
+      await pollUntil(
         () => stack.orders.status('restart-1'),
         (status) => status.documents.some((document) => document.status === 'uploaded'),
         { what: 'the first upload' },

@@ -9,7 +9,7 @@ import type { BadgeOrderInput, WebhookEvent } from '../../src/contract';
 import { useTestStack } from '../helpers/stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
 import { activityFailureMessages } from '../helpers/history';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const SECRETS = { 'client-a': 'client-a-secret-0123456789', default: 'default-secret-0123456789' };
 const ALL_TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
@@ -93,7 +93,7 @@ describe('badgeOrder webhooks', () => {
         clientId: 'client-a',
       }),
     );
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status(ofClientA('hook-repair')),
       (status) => status.webhooks?.delivered === 1,
       { what: 'the AwaitingRepair webhook' },
@@ -167,7 +167,7 @@ describe('badgeOrder webhooks', () => {
         clientId: 'client-a',
       }),
     );
-    await waitFor(
+    await pollUntil(
       () => stack.orders.status(ofClientA('hook-held')),
       (status) => status.webhooks?.delivered === 1,
       { what: 'the AwaitingReconciliation webhook' },

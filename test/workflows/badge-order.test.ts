@@ -12,7 +12,7 @@ import { DEMO_USER, DOCUMENT_ONLY_USER } from '../../src/sandbox';
 import { startTestStack, useTestStack } from '../helpers/stack';
 import { historiesOf, historyText, stepSummaries } from '../helpers/history';
 import { completedOrder, expectLaterStartsAttach, orderAwaitingRepair } from '../helpers/orders';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const vehicle = { licensePlate: 'B-XY 1234', vin: 'WVWZZZ1JZXW000001', fuel: 'diesel' };
 const badge = { type: 'green', validFrom: '2027-01-01' };
@@ -154,7 +154,7 @@ describe('badgeOrder', () => {
       badge,
       documents: [{ path: 'repair/photo.jpg' }, { path: 'repair/notes.txt' }],
     });
-    const awaiting = await waitFor(
+    const awaiting = await pollUntil(
       () => stack.orders.status('repair-1'),
       (status) => status.phase === 'awaiting-repair',
     );
@@ -263,7 +263,7 @@ describe('badgeOrder', () => {
     // Visibility is eventually consistent: wait until every run of this file so far is listed — 9 on this
     // task queue: happy-1, shared-stock, unlisted-stock, retired-stock, repair-1, retry-1, twice-1,
     // direct-invalid twice (forbidden-1 runs on a stack of its own). The raw client has no codec: it sees what the server stores.
-    const histories = await waitFor(
+    const histories = await pollUntil(
       () => historiesOf(stack.temporal.rawClient, `TaskQueue = '${stack.taskQueue}'`),
       (found) => found.size >= 9,
       { what: 'the runs of this file in visibility' },

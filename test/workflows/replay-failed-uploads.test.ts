@@ -14,7 +14,7 @@ import {
 } from '../../src/temporal/schedule';
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
 import { useTestStack } from '../helpers/stack';
-import { waitFor } from '../helpers/wait';
+import { pollUntil } from '../../tools/dev/poll';
 
 const vehicle = { licensePlate: 'B-RP 1', vin: 'WVWZZZ1JZXW000009' };
 const badge = { type: 'green' };
@@ -44,14 +44,14 @@ describe('replayFailedUploads', () => {
       handles.push(started.handle);
     }
     for (let index = 0; index < count; index += 1) {
-      await waitFor(
+      await pollUntil(
         () => stack.orders.status(`${prefix}-${index}`),
         (status) => status.phase === 'awaiting-repair',
         { what: `${prefix}-${index} awaiting repair` },
       );
     }
     // Visibility is eventually consistent: the replay lists what visibility shows, so wait until it shows them.
-    await waitFor(
+    await pollUntil(
       () =>
         listRunPage(stack.temporal.client, {
           query: badgeOrdersQuery({ status: 'AwaitingRepair', openOnly: true }),
@@ -111,7 +111,7 @@ describe('replayFailedUploads', () => {
       });
 
       await triggerReplay(stack.temporal.client);
-      const described = await waitFor(
+      const described = await pollUntil(
         () => describeReplaySchedule(stack.temporal.client),
         (summary) => summary.recentRuns.length === 1,
         { what: 'the Schedule to start the replay' },

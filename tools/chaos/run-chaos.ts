@@ -17,6 +17,7 @@ import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import { BadgeOrderId, BadgeOrderStatus, type BadgeOrderStatusValue } from '../../src/workflow-contract';
 import { DEMO_USER, resolveProfile, type FailNextRule, type FaultConfig } from '../../src/sandbox';
 import type { ChildProcessHandle } from '../dev/child-process';
+import { pollUntil } from '../dev/poll';
 import { startLocalStack, type LocalStack } from '../stack';
 import { planOrders, type PlannedOrder } from './chaos-orders';
 import { checkGroundTruth, type DocumentFigures } from './ground-truth';
@@ -144,34 +145,6 @@ function sureFaults(keysHonoured: boolean, planned: readonly PlannedOrder[]): Fa
     { route: 'documents', kind: 'unauthorized', count: 1 },
     { route: 'documents', kind: 'rate-limit', count: 1 },
   ];
-}
-
-class TimeLimitError extends Error {
-  override readonly name = 'TimeLimitError';
-}
-
-const pause = (ms: number): Promise<void> => new Promise((resolvePause) => setTimeout(resolvePause, ms));
-
-/** Polls `probe` until `done` says so; throws {@link TimeLimitError} at the deadline. */
-async function pollUntil<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  deadline: number,
-  what: string,
-): Promise<T> {
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (done(value)) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await pause(200);
-  }
-  throw new TimeLimitError(
-    `time limit reached waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})` : ''}`,
-  );
 }
 
 interface Settled {
@@ -467,8 +440,11 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
           value.orders.every((order) => order.settled) ||
           (value.uploads >= threshold &&
             (options.disruptAnytime || value.orders.every((order) => order.created))),
-        deadline,
-        `${threshold} uploads before disruption ${index + 1}`,
+        {
+          what: `${threshold} uploads before disruption ${index + 1}`,
+          timeoutMs: deadline - Date.now(),
+          intervalMs: 200,
+        },
       );
       log(
         `${progress.uploads}/${expectedUploads} documents on the platform: ${disruption === 'kill' ? 'killing the worker' : 'restarting the Temporal server'}`,
@@ -494,8 +470,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
         return all;
       },
       (all) => all.every((order) => order.settled),
-      deadline,
-      'every order to settle',
+      { what: 'every order to settle', timeoutMs: deadline - Date.now(), intervalMs: 200 },
     ).catch((error: unknown) => {
       violations.push(error instanceof Error ? error.message : String(error));
       return undefined;

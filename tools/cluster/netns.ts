@@ -7,6 +7,7 @@
  * died without cleaning up (a SIGKILLed test run).
  */
 import { existsSync } from 'node:fs';
+import { isProcessAlive } from '../dev/child-process';
 import { runToCompletion } from './process';
 
 const IP = ['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip'].find((path) => existsSync(path)) ?? 'ip';
@@ -35,15 +36,6 @@ export interface NetworkNamespace {
 
 let created = 0;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Deletes `badge-<pid>-*` namespaces whose process no longer runs. */
 export async function removeStaleNetworkNamespaces(): Promise<string[]> {
   const listing = await ip('netns', 'list');
@@ -52,7 +44,7 @@ export async function removeStaleNetworkNamespaces(): Promise<string[]> {
     .map((line) => line.split(' ')[0] ?? '')
     .filter((name) => {
       const match = /^badge-(\d+)-\d+$/.exec(name);
-      return match !== null && !alive(Number(match[1]));
+      return match !== null && !isProcessAlive(Number(match[1]));
     });
   for (const name of stale) await ip('netns', 'delete', name);
   return stale;

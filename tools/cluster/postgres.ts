@@ -5,7 +5,8 @@
  */
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitUntil, type ChildProcessHandle } from '../dev/child-process';
+import type { ChildProcessHandle } from '../dev/child-process';
+import { waitUntil } from '../dev/poll';
 import { findFreePort } from '../dev/ports';
 import { runToCompletion, startProcess } from './process';
 

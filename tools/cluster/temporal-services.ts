@@ -7,7 +7,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { waitUntil, type ChildProcessHandle } from '../dev/child-process';
+import type { ChildProcessHandle } from '../dev/child-process';
+import { waitUntil } from '../dev/poll';
 import { PROJECT_ROOT } from '../dev/temporal-cli';
 import { acceptsConnections } from '../dev/dev-server';
 import { findFreePort } from '../dev/ports';
@@ -135,7 +136,7 @@ export async function startTemporalServices(options: TemporalServicesOptions): P
     await waitUntil(
       `the Temporal ${service} service`,
       () => acceptsConnections('127.0.0.1', ports[service].grpc),
-      { processes: [child], timeoutMs: 120_000 },
+      { processes: [child] },
     );
     log(`Temporal ${service} (pid ${child.pid}) on port ${ports[service].grpc}`);
   };

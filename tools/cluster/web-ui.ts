@@ -6,7 +6,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
-import { waitUntil, type ChildProcessHandle } from '../dev/child-process';
+import type { ChildProcessHandle } from '../dev/child-process';
+import { waitUntil } from '../dev/poll';
 import { startProcess } from './process';
 
 /** Options of {@link startWebUi}. */

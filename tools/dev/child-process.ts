@@ -16,6 +16,16 @@ const SETPRIV = '/usr/bin/setpriv';
 /** Output kept per process: enough for a worker's warnings over a long chaos run. */
 const MAX_OUTPUT_CHARS = 4 * 1024 * 1024;
 
+/** Whether a process with this id exists: for one that is not our child (no exit event to wait for). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Wraps a command so Linux kills it when its parent dies, even by SIGKILL (`setpriv` execs, same pid). */
 export function withParentDeathSignal(command: string, args: readonly string[]): [string, string[]] {
   if (process.platform === 'linux' && existsSync(SETPRIV)) {
@@ -191,29 +201,4 @@ export function workerProcessEnv(
     ENSURE_SEARCH_ATTRIBUTES: optional(settings.ensureSearchAttributes),
     ...extra,
   };
-}
-
-/**
- * Polls `probe` until it resolves true; rejects when one of `processes` exits meanwhile (with its output) or
- * `timeoutMs` passes (with the probe's last error).
- */
-export async function waitUntil(
-  what: string,
-  probe: () => Promise<boolean>,
-  options: { readonly timeoutMs?: number; readonly processes?: readonly ChildProcessHandle[] } = {},
-): Promise<void> {
-  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-  let lastError = 'not yet';
-  for (;;) {
-    const dead = (options.processes ?? []).find((candidate) => !candidate.running());
-    if (dead) throw new Error(`${dead.name} exited while waiting for ${what}:\n${dead.output().trim()}`);
-    try {
-      if (await probe()) return;
-    } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error);
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last error: ${lastError})`);
-    // Interval of a readiness probe, not synchronisation on a guess.
-    await new Promise((resolvePause) => setTimeout(resolvePause, 250));
-  }
 }

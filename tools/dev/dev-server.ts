@@ -10,6 +10,7 @@ import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { BADGE_SEARCH_ATTRIBUTES } from '../../src/workflow-contract';
 import { startChildProcess, withParentDeathSignal } from './child-process';
+import { ExitedWhileWaitingError, waitUntil } from './poll';
 import { findFreePort } from './ports';
 import { describeTemporalCli, resolveTemporalCli, type ResolvedTemporalCli } from './temporal-cli';
 
@@ -96,41 +97,19 @@ function dynamicConfigArgs(values: DevServerOptions['dynamicConfig'] = {}): stri
   ]);
 }
 
-async function delay(ms: number): Promise<void> {
-  await new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
-}
-
-/** Polls until the frontend answers for the namespace (and the UI, when enabled). */
-async function waitUntilServing(options: {
-  readonly address: string;
-  readonly namespace: string;
-  readonly uiUrl: string | null;
-  readonly deadline: number;
-  readonly exited: () => string | null;
-}): Promise<void> {
-  let lastError = 'no answer yet';
-  while (Date.now() < options.deadline) {
-    const exitReason = options.exited();
-    if (exitReason) throw new DevServerStartError(exitReason, true);
-    try {
-      const connection = await Connection.connect({ address: options.address, connectTimeout: 1_000 });
-      try {
-        await connection.workflowService.describeNamespace({ namespace: options.namespace });
-      } finally {
-        await connection.close();
-      }
-      if (options.uiUrl) {
-        const response = await fetch(options.uiUrl, { signal: AbortSignal.timeout(1_000) });
-        if (!response.ok) throw new Error(`Web UI answered ${response.status}`);
-      }
-      return;
-    } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error);
-    }
-    // Polling interval between readiness probes, not synchronisation on a guess.
-    await delay(200);
+/** Whether the frontend answers for the namespace (and the UI, when enabled). */
+async function serves(address: string, namespace: string, uiUrl: string | null): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+  } finally {
+    await connection.close();
   }
-  throw new DevServerStartError(`the dev server did not answer in time (last error: ${lastError})`);
+  if (uiUrl) {
+    const response = await fetch(uiUrl, { signal: AbortSignal.timeout(1_000) });
+    if (!response.ok) throw new Error(`Web UI answered ${response.status}`);
+  }
+  return true;
 }
 
 async function startWithSdk(options: DevServerOptions, namespace: string, ip: string): Promise<DevServer> {
@@ -240,27 +219,20 @@ async function launchDevServer(launch: {
     // Enough to keep the top of a Go panic, where its reason is.
     maxOutputChars: 64 * 1024,
   });
-  const output = (): string => server.output().trim();
 
   const address = `${ip}:${port}`;
   const uiUrl = uiPort === null ? null : `http://${ip}:${uiPort}`;
   try {
-    await waitUntilServing({
-      address,
-      namespace,
-      uiUrl,
-      deadline: Date.now() + (options.startTimeoutMs ?? 90_000),
-      exited: () =>
-        server.running()
-          ? null
-          : `the dev server exited (${server.child.exitCode ?? server.child.signalCode}): ${output()}`,
+    await waitUntil('the dev server to answer', () => serves(address, namespace, uiUrl), {
+      timeoutMs: options.startTimeoutMs ?? 90_000,
+      intervalMs: 200,
+      processes: [server],
     });
   } catch (error) {
     await server.stop();
-    if (error instanceof DevServerStartError && !error.message.includes(output())) {
-      error.message += output() ? `\n--- dev server output ---\n${output()}` : '';
-    }
-    throw error;
+    // Both messages carry the server's output.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new DevServerStartError(message, error instanceof ExitedWhileWaitingError);
   }
   log(`Temporal dev server at ${address}${uiUrl ? `, Web UI at ${uiUrl}` : ''}`);
   return {

@@ -16,6 +16,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureGoTool, GO_TOOLS } from '../go-tools/go-tools';
+import { isProcessAlive } from '../dev/child-process';
+import { waitUntil } from '../dev/poll';
 import { PROJECT_ROOT } from '../dev/temporal-cli';
 
 const DOCKERD = ['/usr/sbin/dockerd', '/usr/bin/dockerd'].find((path) => existsSync(path));
@@ -69,20 +71,6 @@ function leftoverDockerd(pidFile: string, dataRoot: string): number | undefined 
   } catch {
     return undefined;
   }
-}
-
-async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
-    // Polls for the exit of a process that is not our child (no exit event to wait for).
-    await new Promise((resolveWait) => setTimeout(resolveWait, 200));
-  }
-  return false;
 }
 
 function ping(socket: string): Promise<boolean> {
@@ -155,7 +143,10 @@ export async function startDockerEngine(options: StartDockerEngineOptions = {}):
   if (leftover !== undefined) {
     log(`stopping dockerd ${leftover} left running on ${dataRoot} by an earlier run`);
     process.kill(leftover, 'SIGTERM');
-    if (!(await waitForExit(leftover, 60_000))) throw new Error(`dockerd ${leftover} did not stop`);
+    await waitUntil(`dockerd ${leftover} to stop`, () => Promise.resolve(!isProcessAlive(leftover)), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
   }
 
   // Short: containerd's sockets live under the exec root, and a socket path has at most 107 bytes.
@@ -209,13 +200,11 @@ export async function startDockerEngine(options: StartDockerEngineOptions = {}):
   };
 
   try {
-    const deadline = Date.now() + 60_000;
-    while (!(await ping(socket))) {
-      if (!running()) throw new Error(`dockerd exited at start:\n${output.trim()}`);
-      if (Date.now() > deadline) throw new Error(`dockerd did not answer within 60 s:\n${output.trim()}`);
-      // Readiness interval of a daemon starting up.
-      await new Promise((resolveWait) => setTimeout(resolveWait, 200));
-    }
+    await waitUntil('dockerd to answer', () => ping(socket), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      processes: [{ name: 'dockerd', child: daemon, running, output: () => output }],
+    });
     const docker = (dockerArgs: readonly string[], runOptions?: DockerRunOptions): Promise<string> =>
       runDocker(env, dockerArgs, runOptions);
     // A clean start: what an interrupted run left (restart policies would bring its containers back up).

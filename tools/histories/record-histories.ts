@@ -13,25 +13,23 @@ import { retryUploadsSignal } from '../../src/workflow-messages';
 import type { BadgeOrderInput, BadgeOrderStatusView, ReplayFailedUploadsResult } from '../../src/contract';
 import { DEMO_USER, type FaultConfig } from '../../src/sandbox';
 import { badgeOrdersQuery } from '../../src/temporal/visibility';
-import { waitUntil, type ChildProcessHandle } from '../dev/child-process';
+import type { ChildProcessHandle } from '../dev/child-process';
+import { pollUntil, waitUntil } from '../dev/poll';
 import { startLocalStack, type LocalStack } from '../stack';
 
 const vehicle = { licensePlate: 'B-HI 2024', fuel: 'diesel' };
 const badge = { type: 'green' };
 
 /** Polls the order's status until `until` holds, and returns that status. */
-async function waitForStatus(
+function waitForStatus(
   stack: LocalStack,
   orderRef: string,
   until: (status: BadgeOrderStatusView) => boolean,
 ): Promise<BadgeOrderStatusView> {
-  let seen: BadgeOrderStatusView | undefined;
-  await waitUntil(`the status of ${orderRef}`, async () => {
-    seen = await stack.orders().status(orderRef);
-    return until(seen);
+  return pollUntil(() => stack.orders().status(orderRef), until, {
+    what: `the status of ${orderRef}`,
+    timeoutMs: 120_000,
   });
-  if (seen === undefined) throw new Error(`${orderRef}: no status`);
-  return seen;
 }
 
 /**

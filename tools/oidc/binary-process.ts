@@ -5,6 +5,7 @@
  */
 import { get as httpsGet } from 'node:https';
 import { startChildProcess, withParentDeathSignal, type ChildProcessHandle } from '../dev/child-process';
+import { pollUntil } from '../dev/poll';
 
 /** Options of {@link startBinaryProcess}. */
 export interface BinaryProcessOptions {
@@ -63,18 +64,9 @@ export async function waitUntilServing(
   options: WaitUntilServingOptions = {},
 ): Promise<void> {
   const ready = options.ready ?? ((status: number) => status === 200);
-  const timeoutMs = options.timeoutMs ?? 60_000;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (!child.running()) {
-      throw new Error(`${child.name} exited while starting (${await child.exited}):\n${child.output()}`);
-    }
-    const status = await probe(url, options.ca);
-    if (status !== null && ready(status)) return;
-    if (Date.now() > deadline) {
-      throw new Error(`${child.name} did not answer ${url} within ${timeoutMs} ms:\n${child.output()}`);
-    }
-    // Polling interval of a readiness probe.
-    await new Promise((resolveDelay) => setTimeout(resolveDelay, 100));
-  }
+  await pollUntil(
+    () => probe(url, options.ca),
+    (status) => status !== null && ready(status),
+    { what: `${child.name} to answer ${url}`, timeoutMs: options.timeoutMs ?? 60_000, processes: [child] },
+  );
 }

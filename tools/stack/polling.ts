@@ -2,6 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { ChildProcessHandle } from '../dev/child-process';
+import { waitUntil } from '../dev/poll';
 
 const { TaskQueueType } = temporal.api.enums.v1;
 
@@ -24,23 +25,17 @@ export async function waitUntilPolling(
   processes: readonly ChildProcessHandle[],
   timeoutMs = 120_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const dead = processes.find((candidate) => !candidate.running());
-    if (dead) throw new Error(`${dead.name} exited while starting:\n${dead.output()}`);
-    const [workflowPollers, activityPollers] = await Promise.all([
-      pollerIdentities(client, taskQueue, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
-      pollerIdentities(client, taskQueue, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY),
-    ]);
-    const polls = (pid: number, identities: string[]): boolean =>
-      identities.some((identity) => identity.startsWith(`${pid}@`));
-    if (processes.every((p) => polls(p.pid, workflowPollers) && polls(p.pid, activityPollers))) return;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `workers did not poll ${taskQueue} within ${timeoutMs} ms:\n${processes.map((p) => p.output()).join('\n')}`,
-      );
-    }
-    // Polling interval of a readiness probe.
-    await new Promise((resolveDelay) => setTimeout(resolveDelay, 250));
-  }
+  const polls = (pid: number, identities: readonly string[]): boolean =>
+    identities.some((identity) => identity.startsWith(`${pid}@`));
+  await waitUntil(
+    `workers to poll ${taskQueue}`,
+    async () => {
+      const [workflowPollers, activityPollers] = await Promise.all([
+        pollerIdentities(client, taskQueue, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
+        pollerIdentities(client, taskQueue, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY),
+      ]);
+      return processes.every((p) => polls(p.pid, workflowPollers) && polls(p.pid, activityPollers));
+    },
+    { processes, timeoutMs, intervalMs: 250 },
+  );
 }

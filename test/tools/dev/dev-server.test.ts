@@ -12,7 +12,8 @@ import {
 } from '../../helpers/temporal';
 import * as probeActivities from '../../fixtures/probe-activities';
 import type { probe } from '../../fixtures/probe-workflows';
-import { isListening, isProcessAlive } from '../../helpers/liveness';
+import { isProcessAlive } from '../../../tools/dev/child-process';
+import { isListening } from '../../helpers/liveness';
 
 describe('Temporal dev server helper', () => {
   let temporal: TestTemporal;

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { startTsProcess, type ChildProcessHandle } from '../../../tools/dev/child-process';
-import { waitFor } from '../../helpers/wait';
+import { pollUntil } from '../../../tools/dev/poll';
 
 /** Enough that two independent random pickers in 10000–32767 would almost surely share one (birthday bound). */
 const PORTS_EACH = 400;
@@ -22,7 +22,7 @@ async function picked(picker: ChildProcessHandle): Promise<number[]> {
       .output()
       .split('\n')
       .find((text) => text.startsWith('['));
-  await waitFor(
+  await pollUntil(
     () => Promise.resolve(line()),
     (found) => found !== undefined || !picker.running(),
     { what: `${picker.name}'s ports` },

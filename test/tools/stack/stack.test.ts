@@ -8,7 +8,8 @@ import { CodecServerOptionsError } from '../../../src/codec/codec-server';
 import type { BadgeOrderInput } from '../../../src/contract';
 import { DevServerStartError } from '../../../tools/dev/dev-server';
 import { startLocalStack, type LocalStack } from '../../../tools/stack';
-import { isListening, isProcessAlive } from '../../helpers/liveness';
+import { isProcessAlive } from '../../../tools/dev/child-process';
+import { isListening } from '../../helpers/liveness';
 
 /** `host:port` or a base URL. */
 /** The URL a progress line names after `prefix`, e.g. `sandbox at http://…`. */
