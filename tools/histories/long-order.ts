@@ -9,28 +9,30 @@
 import { parseArgs } from 'node:util';
 import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import type { BadgeOrderStatusView } from '../../src/contract';
 import { DEMO_USER } from '../../src/sandbox';
+import { pollUntil } from '../dev/poll';
 import { startLocalStack, type LocalStack } from '../stack';
 
 /** The server's default limit of events per run, and the share of it a run may use. */
 const EVENT_LIMIT = 51_200;
 const RUN_BUDGET = EVENT_LIMIT / 10;
 
+/** Waits until `until` holds for the order's phase and the fewest attempts of any document; returns those. */
 async function statusWhen(
   stack: LocalStack,
   orderRef: string,
   until: (attempts: number, phase: string) => boolean,
 ): Promise<number> {
-  for (;;) {
-    try {
-      const status = await stack.orders().status(orderRef);
-      const attempts = Math.min(...status.documents.map((document) => document.attempts));
-      if (until(attempts, status.phase)) return attempts;
-    } catch {
-      // The order is between runs (continuing as new): ask again.
-    }
-    await new Promise((resolveTick) => setTimeout(resolveTick, 250));
-  }
+  const fewestAttempts = (status: BadgeOrderStatusView): number =>
+    Math.min(...status.documents.map((document) => document.attempts));
+  // A status asked while the order is between runs (continuing as new) fails: pollUntil asks again.
+  const status = await pollUntil(
+    () => stack.orders().status(orderRef),
+    (candidate) => until(fewestAttempts(candidate), candidate.phase),
+    { what: `the next phase of ${orderRef}`, timeoutMs: 10 * 60_000, intervalMs: 250 },
+  );
+  return fewestAttempts(status);
 }
 
 /** Event counts of every run of the order, following the continue-as-new chain from the first run. */
