@@ -1,7 +1,7 @@
 /**
  * Waiting for an observable state (a server answering, a query's answer, the sandbox's state, a process gone)
  * instead of sleeping for a guessed time: the interval only spaces the probes, the deadline only turns a hang
- * into a clear failure. The one polling loop of the tests and the tools.
+ * into a clear failure. Every wait with a time limit in the tests and the tools polls here.
  */
 import type { ChildProcessHandle } from './child-process';
 
@@ -30,7 +30,7 @@ export class WaitTimeoutError extends Error {
 }
 
 /** An answer or error for a message: its first 1,000 characters. */
-function describe(value: unknown): string {
+function brief(value: unknown): string {
   const text =
     value instanceof Error
       ? value.message
@@ -64,9 +64,9 @@ export async function pollUntil<T>(
     try {
       const value = await probe();
       if (until(value)) return value;
-      last = `last answer: ${describe(value)}`;
+      last = `last answer: ${brief(value)}`;
     } catch (error) {
-      last = `last error: ${describe(error)}`;
+      last = `last error: ${brief(error)}`;
     }
     if (Date.now() >= deadline) {
       const outputs = (options.processes ?? []).map(
