@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { intList, positiveInt } from './cli';
+import { runMain } from '../src/main/run-main';
 import { DEFAULT_RULES } from '../src/sandbox';
 import { PROJECT_ROOT } from '../tools/dev/child-process';
 import { apiDocumentTargets, formatApiDocument, runApiDocumentScenario } from './api-document';
@@ -456,9 +457,5 @@ async function main(): Promise<number> {
   }
 }
 
-main()
-  .then((code) => process.exit(code))
-  .catch((error: unknown) => {
-    console.error(error instanceof Error ? error.stack : String(error));
-    process.exit(1);
-  });
+// Every failure with its stack: a bench failure is a defect to find.
+runMain(main, { messageOnly: [] });

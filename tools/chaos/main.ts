@@ -6,6 +6,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { Runtime, DefaultLogger } from '@temporalio/worker';
+import { runMain } from '../../src/main/run-main';
 import { resolveProfile, SANDBOX_PROFILE_NAMES } from '../../src/sandbox';
 import { formatChaosReport, runChaos } from './';
 
@@ -91,10 +92,4 @@ async function main(argv: string[]): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
-main(process.argv).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  },
-);
+runMain(() => main(process.argv));

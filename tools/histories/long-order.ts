@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { BadgeOrderStatusView } from '../../src/contract';
+import { runMain } from '../../src/main/run-main';
 import { DEMO_USER } from '../../src/sandbox';
 import { pollUntil } from '../dev/poll';
 import { startLocalStack, type LocalStack } from '../stack';
@@ -124,10 +125,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  },
-);
+runMain(main);
