@@ -10,6 +10,7 @@ import { format, resolveConfig } from 'prettier';
 import { z } from 'zod';
 import '../../src/api/config';
 import { PROCESSES, VARIABLES } from '../../src/config';
+import { runMain } from '../../src/main/run-main';
 
 const REFERENCE_PATH = resolve(__dirname, '../../docs/configuration.md');
 
@@ -70,12 +71,14 @@ async function configurationReference(): Promise<string> {
   return format(`${lines.join('\n')}\n`, { ...options, filepath: REFERENCE_PATH });
 }
 
-void configurationReference().then((text) => {
+runMain(async () => {
+  const text = await configurationReference();
   if (!process.argv.includes('--check')) {
     writeFileSync(REFERENCE_PATH, text);
     console.log(`wrote ${REFERENCE_PATH}`);
-  } else if (readFileSync(REFERENCE_PATH, 'utf8') !== text) {
-    console.error('docs/configuration.md is not what the declarations say: run npm run config:docs');
-    process.exitCode = 1;
+    return 0;
   }
+  if (readFileSync(REFERENCE_PATH, 'utf8') === text) return 0;
+  console.error('docs/configuration.md is not what the declarations say: run npm run config:docs');
+  return 1;
 });
