@@ -43,6 +43,18 @@ function order(overrides: Partial<BadgeOrderStatusView> = {}): BadgeOrderStatusV
   };
 }
 
+/** The order once placed: its photo uploaded, its note uploading. */
+function uploadingOrder(): BadgeOrderStatusView {
+  return order({
+    phase: 'uploading',
+    orderId: '5001',
+    documents: [
+      document('vehicle-photo.jpg', { status: 'uploaded', attempts: 1 }),
+      document('handwritten-note.txt', { status: 'uploading', attempts: 1 }),
+    ],
+  });
+}
+
 describe('order progress on a stream that is not a TTY', () => {
   it('prints one plain line per order and per document, again only when it changes', () => {
     const { stream, text } = captured(false);
@@ -50,16 +62,7 @@ describe('order progress on a stream that is not a TTY', () => {
 
     progress.update([order()]);
     progress.update([order()]);
-    progress.update([
-      order({
-        phase: 'uploading',
-        orderId: '5001',
-        documents: [
-          document('vehicle-photo.jpg', { status: 'uploaded', attempts: 1 }),
-          document('handwritten-note.txt', { status: 'uploading', attempts: 1 }),
-        ],
-      }),
-    ]);
+    progress.update([uploadingOrder()]);
     progress.update([
       order({
         phase: 'awaiting-repair',
@@ -116,16 +119,7 @@ describe('order progress on a TTY', () => {
   it('draws bars in place for each order and document', () => {
     const { stream, text } = captured(true);
     const progress = createOrderProgress({ stream });
-    progress.update([
-      order({
-        phase: 'uploading',
-        orderId: '5001',
-        documents: [
-          document('vehicle-photo.jpg', { status: 'uploaded', attempts: 1 }),
-          document('handwritten-note.txt', { status: 'uploading', attempts: 1 }),
-        ],
-      }),
-    ]);
+    progress.update([uploadingOrder()]);
     progress.stop();
     progress.stop();
 
