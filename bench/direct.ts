@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { createPlatformClient, type PlatformClient } from '../src/platform';
 import type { FailureCode } from '../src/failure-types';
 import { runWithConcurrency } from '../src/concurrency';
+import { runMain } from '../src/main/run-main';
 import { runOrders, type PoolResult } from './pool';
 import { BADGE, VEHICLE } from './order-data';
 
@@ -97,12 +98,13 @@ async function runDirect(options: DirectOptions): Promise<DirectResult> {
 }
 
 if (require.main === module) {
-  runDirect(directOptionsSchema.parse(JSON.parse(process.env.BENCH_DIRECT_OPTIONS ?? '{}')))
-    .then((result) => {
+  runMain(
+    async () => {
+      const result = await runDirect(
+        directOptionsSchema.parse(JSON.parse(process.env.BENCH_DIRECT_OPTIONS ?? '{}')),
+      );
       process.stdout.write(`${JSON.stringify(result)}\n`);
-    })
-    .catch((error: unknown) => {
-      console.error(error instanceof Error ? error.stack : String(error));
-      process.exit(1);
-    });
+    },
+    { messageOnly: [] },
+  );
 }

@@ -4,6 +4,7 @@
  */
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { z } from 'zod';
+import { runMain } from '../src/main/run-main';
 
 /** The variables every bench worker reads; a worker extends it with its own. */
 export const benchWorkerEnvSchema = z.object({
@@ -16,7 +17,7 @@ export const benchWorkerEnvSchema = z.object({
 
 /**
  * Reads the environment with `envSchema` and runs a worker with what `options` gives for it (its activities,
- * a data converter) until it is stopped; on an error, prints it and exits with 1.
+ * a data converter) until it is stopped; on an error, prints its stack and exits with 1 (`runMain`).
  */
 export function runBenchWorker<Env extends z.infer<typeof benchWorkerEnvSchema>>(
   envSchema: z.ZodType<Env>,
@@ -41,8 +42,5 @@ export function runBenchWorker<Env extends z.infer<typeof benchWorkerEnvSchema>>
     }
   }
 
-  main().catch((error: unknown) => {
-    console.error(error instanceof Error ? error.stack : String(error));
-    process.exit(1);
-  });
+  runMain(main, { messageOnly: [] });
 }

@@ -1,6 +1,6 @@
 /**
- * How the processes of src/main start and end: on a Node.js that cannot keep identifiers' digits they do not
- * start; they end with `main`'s exit code or its failure.
+ * How the project's processes (src/main, the sandbox, the tools and the bench) start and end: on a Node.js that
+ * cannot keep identifiers' digits they do not start; they end with `main`'s exit code or its failure.
  */
 import { keepsJsonDigits } from '../json-numbers';
 import { requiredNodeVersions } from '../version';

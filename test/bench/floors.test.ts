@@ -107,12 +107,10 @@ describe('bench floors', () => {
     };
     return {
       features,
-      async serverWorkPerOrder(visibilityTasks) {
-        await pollUntil(perOrder, (counted) => counted.visibilityTasks >= visibilityTasks, {
+      serverWorkPerOrder: (visibilityTasks) =>
+        pollUntil(perOrder, (counted) => counted.visibilityTasks >= visibilityTasks, {
           what: `the server to count ${visibilityTasks} visibility tasks per ${kind} order`,
-        });
-        return perOrder();
-      },
+        }),
     };
   }
 
