@@ -2,6 +2,7 @@
  * The identity API: `POST /iam/api/v1/auth/jwt`, the token cache in front of it, and the "401 → authenticate
  * again → repeat once" rule every badge and document call goes through.
  */
+import { isPlatformError, PlatformError } from './errors';
 import { decodeTokenPayload, describeClaims, documentOwnerFrom } from './owner';
 import type { DocumentOwnerSetting } from './owner';
 import { PLATFORM_PATHS } from './http';
@@ -102,7 +103,7 @@ export class PlatformAuth {
    * any request body that cannot be replayed (a file stream)
    */
   async withToken(attempt: (bearer: string) => Promise<Answered>, signal?: AbortSignal): Promise<Answered> {
-    const first = await this.session(signal);
+    const first = await this.#sessionBeforeSending(signal);
     const answered = await attempt(first.token.reveal());
     if (answered.response.status !== 401) return answered;
     const { route, method, path } = answered.request;
@@ -111,8 +112,22 @@ export class PlatformAuth {
       'platform rejected the token (401); authenticating again',
     );
     this.#settings.cache.invalidate(this.#key, first.token);
-    const second = await this.session(signal);
+    const second = await this.#sessionBeforeSending(signal);
     return attempt(second.token.reveal());
+  }
+
+  /**
+   * A token for a call about to be sent. When the token call fails, the call itself was never sent, whatever
+   * the token call's own outcome: its error says `not-sent` (keeping its code, so it is retried as before), so
+   * that an order creation or an upload is not held as if it might have taken effect.
+   */
+  async #sessionBeforeSending(signal?: AbortSignal): Promise<CachedTokenResult> {
+    try {
+      return await this.session(signal);
+    } catch (error) {
+      if (!isPlatformError(error) || error.outcome === 'not-sent') throw error;
+      throw new PlatformError({ ...error, message: error.message, cause: error.cause, outcome: 'not-sent' });
+    }
   }
 
   async #requestToken(): Promise<IssuedToken> {

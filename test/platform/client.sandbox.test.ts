@@ -142,6 +142,41 @@ describe('tokens', () => {
     expect((await sandbox.control.stats()).authCalls.issued).toBe(3);
   });
 
+  it('says an order was not sent when the token call before it failed, first or after a 401', async () => {
+    const orders = async (): Promise<number> => (await sandbox.control.stats()).requests.orders?.['201'] ?? 0;
+    const create = (name: string): Promise<unknown> =>
+      clientFor()
+        .createOrder({ payload: { vehicle: VEHICLE, badge: BADGE }, idempotencyKey: key(name) })
+        .catch((caught: unknown) => caught);
+
+    await sandbox.control.setFaults({ failNext: { route: 'auth', kind: 'error-500' } });
+    expect(await create('token-500')).toMatchObject({
+      code: 'SERVER_ERROR',
+      path: '/iam/api/v1/auth/jwt',
+      outcome: 'not-sent',
+      retryable: true,
+    });
+
+    await sandbox.control.setFaults({ failNext: { route: 'auth', kind: 'drop' } });
+    expect(await create('token-dropped')).toMatchObject({ code: 'NETWORK', outcome: 'not-sent' });
+
+    // A token first; then the order is answered 401, and the token call after it fails.
+    const client = clientFor();
+    await client.authenticate();
+    await sandbox.control.setFaults({
+      failNext: [
+        { route: 'orders', kind: 'unauthorized' },
+        { route: 'auth', kind: 'error-503' },
+      ],
+    });
+    const afterRenewal = await client
+      .createOrder({ payload: { vehicle: VEHICLE, badge: BADGE }, idempotencyKey: key('token-renewal-503') })
+      .catch((caught: unknown) => caught);
+    expect(afterRenewal).toMatchObject({ code: 'SERVER_ERROR', status: 503, outcome: 'not-sent' });
+    expect((await sandbox.control.stats()).requests.orders).toEqual({ '401': 1 });
+    expect(await orders()).toBe(0);
+  });
+
   it('maps wrong credentials to BAD_CREDENTIALS', async () => {
     const error = await clientFor({ username: 'demo', password: 'wrong-password' })
       .listStocks()
