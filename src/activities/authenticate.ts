@@ -20,7 +20,7 @@ export async function signIn(deps: ActivityDependencies, signal: AbortSignal): P
       session.documentOwner?.source ??
       (session.claims.names.length === 0
         ? 'the token is not a JWT'
-        : `no user id among the token's claims ${session.claims.names.join(', ')}`),
+        : `no single user id among the token's claims ${session.claims.names.join(', ')}`),
     expiresAt: session.expiresAt?.toISOString() ?? null,
     idempotencyKeys: behaviour.idempotencyKeys,
   };

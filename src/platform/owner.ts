@@ -56,8 +56,8 @@ export function decodeTokenPayload(token: string): Readonly<Record<string, unkno
 }
 
 /**
- * The document owner for a token's claims; `null` when the setting's claim is absent or no claim of the
- * default chain holds an id.
+ * The document owner for a token's claims; `null` when the setting's claim is absent, or no claim of the
+ * default chain holds an id, or two of them hold different numeric ids.
  * @param claims from {@link decodeTokenPayload}
  * @param setting the configured source, if any
  */
@@ -71,11 +71,13 @@ export function documentOwnerFrom(
     return id === undefined ? null : { id, source: `claim ${setting.claim} (BADGE_USER_ID_CLAIM)` };
   }
   const chain = DEFAULT_USER_ID_CLAIMS.map((claim) => ({ claim, id: idOf(claims?.[claim]) }));
-  const numeric = chain.find((candidate) => isNumericId(candidate.id));
-  const any = chain.find(
-    (candidate) => candidate.id !== undefined && candidate.claim !== 'preferred_username',
-  );
-  const found = numeric ?? any;
+  const numeric = chain.filter((candidate) => isNumericId(candidate.id));
+  // Two claims naming different numeric ids (an LDAP uid beside the platform's user id): picking one would
+  // be a guess about whose documents these are. The operator names the claim instead.
+  if (new Set(numeric.map((candidate) => candidate.id)).size > 1) return null;
+  const found =
+    numeric[0] ??
+    chain.find((candidate) => candidate.id !== undefined && candidate.claim !== 'preferred_username');
   return found?.id === undefined ? null : { id: found.id, source: `claim ${found.claim} (default chain)` };
 }
 

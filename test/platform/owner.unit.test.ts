@@ -33,6 +33,16 @@ describe('documentOwnerFrom', () => {
       { sub: UUID },
       { id: UUID, source: 'claim sub (default chain)' },
     ],
+    [
+      'one id named by two claims',
+      { sub: '4711', user_id: '4711' },
+      { id: '4711', source: 'claim user_id (default chain)' },
+    ],
+    [
+      'nothing when two claims name different ids (an LDAP uid beside sub)',
+      { sub: '4711', uid: '1000' },
+      null,
+    ],
     ['a user name is never an id', { preferred_username: 'demo' }, null],
     ['no claims', {}, null],
   ])('takes %s', (_name, claims, expected) => {
