@@ -97,7 +97,8 @@ export function uploadDocumentActivity(
             contentType: stored.reference.contentType,
           });
         } finally {
-          await stored.close();
+          // As `withOpenedDocument`: closing never changes what the platform answered.
+          await stored.close().catch(() => undefined);
         }
       }
       return await withOpenedDocument(

@@ -319,7 +319,9 @@ function openedDocument(handle: FileHandle, sizeBytes: number, relativePath: str
 }
 
 /**
- * Opens a document, hands it to `work` and closes it whatever happens.
+ * Opens a document, hands it to `work` and closes it whatever happens. Closing never changes the outcome: a
+ * file handle that fails to close (EIO on a network mount) must not turn a document the platform stored into a
+ * failure, nor hide the error `work` failed with.
  * @throws as {@link DocumentsRoot.open}, or what `work` throws
  */
 export async function withOpenedDocument<T>(
@@ -332,7 +334,7 @@ export async function withOpenedDocument<T>(
   try {
     return await work(document);
   } finally {
-    await document.close();
+    await document.close().catch(() => undefined);
   }
 }
 

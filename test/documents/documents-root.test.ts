@@ -240,6 +240,32 @@ describe.each<HandleLocation>(['procfs', 'path'])(
         ).rejects.toThrow('upload failed');
         expect((await drain(seen!.openStream())).error).toBeInstanceOf(DocumentUnavailableError);
       });
+
+      it('withOpenedDocument keeps the work’s result and error when closing fails', async () => {
+        const failingClose: DocumentsRoot = {
+          ...documents,
+          open: async (...args) => {
+            const document = await documents.open(...args);
+            return {
+              ...document,
+              close: async () => {
+                await document.close();
+                throw Object.assign(new Error('EIO: i/o error, close'), { code: 'EIO' });
+              },
+            };
+          },
+        };
+        const read = (document: OpenedDocument): Promise<string> =>
+          drain(document.openStream()).then(({ bytes }) => bytes.toString());
+        expect(await withOpenedDocument(failingClose, 'orders/form.pdf', read)).toBe(
+          readFileSync(join(rootPath, 'orders/form.pdf'), 'utf8'),
+        );
+        await expect(
+          withOpenedDocument(failingClose, 'orders/form.pdf', () =>
+            Promise.reject(new Error('upload failed')),
+          ),
+        ).rejects.toThrow('upload failed');
+      });
     });
 
     describe('races between the check and the upload', () => {
