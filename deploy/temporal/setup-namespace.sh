@@ -8,7 +8,7 @@ set -eu
 CLI="${TEMPORAL_CLI:-temporal}"
 NAMESPACE="${TEMPORAL_NAMESPACE:?TEMPORAL_NAMESPACE is not set}"
 RETENTION="${TEMPORAL_NAMESPACE_RETENTION:-30d}"
-# Keep in step with BADGE_SEARCH_ATTRIBUTES in src/contract.ts (the compose test checks this list).
+# Keep in step with BADGE_SEARCH_ATTRIBUTES in src/workflow-contract.ts (the compose test checks this list).
 SEARCH_ATTRIBUTES="BadgeOrderRef BadgeOrderId BadgeOrderStatus BadgeOrderClient"
 
 # Retries a command until it succeeds (the server is starting; a new namespace takes seconds to be known).

@@ -110,6 +110,11 @@ const VARIANTS: readonly Readonly<Record<string, string>>[] = [
   { API_OIDC_JWKS_URL: 'https://login.example.com/jwks', API_OIDC_ISSUER: 'https://login.example.com' },
 ];
 
+/** Variables @temporalio/envconfig reads but never applies, and why: compose must not pass them. */
+const READ_BUT_IGNORED: Readonly<Record<string, string>> = {
+  TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: 'read into the TOML profile, but fromTomlTLS (utils.js) drops it',
+};
+
 /** Temporal's standard variables, read for src/config.ts by @temporalio/envconfig (as the Temporal CLI does). */
 const TEMPORAL_CLIENT_VARIABLES = [
   ...new Set(
@@ -117,7 +122,7 @@ const TEMPORAL_CLIENT_VARIABLES = [
       /\bTEMPORAL_[A-Z_]*[A-Z]\b/g,
     ),
   ),
-];
+].filter((name) => !(name in READ_BUT_IGNORED));
 
 /** Variables a process reads that compose leaves out on purpose, and why. */
 const NOT_IN_COMPOSE: Readonly<Record<string, string>> = {
