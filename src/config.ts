@@ -657,7 +657,7 @@ const WEBHOOK_SECRETS = readBy(WORKER, {
         { error: 'must be a JSON object of client id to secret' },
       )
       .default({}),
-    'JSON file `{ "<clientId>": "<secret>", "default": "<secret>" }` of webhook signing secrets.',
+    'JSON file `{ "<clientId>": "<secret>", "default": "<secret>" }` of webhook signing secrets (`default`: orders without a client only).',
     { defaultText: 'none: deliveries fail visibly' },
   ),
 }).secrets;

@@ -161,7 +161,8 @@ export const FAILURE_TABLE = Object.freeze({
   // Webhook deliveries to an order's callbackUrl (which receiver answers mean which: deliver-webhook.ts)
   WEBHOOK_NOT_CONFIGURED: {
     retryable: false,
-    meaning: 'No webhook secret for the order’s client and no default: an operator configures one.',
+    meaning:
+      'No webhook secret for the order’s client (or, for an order without one, no default): an operator configures one.',
   },
   WEBHOOK_DESTINATION_REFUSED: {
     retryable: false,

@@ -45,7 +45,7 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Input of `deliverWebhook`. */
 export interface DeliverWebhookInput {
   readonly callbackUrl: string;
-  /** Whose secret signs: the order's `clientId`, or the `default` secret when absent. */
+  /** Whose secret signs: the order's `clientId` (its own secret only), or the `default` secret when absent. */
   readonly clientId?: string;
   readonly event: WebhookEvent;
 }
@@ -119,13 +119,12 @@ export function deliverWebhookActivity(
       applicationFailure(code, message, { details: [details] });
     const problem = callbackUrlProblem(callbackUrl, settings);
     if (problem !== null) throw fail('WEBHOOK_DESTINATION_REFUSED', `callbackUrl ${problem}`);
-    const secret =
-      (clientId === undefined ? undefined : settings.secrets[clientId]) ?? settings.secrets.default;
+    // `default` signs only orders without a client: were it a fallback, one client's events would verify at
+    // another client's receiver, which holds `default` too.
+    const name = clientId ?? 'default';
+    const secret = Object.hasOwn(settings.secrets, name) ? settings.secrets[name] : undefined;
     if (secret === undefined) {
-      throw fail(
-        'WEBHOOK_NOT_CONFIGURED',
-        `no webhook secret for client ${clientId ?? '(none)'} and no default secret (WEBHOOK_SECRETS_FILE)`,
-      );
+      throw fail('WEBHOOK_NOT_CONFIGURED', `no webhook secret named ${name} (WEBHOOK_SECRETS_FILE)`);
     }
     const body = JSON.stringify(event);
     const timestamp = Math.floor(Date.now() / 1000);

@@ -3,6 +3,7 @@
  * call (the API keys file, optional OIDC), the limits, and Temporal through `src/config.ts`. Nothing else in
  * `src/api` reads `process.env`.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import {
   DOCUMENT_STORE,
@@ -58,6 +59,15 @@ const apiKeysFileSchema = z.strictObject({
     keys.forEach((key, index) => {
       if (keys.findIndex((other) => other.id === key.id) < index)
         context.addIssue({ code: 'custom', path: [index, 'id'], message: 'is listed twice' });
+      // The client named `default` would sign its webhooks with the secret of orders without a client.
+      if ((key.client ?? key.id) === 'default') {
+        context.addIssue({
+          code: 'custom',
+          path: [index, key.client === undefined ? 'id' : 'client'],
+          message:
+            'must not name the client "default" (the webhook secret of orders without a client): give the key another client',
+        });
+      }
     });
   }),
 });
@@ -116,7 +126,15 @@ const oidcConfigSchema = z.object({
 });
 export type OidcConfig = z.infer<typeof oidcConfigSchema>;
 
-/** Bounds on what one caller can make the API do. */
+/** An IPv4 or IPv6 address, or a range of them in CIDR notation (`10.0.0.0/8`, `fd00::/8`). */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/** Bounds on what one caller can make the API do, and who one caller is (its address, behind a proxy). */
 const LIMITS = readBy(API, {
   bodyLimitBytes: variable(
     'API_BODY_LIMIT_BYTES',
@@ -133,6 +151,22 @@ const LIMITS = readBy(API, {
     'API_AUTH_FAILURE_MAX',
     wholeNumber(1, 20),
     'Failed authentications per address per window; beyond it 429 until the window ends.',
+  ),
+  trustProxy: variable(
+    'API_TRUST_PROXY',
+    z.preprocess(
+      (text) => (typeof text === 'string' ? text.split(',').map((entry) => entry.trim()) : text),
+      z
+        .array(
+          z.string().refine(isAddressOrRange, {
+            error: (issue) =>
+              `"${String(issue.input)}" is not an IP address or CIDR (separate them by commas)`,
+          }),
+        )
+        .optional(),
+    ),
+    'Comma-separated addresses or CIDRs of the proxies in front of the API: limits count the caller X-Forwarded-For names, not the proxy.',
+    { defaultText: 'none: the connection’s address' },
   ),
   requestTimeoutMs: variable(
     'API_REQUEST_TIMEOUT_MS',

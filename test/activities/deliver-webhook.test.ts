@@ -2,7 +2,7 @@
  * The `deliverWebhook` activity against a listener on loopback that counts the connections it gets: internal
  * destinations, in every spelling and behind a name, are refused before any connection, and a name is resolved
  * once per delivery and connected to at the address that was checked (DNS rebinding gains nothing). Only
- * loopback is ever connected to.
+ * loopback is ever connected to. Signing is checked by a receiver that verifies as docs/webhooks.md says.
  */
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -10,13 +10,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import { deliverWebhookActivity, type DeliverWebhookInput } from '../../src/activities/deliver-webhook';
 import type { WebhookEvent } from '../../src/contract';
 import { answering } from '../helpers/host-resolver';
+import { startWebhookReceiver } from '../helpers/webhook-receiver';
 
 const event = {
   id: 'evt_test_1',
   type: 'order.completed',
   orderRef: 'hook-1',
 } as WebhookEvent;
-const secrets = { default: 'default-secret-0123456789' };
+const secrets = { default: 'default-secret-0123456789', 'client-a': 'client-a-secret-0123456789' };
 
 describe('deliverWebhook', () => {
   let listener: Server;
@@ -125,5 +126,33 @@ describe('deliverWebhook', () => {
     // The listener is no TLS server: the attempt fails after connecting, and will be retried.
     expect(failure.type).toBe('WEBHOOK_UNDELIVERED');
     expect(connections).toBe(before + 1);
+  });
+
+  it('signs with default only orders without a client: a client the secrets file does not name gets nothing', async () => {
+    const stops: (() => Promise<void> | void)[] = [];
+    // Client B's receiver, which holds `default` too: it must never accept another client's events.
+    const receiver = await startWebhookReceiver(
+      { onStop: (_name, stop) => void stops.push(stop) },
+      { secrets },
+    );
+    try {
+      const deliver = deliverWebhookActivity({
+        webhooks: { secrets, allowHttpLoopback: true, allowedHosts: [] },
+      });
+      const to = (path: string): string => `${receiver.baseUrl}/${path}`;
+      await deliver({ callbackUrl: to('no-client'), event });
+      await deliver({ callbackUrl: to('client-a'), clientId: 'client-a', event });
+      for (const clientId of ['client-b', 'constructor']) {
+        const failure = await applicationFailure(deliver({ callbackUrl: to(clientId), clientId, event }));
+        expect(failure).toMatchObject({ type: 'WEBHOOK_NOT_CONFIGURED', nonRetryable: true });
+        expect(failure.message).toBe(`no webhook secret named ${clientId} (WEBHOOK_SECRETS_FILE)`);
+      }
+      expect(receiver.deliveries.map(({ path, signer }) => [path, signer])).toEqual([
+        ['/no-client', 'default'],
+        ['/client-a', 'client-a'],
+      ]);
+    } finally {
+      for (const stop of stops) await stop();
+    }
   });
 });
