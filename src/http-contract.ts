@@ -265,7 +265,8 @@ export const ORDER_OPERATIONS = {
     summary: 'Replace a failed document’s file',
     description:
       'Runs the `replaceDocument` update for the order’s document at `index` (as listed in the order input): the ' +
-      'document is retried with the new file. Refused (409) when the document has not failed or the order is closed.',
+      'document is retried with the new file. Refused (400) when `newPath` is not the order’s client’s (a reference it ' +
+      'did not store, a path outside its folder), and (409) when the document has not failed or the order is closed.',
     params: documentParamsSchema,
     body: ['ReplaceDocumentBody', replaceDocumentInputSchema.omit({ path: true }).strict()],
     responses: {

@@ -14,7 +14,13 @@ import type { Tracing } from '../tracing';
 import type { Authenticator, Principal } from './auth';
 import { forbidden, principalOf } from './auth';
 import { apiLimitsSchema, type ApiLimits } from './config';
-import { documentsRoutes, uploadDocumentOperation, type ApiDocuments } from './documents-plugin';
+import { DocumentUnavailableError } from '../documents';
+import {
+  documentStoreUnavailable,
+  documentsRoutes,
+  uploadDocumentOperation,
+  type ApiDocuments,
+} from './documents-plugin';
 import { buildOpenApiDocument, type JsonSchema } from './openapi';
 import { ORDER_OPERATIONS } from '../http-contract';
 import { ApiProblem, PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './problem';
@@ -152,6 +158,9 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     requestTimeout: limits.requestTimeoutMs,
     // Identifiers in paths are checked by the routes; fastify's default 100 characters would cut an orderRef.
     routerOptions: { maxParamLength: 200 },
+    // `request.ip`, which the limits count by: the caller X-Forwarded-For names when the request comes from one
+    // of these proxies, else the connection's address.
+    trustProxy: limits.trustProxy,
     clientErrorHandler: answerClientError,
   }) as unknown as FastifyInstance;
 
@@ -202,7 +211,10 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiProblem) return sendProblem(reply, error);
-    const known = temporalProblem(error) ?? requestProblem(error);
+    const known =
+      error instanceof DocumentUnavailableError
+        ? documentStoreUnavailable()
+        : (temporalProblem(error) ?? requestProblem(error));
     if (known) {
       if (known.status >= 500) request.log.warn({ err: error }, 'request failed');
       return sendProblem(reply, known);

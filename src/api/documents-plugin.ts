@@ -61,6 +61,15 @@ class QuotaExceededError extends Error {
   override readonly name = 'QuotaExceededError';
 }
 
+/** The document store cannot answer now (a {@link DocumentUnavailableError}): storing, or checking a reference. */
+export const documentStoreUnavailable = (): ApiProblem =>
+  new ApiProblem({
+    status: 503,
+    code: 'document-store-unavailable',
+    detail: 'the document store cannot be reached now; try again shortly',
+    headers: { 'retry-after': '5' },
+  });
+
 const problems = {
   notMultipart: (): ApiProblem =>
     new ApiProblem({
@@ -82,12 +91,6 @@ const problems = {
       title: 'Content Too Large',
       detail: `the document is larger than the limit of ${maxBytes} bytes; nothing was stored`,
       errors: [{ field: DOCUMENT_FILE_FIELD, message: `is larger than the limit of ${maxBytes} bytes` }],
-    }),
-  unavailable: (): ApiProblem =>
-    new ApiProblem({
-      status: 503,
-      code: 'document-store-unavailable',
-      detail: 'the document store cannot be written now; try again later',
     }),
   tooManyUploads: (max: number): ApiProblem =>
     new ApiProblem({
@@ -189,7 +192,7 @@ export const documentsRoutes: FastifyPluginAsync<DocumentsRoutesOptions> = async
       }
       if (error instanceof DocumentUnavailableError) {
         request.log.warn({ err: error }, 'document store unavailable');
-        return refuse(reply, problems.unavailable(), true);
+        return refuse(reply, documentStoreUnavailable(), true);
       }
       request.log.error({ err: error }, 'document upload failed');
       return refuse(reply, problems.internal(), true);

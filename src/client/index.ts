@@ -9,6 +9,7 @@ export {
   ReconcileDocumentRejectedError,
   ReconcileOrderRejectedError,
   ReplaceDocumentRejectedError,
+  SetDocumentOwnerRejectedError,
   type BadgeOrderHandle,
   type BadgeOrdersClientOptions,
   type StartOrderOptions,

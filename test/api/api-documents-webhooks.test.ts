@@ -5,7 +5,10 @@
  * server, real sandbox, a worker with webhook secrets, a receiver over HTTP.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/common';
+import { referenceKeys } from '../../src/documents/store';
 import { problemSchema } from '../../src/http-contract';
 import { useTestStack } from '../helpers/stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
@@ -91,12 +94,33 @@ describe('the API with the document store and webhooks', () => {
     ]);
   });
 
+  it('answers a PUT naming a reference 503 document-store-unavailable, with retry-after, while the store fails; nothing starts', async () => {
+    const answer = await upload('writer', randomBytes(3_000), 'application/pdf');
+    const { ref } = documentUploadResponseSchema.parse(await answer.json());
+    // The writer's mark of the document cannot be written (a folder where its file is): the store fails.
+    const mark = join(stack.documentsRoot, '.document-store', referenceKeys(ref).owners, 'writer');
+    rmSync(mark);
+    mkdirSync(mark);
+    try {
+      const placed = await putOrder(api, 'api-store-failing', { documents: [{ ref }] });
+      expect(placed.status).toBe(503);
+      expect(placed.headers.get('retry-after')).toBe('5');
+      expect(problemSchema.parse(await placed.json()).code).toBe('document-store-unavailable');
+      await expect(
+        stack.orders.getHandle({ orderRef: 'api-store-failing', clientId: 'writer' }).describe(),
+      ).rejects.toThrow(WorkflowNotFoundError);
+    } finally {
+      rmSync(mark, { recursive: true });
+    }
+  });
+
   it('needs orders:write to upload, and refuses a file over the limit as a problem naming the field', async () => {
     const missing = await upload(null, Buffer.from('x'), 'image/png');
     expect(missing.status).toBe(401);
-    expect(problemSchema.parse(await missing.json()).code).toBeDefined();
+    expect(problemSchema.parse(await missing.json()).code).toBe('unauthenticated');
     const reader = await upload('reader', Buffer.from('x'), 'image/png');
     expect(reader.status).toBe(403);
+    expect(problemSchema.parse(await reader.json()).code).toBe('insufficient-scope');
     const tooLarge = await upload('writer', Buffer.alloc(MAX_BYTES + 1, 1), 'image/png');
     expect(tooLarge.status).toBe(413);
     const problem = problemSchema.parse(await tooLarge.json());

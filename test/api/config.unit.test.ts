@@ -80,6 +80,43 @@ describe('loadApiConfig', () => {
     }
   });
 
+  it('refuses a key whose client would be "default", the webhook secret of orders without a client', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'api-keys-'));
+    try {
+      const file = join(dir, 'keys.json');
+      const key = { sha256: '0'.repeat(64), scopes: ['orders:write'] };
+      writeFileSync(
+        file,
+        JSON.stringify({
+          keys: [
+            { id: 'default', ...key },
+            { id: 'b', client: 'default', ...key },
+            { id: 'default-key', ...key },
+            { id: 'c', client: 'default-client', ...key },
+          ],
+        }),
+      );
+      const message =
+        'must not name the client "default" (the webhook secret of orders without a client): give the key another client';
+      expect(refusal({ ...OIDC, API_KEYS_FILE: file })).toBe(
+        `Invalid configuration: API_KEYS_FILE.keys.0.id: ${message}; API_KEYS_FILE.keys.1.client: ${message}`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads API_TRUST_PROXY as the proxies’ addresses or CIDRs, and refuses anything else naming it', () => {
+    expect(loadApiConfig(OIDC).limits.trustProxy).toBeUndefined();
+    expect(
+      loadApiConfig({ ...OIDC, API_TRUST_PROXY: '127.0.0.1, 10.1.0.0/16,fd00::/8' }).limits.trustProxy,
+    ).toEqual(['127.0.0.1', '10.1.0.0/16', 'fd00::/8']);
+    expect(refusal({ ...OIDC, API_TRUST_PROXY: '10.0.0.7,1,10.0.0.0/33' })).toBe(
+      'Invalid configuration: API_TRUST_PROXY.1: "1" is not an IP address or CIDR (separate them by commas); ' +
+        'API_TRUST_PROXY.2: "10.0.0.0/33" is not an IP address or CIDR (separate them by commas)',
+    );
+  });
+
   it('takes WEBHOOK_ALLOWED_HOSTS=* as any host, said on purpose', () => {
     expect(loadApiConfig({ ...OIDC, WEBHOOK_ALLOWED_HOSTS: '*' }).webhooks.allowedHosts).toEqual([]);
   });

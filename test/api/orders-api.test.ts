@@ -458,8 +458,34 @@ describe('the HTTP API', () => {
         detail: expect.stringContaining('at most 3 per 60 s (API_AUTH_FAILURE_MAX)') as string,
       });
       expect((await fetch(`${guarded.url}/healthz`)).status).toBe(200);
+      // Without API_TRUST_PROXY a forwarded address is not believed: a caller cannot name itself anew.
+      const forwarded = await fetch(`${guarded.url}/v1/orders/api-guessing`, {
+        headers: { 'x-api-key': TEST_KEYS.reader.key, 'x-forwarded-for': '203.0.113.9' },
+      });
+      expect(forwarded.status).toBe(429);
     } finally {
       await guarded.close();
+    }
+  });
+
+  it('behind a proxy in API_TRUST_PROXY, counts failed authentications per forwarded address: one guesser locks out no one else', async () => {
+    const proxied = await startTestApi({
+      orders: stack.orders,
+      limits: { authFailureMax: 2, trustProxy: ['127.0.0.1'] },
+    });
+    try {
+      const get = (key: string, caller: string): Promise<Response> =>
+        fetch(`${proxied.url}/v1/orders/api-proxied`, {
+          // As a proxy appends the address it saw to what the caller sent.
+          headers: { 'x-api-key': key, 'x-forwarded-for': `198.51.100.1, ${caller}` },
+        });
+      for (let guess = 0; guess < 2; guess += 1) {
+        expect((await get(`bo_guess-${guess}`, '203.0.113.1')).status).toBe(401);
+      }
+      expect((await get(TEST_KEYS.reader.key, '203.0.113.1')).status).toBe(429);
+      expect((await get(TEST_KEYS.reader.key, '203.0.113.2')).status).toBe(404);
+    } finally {
+      await proxied.close();
     }
   });
 

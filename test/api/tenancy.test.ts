@@ -221,6 +221,48 @@ describe('tenancy of the HTTP API', () => {
     expect((await put('writer', 'tenant-ref-own', writerRef)).status).toBe(201);
   });
 
+  it("replaces a document only with its client's own reference or a file in its folder (400 naming body.newPath), before the order hears of it", async () => {
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ['image/png'] });
+    const orderRef = 'tenant-replace';
+    expect(
+      (await call('PUT', `/v1/orders/${orderRef}`, 'writer', orderBody('writer', orderRef))).status,
+    ).toBe(201);
+    const handle = stack.orders.getHandle({ orderRef, clientId: 'writer' });
+    await pollUntil(
+      () => stack.orders.status({ orderRef, clientId: 'writer' }),
+      (view) => view.searchStatus === 'AwaitingRepair',
+      { what: 'the refused document to await repair' },
+    );
+    const replace = (newPath: string): Promise<Answer> =>
+      call('POST', `/v1/orders/${orderRef}/documents/0/replace?clientId=writer`, 'operator', { newPath });
+
+    const othersRef = await upload('other', randomBytes(4_000));
+    expect(fieldErrors(await replace(othersRef))).toEqual([
+      {
+        field: 'body.newPath',
+        message: 'is not a document this client stored: upload it with POST /v1/documents first',
+      },
+    ]);
+    const othersFile = stack.writeDocument('clients/other/tenant-replace/scan.pdf', "other's scan");
+    expect(fieldErrors(await replace(othersFile))).toEqual([
+      {
+        field: 'body.newPath',
+        message: "must be inside clients/writer/ (this client's folder under DOCUMENTS_ROOT)",
+      },
+    ]);
+    const history = await handle.fetchHistory();
+    expect(history.events?.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toEqual(
+      [],
+    );
+
+    // The writer's own upload replaces it.
+    await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
+    const ownRef = await upload('writer', randomBytes(4_000));
+    const replaced = await replace(ownRef);
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ sourcePath: ownRef, status: 'uploaded' });
+  });
+
   it("takes path documents only from the client's own folder, and the worker follows no link out of it", async () => {
     const intoWriters = await call('PUT', '/v1/orders/tenant-path', 'other', {
       ...orderBody('other', 'tenant-path'),

@@ -26,6 +26,8 @@ import { runStatusName, type ListOrdersInput } from '../../client/order-listing'
 import {
   badgeOrderInputSchema,
   clientDocumentsFolder,
+  isDocumentReference,
+  isInsideFolder,
   issueFields,
   type BadgeOrderResult,
   type BadgeOrderStatusView,
@@ -196,21 +198,22 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
   };
 
   /**
-   * Refuses, as invalid fields, every document reference the caller did not store itself (another client's is
-   * refused exactly like an unknown one), and marks the others as used now (see the document collector).
+   * Why `clientId` may not name the reference `ref` in an order, or undefined when it stored it itself (another
+   * client's is refused exactly like an unknown one); an owned one is marked as used now (see the collector).
    */
+  const unclaimed = async (ref: string, clientId: string): Promise<string | undefined> => {
+    const owned = options.documents !== undefined && (await options.documents.claim(ref, clientId));
+    return owned
+      ? undefined
+      : 'is not a document this client stored: upload it with POST /v1/documents first';
+  };
+
+  /** Refuses, as invalid fields, every document reference the caller did not store itself. */
   const claimDocuments = async (input: ValidBadgeOrderInput, clientId: string): Promise<void> => {
     const refused: { field: string; message: string }[] = [];
     for (const [index, document] of input.documents.entries()) {
-      if (document.ref === undefined) continue;
-      const owned =
-        options.documents !== undefined && (await options.documents.claim(document.ref, clientId));
-      if (!owned) {
-        refused.push({
-          field: `documents.${index}.ref`,
-          message: 'is not a document this client stored: upload it with POST /v1/documents first',
-        });
-      }
+      const message = document.ref === undefined ? undefined : await unclaimed(document.ref, clientId);
+      if (message !== undefined) refused.push({ field: `documents.${index}.ref`, message });
     }
     if (refused.length > 0) throw invalidFields('body', refused);
   };
@@ -452,6 +455,17 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
   route(ORDER_OPERATIONS.replaceDocument, async (request) => {
     const replacement = parsePart(ORDER_OPERATIONS.replaceDocument.body[1], request.body, 'body');
     const { orderRef, index, key, document } = await documentAt(request, ORDER_OPERATIONS.replaceDocument);
+    // The new file must be the order's client's, as PUT wants its documents: refused before the order hears of it.
+    const { newPath } = replacement;
+    if (key.clientId !== undefined) {
+      const folder = clientDocumentsFolder(key.clientId);
+      const message = isDocumentReference(newPath)
+        ? await unclaimed(newPath, key.clientId)
+        : isInsideFolder(newPath, folder)
+          ? undefined
+          : `must be inside ${folder}/ (this client's folder under DOCUMENTS_ROOT)`;
+      if (message !== undefined) throw invalidFields('body', [{ field: 'newPath', message }]);
+    }
     return update(
       orderRef,
       `Replacing document ${index} of order ${orderRef}`,
