@@ -49,11 +49,13 @@ interface RunPatches {
   readonly inputWithSignIn: boolean;
   readonly stockLookupAdvisory: boolean;
   readonly uncertainCreationHeld: boolean;
+  readonly fixes070: boolean;
 }
 
 function askPatches(): RunPatches {
-  // The newest patch implies the earlier ones: a new order records one patch marker, not five.
-  const uncertainCreationHeld = patched(PATCHES.uncertainCreationHeld);
+  // The newest patch implies the earlier ones: a new order records one patch marker, not six.
+  const fixes070 = patched(PATCHES.fixes070);
+  const uncertainCreationHeld = fixes070 || patched(PATCHES.uncertainCreationHeld);
   const stockLookupAdvisory = uncertainCreationHeld || patched(PATCHES.stockLookupAdvisory);
   const inputWithSignIn = stockLookupAdvisory || patched(PATCHES.inputWithSignIn);
   return {
@@ -62,6 +64,7 @@ function askPatches(): RunPatches {
     inputWithSignIn,
     stockLookupAdvisory,
     uncertainCreationHeld,
+    fixes070,
   };
 }
 
@@ -96,7 +99,10 @@ export async function badgeOrder(
     continued,
   );
   state.webhooksView = () => webhooks.view();
-  registerOrderHandlers(state, steps, options);
+  registerOrderHandlers(state, steps, {
+    replacementGraceMs: options.replacementGraceMs,
+    ownerCorrectionKeepsHeld: runPatches.fixes070,
+  });
   publishAtStart(
     [
       { key: BadgeOrderRef, value: input.orderRef },
@@ -117,6 +123,7 @@ export async function badgeOrder(
       maxParallelUploads: options.maxParallelUploads,
       repairWindowMs: options.repairWindowMs,
       historyBudgetEvents: options.historyBudgetEvents,
+      uploadsBeforeContinuing: runPatches.fixes070,
       continueWith: () =>
         state.continuation({
           keysHonoured: session.keysHonoured,
@@ -177,7 +184,11 @@ function resolvedInput(
     // The status query answers from the first moment; the order's handlers replace this one.
     setHandler(statusQuery, () => startingView(rawInput));
     const refused = (error: unknown): never => {
-      if (!failedWith(error, 'INVALID_INPUT')) throw error;
+      if (!failedWith(error, 'INVALID_INPUT')) {
+        // Whatever ends the run, operators must see it in BadgeOrderStatus (orders before 0.7.0 left it Running).
+        if (runPatches.fixes070) upsertSearchAttributes([{ key: BadgeOrderStatus, value: 'Failed' }]);
+        throw error;
+      }
       // The activity's INVALID_INPUT message names every field.
       throw invalidInput(applicationCause(error)?.message ?? String(error));
     };
@@ -300,6 +311,7 @@ async function orderOnce(
     retryWindowMs: run.options.platformRetryWindowMs,
     reconciliationWindowMs: run.options.reconciliationWindowMs,
     holdsUncertainCreation: run.runPatches.uncertainCreationHeld,
+    restartsWindowWhenResumed: run.runPatches.fixes070,
   });
   upsertSearchAttributes([{ key: BadgeOrderId, value: orderId }]);
   log.info('order created', { orderId, stockFallback: state.stockFallbackReason !== null });
@@ -370,6 +382,11 @@ async function uploadUntilAllStored(
     maxParallelUploads: number;
     repairWindowMs: number;
     historyBudgetEvents: number;
+    /**
+     * Whether a run about to continue as new uploads what a handler queued meanwhile (orders since 0.7.0): a
+     * `replaceDocument` waits for its upload, which only this loop makes.
+     */
+    uploadsBeforeContinuing: boolean;
     continueWith: () => OrderContinuation;
     /** Waits for what must end before the run continues as new (webhook deliveries). */
     beforeContinuing: () => Promise<void>;
@@ -386,7 +403,11 @@ async function uploadUntilAllStored(
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength >= settings.historyBudgetEvents) {
       await settings.beforeContinuing();
-      await condition(allHandlersFinished);
+      await condition(
+        settings.uploadsBeforeContinuing
+          ? () => allHandlersFinished() || state.documents.hasPending()
+          : allHandlersFinished,
+      );
       // A handler may have queued documents meanwhile: upload them in this run.
       if (state.documents.hasPending()) continue;
       log.info('continuing as new while awaiting repair', { historyLength: info.historyLength });

@@ -1,7 +1,8 @@
 /**
  * The messages an order answers: the `status` query, the `retryUploads` signal and the `replaceDocument`,
  * `reconcileOrder`, `reconcileDocument` and `setDocumentOwner` updates. Validators refuse what cannot apply now,
- * so a refused update leaves no trace in history.
+ * so a refused update leaves no trace in history; once the order has ended (its run may still deliver its last
+ * webhooks), they refuse every update.
  */
 import { condition, isCancellation, log, setHandler } from '@temporalio/workflow';
 import type {
@@ -22,7 +23,11 @@ import type { OrderSteps } from './steps';
 export function registerOrderHandlers(
   state: OrderState,
   steps: OrderSteps,
-  settings: { readonly replacementGraceMs: number },
+  settings: {
+    readonly replacementGraceMs: number;
+    /** `setDocumentOwner` leaves held documents held (orders since 0.7.0). */
+    readonly ownerCorrectionKeepsHeld: boolean;
+  },
 ): void {
   setHandler(messages.statusQuery, () => state.view());
 
@@ -43,7 +48,7 @@ export function registerOrderHandlers(
       log.info('reconcileOrder received', { answer: taken });
       return state.view();
     },
-    validated('reconcileOrder', () => state.reconcilable()),
+    validated('reconcileOrder', state, () => state.reconcilable()),
   );
 
   setHandler(
@@ -57,6 +62,7 @@ export function registerOrderHandlers(
     },
     {
       validator: (answer: ReconcileDocumentInput): void => {
+        refuseWhenEnded('reconcileDocument', state);
         checkInput('reconcileDocument', answer);
         const document = unclaimedDocument(state, answer.path);
         if (!document.held) {
@@ -75,11 +81,13 @@ export function registerOrderHandlers(
     messages.setDocumentOwnerUpdate,
     (correction: SetDocumentOwnerInput) => {
       const documentOwner = correction.documentOwner.trim();
-      const queued = state.correctDocumentOwner(documentOwner);
+      const queued = state.correctDocumentOwner(documentOwner, {
+        keepHeld: settings.ownerCorrectionKeepsHeld,
+      });
       log.info('setDocumentOwner received', { documentOwner, documentsQueued: queued });
       return state.view();
     },
-    validated('setDocumentOwner', () => state.ownerCorrectable()),
+    validated('setDocumentOwner', state, () => state.ownerCorrectable()),
   );
 
   setHandler(
@@ -112,6 +120,7 @@ export function registerOrderHandlers(
     },
     {
       validator: (replacement: ReplaceDocumentInput): void => {
+        refuseWhenEnded('replaceDocument', state);
         checkInput('replaceDocument', replacement);
         const document = unclaimedDocument(state, replacement.path);
         if (document.status !== 'failed') {
@@ -132,13 +141,24 @@ function unclaimedDocument(state: OrderState, path: string): DocumentState {
   return document;
 }
 
-/** The validator of an operator's update: its input as the contract wants it, and `refusal` (why not now) null. */
+/** Refuses every update once the order has ended: its handler would act on an order that is over. */
+function refuseWhenEnded(update: UpdateName, state: OrderState): void {
+  const reason = state.endedRefusal();
+  if (reason !== null) throw new Error(`${update} refused: ${reason}`);
+}
+
+/**
+ * The validator of an operator's update: the order still running, its input as the contract wants it, and
+ * `refusal` (why not now) null.
+ */
 function validated(
   update: 'reconcileOrder' | 'setDocumentOwner',
+  state: OrderState,
   refusal: () => string | null,
 ): { validator: (input: unknown) => void } {
   return {
     validator: (input) => {
+      refuseWhenEnded(update, state);
       checkInput(update, input);
       const reason = refusal();
       if (reason !== null) throw new Error(`${update} refused: ${reason}`);
@@ -146,11 +166,11 @@ function validated(
   };
 }
 
+/** The updates an order answers. */
+type UpdateName = 'reconcileOrder' | 'setDocumentOwner' | 'replaceDocument' | 'reconcileDocument';
+
 /** Refuses an update whose input the contract refuses, naming every field. */
-function checkInput(
-  update: 'reconcileOrder' | 'setDocumentOwner' | 'replaceDocument' | 'reconcileDocument',
-  input: unknown,
-): void {
+function checkInput(update: UpdateName, input: unknown): void {
   const schemas = contractSchemas();
   const parsed = schemas[`${update}InputSchema` as const].safeParse(input);
   if (!parsed.success) {

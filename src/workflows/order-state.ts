@@ -166,13 +166,20 @@ export class OrderState {
 
   /**
    * An operator corrected whose documents these are: every failed document is sent again with the new owner,
-   * under a new idempotency key (a new owner is a new request). Returns how many were queued.
+   * under a new idempotency key (a new owner is a new request), except, with `keepHeld`, one held for a person
+   * (the platform may hold it already). Returns how many were queued.
    */
-  correctDocumentOwner(id: string): number {
+  correctDocumentOwner(id: string, options: { readonly keepHeld: boolean }): number {
     const changed = this.documentOwner === null || String(this.documentOwner.id) !== id;
     this.documentOwner = { id, source: 'operator' };
     this.documentOwnerRefused = null;
-    return this.documents.requeueFailed({ newKeys: changed });
+    return this.documents.requeueFailed({ newKeys: changed, skipHeld: options.keepHeld });
+  }
+
+  /** Why no operator's update applies any more (the order has ended), or null while it runs. */
+  endedRefusal(): string | null {
+    const ended = this.phase === 'completed' || this.phase === 'failed' || this.phase === 'cancelled';
+    return ended ? `the order has ended (${this.searchStatus})` : null;
   }
 
   /** Why `setDocumentOwner` cannot apply now, or null when it can. */

@@ -43,4 +43,17 @@ export const PATCHES = {
    * started before failed as rejected there, and replay so.
    */
   uncertainCreationHeld: 'uncertain-creation-held',
+  /**
+   * 0.7.0, four fixes shipped together (one id: no order can have some of them without the others). A run about
+   * to continue as new uploads a document that a `replaceDocument` queued meanwhile, where 0.6.0 waited for that
+   * update, which waits for the upload: the order stayed Running for ever. Creation resumed after
+   * `reconcileOrder` `{ notCreated: true }` retries within a retry window counted from the answer, where 0.6.0
+   * counted from the first attempt and failed the order as rejected at its first 429 or 503 once that window had
+   * passed. `setDocumentOwner` sends the failed documents again but leaves a held one held, where 0.6.0 sent it
+   * again under a new key (the platform may hold it). An order whose first step fails for another reason than
+   * its input publishes the `Failed` status, as an invalid input does, where 0.6.0 left it `Running`. It implies
+   * the 0.6.0 change (and so the earlier ones): a new order asks only this patch. Orders started before keep
+   * their path, and replay so.
+   */
+  fixes070: 'fixes-0.7.0',
 } as const;

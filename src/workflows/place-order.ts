@@ -34,12 +34,17 @@ interface PlaceOrderSettings {
    * since 0.6.0); orders started before failed as rejected then, and replay so.
    */
   readonly holdsUncertainCreation: boolean;
+  /**
+   * Whether creation resumed after `reconcileOrder` `{ notCreated: true }` retries within a new retry window
+   * (orders since 0.7.0); orders started before went on counting from the first attempt, and replay so.
+   */
+  readonly restartsWindowWhenResumed: boolean;
 }
 
 /** Creates the order (falling back to no stock on 404) and returns its id; see the module comment. */
 export async function placeOrder(state: OrderState, settings: PlaceOrderSettings): Promise<string> {
   state.phase = 'creating-order';
-  const started = Date.now();
+  let started = Date.now();
   // The last attempt that may have created the order (only a platform honouring keys is asked again after one).
   let uncertain: { reason: string; idempotencyKey: string; stockId: string | null } | null = null;
   for (let attempt = 1; ; attempt += 1) {
@@ -81,6 +86,8 @@ export async function placeOrder(state: OrderState, settings: PlaceOrderSettings
         return answer.orderId;
       }
       state.resumeCreating();
+      // The window of the attempts before the answer may have passed long ago, while the order waited.
+      if (settings.restartsWindowWhenResumed) started = Date.now();
       uncertain = null;
       attempt = 0;
       continue;

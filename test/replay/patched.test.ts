@@ -11,7 +11,8 @@
  * code may get `resolveOrderInput`'s recorded answer where it expects `resolveInputAndSignIn`'s, and fail on
  * it. A running order would be stuck either way. Last, the guard of a change deep in an order: 0.6.0 holds an
  * uncertain creation that 0.5.0 failed as rejected (`uncertain-creation-held`), tested on the one recorded
- * order that took that path.
+ * order that took that path. And 0.7.0's four fixes under one patch (`fixes-0.7.0`), each on a 0.6.0 order that
+ * took the path it changes.
  */
 import { ReplayError } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
@@ -78,5 +79,42 @@ describe(`patched(${PATCHES.uncertainCreationHeld})`, () => {
     ]);
     expect(results).toHaveLength(1);
     expect(results[0]?.error).toBeInstanceOf(DeterminismViolationError);
+  });
+});
+
+describe(`patched(${PATCHES.fixes070})`, () => {
+  // Recorded on 0.6.0, one per fix (no payload codec, as the export records): a replacement queued while the run
+  // was about to continue as new (stuck, then cancelled); creation resumed after {notCreated: true} once the
+  // retry window had passed (rejected at the next 429); setDocumentOwner while a document was held (sent again);
+  // a first step that failed for another reason than the input (the status left Running).
+  const scenarios = [
+    'replacement-while-continuing-then-cancelled',
+    'creation-resumed-after-window',
+    'owner-corrected-while-held',
+    'first-step-failed',
+  ];
+  const before = recordedHistories(['0.6.0']).filter((recorded) => scenarios.includes(recorded.scenario));
+
+  it('replays each 0.6.0 order that took a path the fixes change on the patched code', async () => {
+    expect(before.map((recorded) => recorded.scenario).sort()).toEqual([...scenarios].sort());
+    const results = await replayVariant(before);
+    expect(results.map((result) => [result.workflowId, result.error])).toEqual(
+      before.map((recorded) => [recorded.workflowId, undefined]),
+    );
+  });
+
+  it('fails each of those replays with a determinism error when the fixes are made without their patch', async () => {
+    const results = await replayVariant(before, [
+      { request: './patches', replacement: require.resolve('./variants/fixes-unguarded') },
+    ]);
+    expect(results).toHaveLength(before.length);
+    for (const result of results) {
+      expect({ order: result.workflowId, error: result.error?.name }).toEqual({
+        order: result.workflowId,
+        error: DeterminismViolationError.name,
+      });
+      // Where the fix changes what the order does, not on a patch marker.
+      expect(result.error?.message).not.toMatch(/patch marker/);
+    }
   });
 });

@@ -108,6 +108,35 @@ describe('badgeOrder with an unknown creation outcome', () => {
     expect(platform.documents).toHaveLength(1);
   });
 
+  it('retries creation within a new retry window once an operator says no order was created, however late', async () => {
+    const orderRef = 'rc-absent-late';
+    const windowMs = 5_000;
+    // The platform is slow, then drops the connection: the attempt that may have created the order outlasts the
+    // retry window (as an operator's answer after a day does with the default window).
+    await stack.sandbox.control.setFaults({
+      latencyMs: windowMs + 500,
+      routes: ['orders'],
+      failNext: [{ route: 'orders', kind: 'drop' }],
+    });
+    const startedAt = Date.now();
+    const started = await stack.orders.startOrder(
+      order(stack, orderRef, { platformRetryWindowMs: windowMs }),
+    );
+    const held = await awaitingReconciliation(stack, orderRef);
+    expect(Date.parse(held.reconciliation?.since ?? '') - startedAt).toBeGreaterThanOrEqual(windowMs);
+    expect((await stack.sandbox.control.state()).orders).toHaveLength(0);
+
+    // The first attempt after the answer is refused without being sent: retried, not a reason to reject.
+    await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'rate-limit' }] });
+    await stack.orders.reconcileOrder(orderRef, { notCreated: true });
+    const result = await started.handle.result();
+
+    expect((await stack.sandbox.control.stats()).faults['rate-limit']).toBe(1);
+    const platform = await stack.sandbox.control.state();
+    expect(platform.orders.map((created) => created.id)).toEqual([result.orderId]);
+    expect(platform.documents.map((document) => document.document_type_id)).toEqual([result.orderId]);
+  });
+
   it('retries by itself what was surely not sent: 429 answers create nothing', async () => {
     await stack.sandbox.control.setFaults({
       failNext: [{ route: 'orders', kind: 'rate-limit', count: 2 }],

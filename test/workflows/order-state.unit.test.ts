@@ -62,7 +62,7 @@ describe('OrderState', () => {
     });
     state.documentOwnerRefused = 'The platform refused document_owner …';
     expect(state.ownerCorrectable()).toBeNull();
-    expect(state.correctDocumentOwner('4711')).toBe(1);
+    expect(state.correctDocumentOwner('4711', { keepHeld: true })).toBe(1);
     expect(state.documents.pendingJobs()).toEqual([
       expect.objectContaining({ path: 'a.jpg', idempotencyKey: 'badge-order-ref-1:doc:0:r1' }),
     ]);
@@ -150,6 +150,43 @@ describe('OrderState', () => {
     const { state } = newState();
     state.repairDeadline = Number.MAX_SAFE_INTEGER;
     expect(state.view().repairDeadline).toBeNull();
+  });
+
+  it('leaves a held document held when the owner is corrected (orders since 0.7.0), and sends it on 0.6.0', () => {
+    const held = (keepHeld: boolean) => {
+      const { state } = newState();
+      state.orderCreated('5001');
+      for (const job of state.documents.pendingJobs()) state.documents.markUploading(job.path);
+      state.documents.markFailed('a.jpg', {
+        error: 'SERVER_ERROR: 500',
+        attempts: 1,
+        mayHaveBeenStored: true,
+        held: true,
+      });
+      state.documents.markFailed('b.jpg', {
+        error: 'VALIDATION: document_owner',
+        attempts: 1,
+        mayHaveBeenStored: false,
+        held: false,
+      });
+      const queued = state.correctDocumentOwner('4711', { keepHeld });
+      return { queued, pending: state.documents.pendingJobs().map((job) => job.path) };
+    };
+    expect(held(true)).toEqual({ queued: 1, pending: ['b.jpg'] });
+    expect(held(false)).toEqual({ queued: 2, pending: ['a.jpg', 'b.jpg'] });
+  });
+
+  it('refuses operators once the order has ended, naming the status', () => {
+    const { state } = newState();
+    expect(state.endedRefusal()).toBeNull();
+    state.phase = 'awaiting-repair';
+    expect(state.endedRefusal()).toBeNull();
+    state.ended('Failed', 'REPAIR_DEADLINE_PASSED: …');
+    expect(state.endedRefusal()).toBe('the order has ended (Failed)');
+    const completed = newState().state;
+    completed.phase = 'completed';
+    completed.setStatus('Completed');
+    expect(completed.endedRefusal()).toBe('the order has ended (Completed)');
   });
 
   it('ends as Failed or Cancelled with the reason', () => {
