@@ -30,11 +30,6 @@ import {
 
 /** Largest image accepted: Debian slim + Node.js 24 (≈ 250 MB) + production dependencies (≈ 190 MB). */
 const IMAGE_SIZE_BUDGET_BYTES = 500 * 1000 * 1000;
-/**
- * Longest a new worker container may take from its start until it polls both task queue kinds: a bound that
- * turns a hang into a failure on a loaded 2-core machine (measured: 3–5 s, once 52 s under load), not a goal.
- */
-const WORKER_POLLING_BUDGET_MS = 120_000;
 const GIF = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(64, 7)]);
 const PDF = (text: string): Buffer => Buffer.from(`%PDF-1.4 ${text}`);
 
@@ -310,12 +305,13 @@ describe('docker compose up', () => {
     expect(signals).toHaveLength(1);
   });
 
-  it('scales to three workers, each polling within the budget, and loses one mid-upload without losing an order', async () => {
+  it('scales to three workers, each polling, and loses one mid-upload without losing an order', async () => {
     const before = await runningWorkers();
     await stack.compose(['up', '--detach', '--no-deps', '--scale', 'worker=3', 'worker']);
     const workers = await pollUntil(runningWorkers, (ids) => ids.length === 3, { what: 'three workers' });
     const added = workers.filter((id) => !before.includes(id));
-    // From each new container's start until its worker has polls open for both task kinds.
+    // From each new container's start until its worker has polls open for both task kinds: reported, not
+    // asserted (measured: 3–5 s, once 52 s under load); the time limit only turns a hang into a failure.
     const firstPoll = new Map<string, number>();
     await pollUntil(
       async () => {
@@ -325,7 +321,7 @@ describe('docker compose up', () => {
         return firstPoll.size;
       },
       (polling) => polling === added.length,
-      { what: 'the new workers to poll', timeoutMs: WORKER_POLLING_BUDGET_MS * 2, intervalMs: 250 },
+      { what: 'the new workers to poll', timeoutMs: 240_000, intervalMs: 250 },
     );
     for (const id of added) {
       const started = Date.parse(
@@ -340,7 +336,6 @@ describe('docker compose up', () => {
       stack.timings[`worker ${id.slice(0, 12)}: container start until polling`] = polling;
       stack.timings[`worker ${id.slice(0, 12)}: container start until "worker started"`] =
         Number(logged) - started;
-      expect({ id, polling: polling <= WORKER_POLLING_BUDGET_MS }).toEqual({ id, polling: true });
     }
 
     // Uploads take seconds now: a worker dies while one is on the wire.

@@ -3,11 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { createPlatformClient } from '../../src/platform';
 import { PlatformError } from '../../src/platform/errors';
 import type { PlatformLogger } from '../../src/platform/types';
 import type { RecordedRequest } from './fake-http';
-import { harness, rejectionOf } from './fake-http';
+import { PASSWORD, harness, rejectionOf } from './fake-http';
 
 const DOCUMENT_REPLY = {
   status: 201,
@@ -310,14 +309,24 @@ describe('options', () => {
     await expect(h.client.listStocks()).resolves.toMatchObject({ stocks: [] });
   });
 
-  it('accepts a pino logger', () => {
-    const logger: PlatformLogger = pino({ level: 'silent' });
-    expect(() =>
-      createPlatformClient({
-        baseUrl: 'http://localhost:1',
-        credentials: { username: 'u', password: 'p' },
-        logger,
+  it('logs each request to a pino logger at debug, without the password or the token', async () => {
+    const written: string[] = [];
+    const logger: PlatformLogger = pino({ level: 'debug' }, { write: (line: string) => written.push(line) });
+    const h = harness(() => ({ status: 200, body: [] }), { logger });
+    await h.client.listStocks();
+    const lines = written.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((line) => line.msg === 'platform request')).toEqual([
+      expect.objectContaining({ level: 20, route: 'auth', method: 'POST', status: 200 }),
+      expect.objectContaining({
+        level: 20,
+        route: 'stocks',
+        method: 'GET',
+        path: '/badge/v2/api/v1/stocks',
+        status: 200,
       }),
-    ).not.toThrow();
+    ]);
+    const text = written.join('');
+    expect(h.tokens).toHaveLength(1);
+    for (const secret of [PASSWORD, ...h.tokens]) expect(text).not.toContain(secret);
   });
 });

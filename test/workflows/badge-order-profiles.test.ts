@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import type { BadgeOrderInput, BadgeOrderResult } from '../../src/contract';
 import { DEMO_USER, SANDBOX_PROFILE_NAMES, namedProfile, subjectUuid } from '../../src/sandbox';
 import { useTestStack, type TestStack } from '../helpers/stack';
+import { holdUploads, startedAttemptOf, uploadInFlight } from '../helpers/held-upload';
 import { pollUntil } from '../../tools/dev/poll';
 
 const vehicle = { licensePlate: 'P-RO 5', fuel: 'electric' };
@@ -191,7 +192,8 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
 
   it('completes after a worker process is killed mid-upload', async () => {
     await stack.stopWorker();
-    await stack.sandbox.control.setFaults({ latencyMs: 500, routes: ['documents'] });
+    // The first upload is held by the platform until long after the kill; the retry is answered at once.
+    const held = await holdUploads(stack.sandbox.control, 15_000);
     const orderRef = `${profile}-sigkill`;
     const first = stack.startWorkerProcess();
     const started = await stack.orders.startOrder(
@@ -199,15 +201,17 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
         options: { maxParallelUploads: 1, uploadHeartbeatTimeoutMs: 3_000 },
       }),
     );
-    await pollUntil(
-      () => stack.orders.status(orderRef),
-      (status) => status.documents.some((document) => document.status === 'uploaded'),
-      { what: 'the first upload' },
-    );
+    const killed = await uploadInFlight(started.handle, stack.sandbox.control, held);
     await first.kill('SIGKILL');
+    expect(first.child.signalCode).toBe('SIGKILL');
+    await stack.sandbox.control.setFaults({});
     const second = stack.startWorkerProcess();
     try {
-      await expectPlacedOnce(stack, await started.handle.result());
+      const result = await started.handle.result();
+      await expectPlacedOnce(stack, result);
+      // The kill landed mid-upload: the upload it interrupted was sent again by a later attempt, and flagged.
+      expect(await startedAttemptOf(started.handle, killed)).toBeGreaterThan(1);
+      expect(result.documents.filter((document) => document.possibleDuplicate)).toHaveLength(1);
     } finally {
       await second.kill('SIGTERM');
     }

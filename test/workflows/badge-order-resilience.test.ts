@@ -6,7 +6,13 @@
 import { createHash } from 'node:crypto';
 import type { BadgeOrderInput } from '../../src/contract';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { pollUntil } from '../../tools/dev/poll';
+import {
+  completedAt,
+  holdUploads,
+  killedUploadEnded,
+  startedAttemptOf,
+  uploadInFlight,
+} from '../helpers/held-upload';
 
 const vehicle = { licensePlate: 'M-AB 42', fuel: 'petrol' };
 const badge = { type: 'green' };
@@ -22,7 +28,7 @@ function orderWithDocuments(stack: TestStack, orderRef: string, count: number): 
     vehicle,
     badge,
     documents,
-    // Uploads one at a time so the crash lands between documents; a dead worker's upload is retried soon.
+    // One upload at a time, so a crash lands in one document's; a dead worker's upload is retried soon.
     options: { maxParallelUploads: 1, uploadHeartbeatTimeoutMs: 3_000 },
   };
 }
@@ -62,23 +68,25 @@ describe('badgeOrder under crashes and faults', () => {
   });
 
   it('completes after the worker process is killed with SIGKILL in the middle of the uploads', async () => {
-    await stack.sandbox.control.setFaults({ latencyMs: 400, routes: ['documents'] });
+    // The first upload is held by the platform until long after the kill, and has ended (storing nothing)
+    // before a second worker sends it again, answered at once.
+    const held = await holdUploads(stack.sandbox.control, 10_000);
     const first = stack.startWorkerProcess();
     const input = orderWithDocuments(stack, 'sigkill-1', 4);
     const started = await stack.orders.startOrder(input);
-    await pollUntil(
-      () => stack.orders.status('sigkill-1'),
-      (status) => status.documents.filter((document) => document.status === 'uploaded').length >= 1,
-      { what: 'the first upload' },
-    );
+    const killed = await uploadInFlight(started.handle, stack.sandbox.control, held);
     await first.kill('SIGKILL');
     expect(first.child.signalCode).toBe('SIGKILL');
+    await killedUploadEnded(stack.sandbox.control);
 
     const second = stack.startWorkerProcess();
     const result = await started.handle.result();
     await second.kill('SIGTERM');
     expect(result.documents).toHaveLength(4);
     await expectExactlyOnce(stack, 'sigkill-1', 4, result.orderId);
+    // The kill landed mid-upload: the upload it interrupted was sent again by a later attempt, and flagged.
+    expect(await startedAttemptOf(started.handle, killed)).toBeGreaterThan(1);
+    expect(result.documents.filter((document) => document.possibleDuplicate)).toHaveLength(1);
   });
 
   it('creates one order and one copy of each document when a platform that honours keys stores and then fails', async () => {
@@ -109,19 +117,21 @@ describe('badgeOrder under crashes and faults', () => {
   });
 
   it('completes when the Temporal server restarts in the middle of an order', async () => {
-    await stack.sandbox.control.setFaults({ latencyMs: 300, routes: ['documents'] });
+    // Uploads are held 5 s each until the restart is done: the order cannot finish before the server stops.
+    const held = await holdUploads(stack.sandbox.control, 5_000);
     const worker = await stack.startWorker();
     try {
-      await stack.orders.startOrder(orderWithDocuments(stack, 'restart-1', 4));
-      await pollUntil(
-        () => stack.orders.status('restart-1'),
-        (status) => status.documents.some((document) => document.status === 'uploaded'),
-        { what: 'the first upload' },
-      );
+      const started = await stack.orders.startOrder(orderWithDocuments(stack, 'restart-1', 4));
+      await uploadInFlight(started.handle, stack.sandbox.control, held);
+      const restartBegan = Date.now();
       await stack.restartTemporal();
+      await stack.sandbox.control.setFaults({});
       // The worker reconnects by itself; the order is read through a client of the restarted server.
-      const result = await stack.orders.getHandle('restart-1').result();
+      const handle = stack.orders.getHandle('restart-1');
+      const result = await handle.result();
       await expectExactlyOnce(stack, 'restart-1', 4, result.orderId);
+      // The restart landed mid-order: the order was completed by the restarted server.
+      expect(await completedAt(handle)).toBeGreaterThan(restartBegan);
     } finally {
       await worker.stop();
     }

@@ -10,7 +10,7 @@ import { BadgeOrderId, BadgeOrderStatus, WORKFLOW_TYPES } from '../../src/workfl
 import { badgeOrderWorkflowId, InvalidOrderInputError } from '../../src/contract';
 import { DEMO_USER, DOCUMENT_ONLY_USER } from '../../src/sandbox';
 import { startTestStack, useTestStack } from '../helpers/stack';
-import { historiesOf, historyText, stepSummaries } from '../helpers/history';
+import { historyText, stepSummaries } from '../helpers/history';
 import { completedOrder, expectLaterStartsAttach, orderAwaitingRepair } from '../helpers/orders';
 import { pollUntil } from '../../tools/dev/poll';
 
@@ -260,15 +260,53 @@ describe('badgeOrder', () => {
   });
 
   it('keeps the password, access tokens, vehicle and badge data out of workflow history', async () => {
-    // Visibility is eventually consistent: wait until every run of this file so far is listed — 9 on this
-    // task queue: happy-1, shared-stock, unlisted-stock, retired-stock, repair-1, retry-1, twice-1,
-    // direct-invalid twice (forbidden-1 runs on a stack of its own). The raw client has no codec: it sees what the server stores.
-    const histories = await pollUntil(
-      () => historiesOf(stack.temporal.rawClient, `TaskQueue = '${stack.taskQueue}'`),
-      (found) => found.size >= 9,
-      { what: 'the runs of this file in visibility' },
+    // Runs of its own: an order placed with a stock and a document, one whose refused document is sent again
+    // after retryUploads, and one started directly with invalid input (its failure message names the input).
+    stack.writeDocument('secrets/form.pdf', '%PDF-1.4 secrets');
+    const placed = await stack.orders.startOrder({
+      orderRef: 'secrets-1',
+      stockId: 1001,
+      vehicle,
+      badge,
+      documents: [{ path: 'secrets/form.pdf' }],
+    });
+    expect((await placed.handle.result()).documents).toHaveLength(1);
+    const repaired = await orderAwaitingRepair(stack, 'secrets-repair', vehicle);
+    await stack.sandbox.control.setRules({
+      acceptedContentTypes: ['image/jpeg', 'image/png', 'application/pdf', 'image/gif'],
+    });
+    try {
+      await stack.orders.retryUploads('secrets-repair');
+      expect((await repaired.result()).documents.map((document) => document.status)).toEqual(['uploaded']);
+    } finally {
+      await stack.sandbox.control.setRules({
+        acceptedContentTypes: ['image/jpeg', 'image/png', 'application/pdf'],
+      });
+    }
+    const invalid = await stack.temporal.client.workflow.start(WORKFLOW_TYPES.badgeOrder, {
+      taskQueue: stack.taskQueue,
+      workflowId: 'badge-order-secrets-invalid',
+      args: [{ orderRef: 'secrets-invalid', vehicle, documents: [] }],
+    });
+    const failure = await invalid.result().then(
+      () => null,
+      (error: unknown) => error,
     );
-    const all = [...histories.values()].join('\n');
+    // Read through the codec, the failure says what was wrong.
+    expect((failure as WorkflowFailedError).cause?.message).toMatch(/Invalid badge order input/);
+
+    // The raw client has no codec: it sees what the server stores.
+    const workflowIds = [
+      badgeOrderWorkflowId('secrets-1'),
+      badgeOrderWorkflowId('secrets-repair'),
+      'badge-order-secrets-invalid',
+    ];
+    const histories = await Promise.all(
+      workflowIds.map(async (workflowId) =>
+        historyText(await stack.temporal.rawClient.workflow.getHandle(workflowId).fetchHistory()),
+      ),
+    );
+    const all = histories.join('\n');
     expect(all).not.toContain(vehicle.licensePlate);
     expect(all).not.toContain(vehicle.vin);
     expect(all).not.toContain(badge.validFrom);
@@ -281,7 +319,7 @@ describe('badgeOrder', () => {
 
     // Control: the order data is in the history, encrypted with the stack's key, and the codec reads it.
     const raw = await stack.temporal.rawClient.workflow
-      .getHandle(badgeOrderWorkflowId('happy-1'))
+      .getHandle(badgeOrderWorkflowId('secrets-1'))
       .fetchHistory();
     const input = raw.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
     expect(input).toHaveLength(1);
