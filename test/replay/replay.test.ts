@@ -30,6 +30,10 @@ const REQUIRED = [
   'nightly-replay',
   'creation-uncertain-until-window-passed',
   'upload-held-then-reconciled',
+  'replacement-while-continuing-then-cancelled',
+  'creation-resumed-after-window',
+  'owner-corrected-while-held',
+  'first-step-failed',
 ];
 
 async function replayAll(

@@ -1,17 +1,28 @@
 /**
  * Records representative workflows (badge orders and the nightly replay) for the replay tests: runs each scenario
- * against a fresh dev server and sandbox, with real worker processes and no payload codec, and writes each run's
- * history to `<outDir>/<scenario>.json`. `npm run histories:export` (export-histories.ts) writes them into
- * `test/histories/<version>/`; `test/replay/replay.test.ts` replays every version's against the current code.
+ * against a fresh dev server and sandbox, with real worker processes (one in-process worker for the order whose
+ * first step fails) and no payload codec, and writes each run's history to `<outDir>/<scenario>.json`.
+ * `npm run histories:export` (export-histories.ts) writes them into `test/histories/<version>/`;
+ * `test/replay/replay.test.ts` replays every version's against the current code.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { temporal } from '@temporalio/proto';
+import pino from 'pino';
 import { findSecrets, textOf } from '../chaos/secrets';
-import { WORKFLOW_TYPES } from '../../src/workflow-contract';
+import { BadgeOrderStatus, WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { retryUploadsSignal } from '../../src/workflow-messages';
 import type { BadgeOrderInput, BadgeOrderStatusView, ReplayFailedUploadsResult } from '../../src/contract';
-import { DEMO_USER, type FaultConfig } from '../../src/sandbox';
+import {
+  DEMO_USER,
+  startSandbox,
+  subjectUuid,
+  type FaultConfig,
+  type RunningSandbox,
+} from '../../src/sandbox';
+import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { badgeOrdersQuery } from '../../src/temporal/visibility';
 import type { ChildProcessHandle } from '../dev/child-process';
 import { pollUntil, waitUntil } from '../dev/poll';
@@ -93,25 +104,64 @@ async function acceptingGifs<T>(stack: LocalStack, run: () => Promise<T>): Promi
 }
 
 /**
- * Runs `run` on a worker process with `env` in place of the current worker, with the sandbox's `faults`; the
- * sandbox is healthy again and a worker like the others runs afterwards.
+ * Runs `run` on a worker process with `env` in place of the current worker, with the `faults` of its platform
+ * (the stack's sandbox unless `platform` names another, which `env` then points the worker to); the platform is
+ * healthy again and a worker like the others runs afterwards.
  */
 async function onWorkerWith<T>(
   stack: LocalStack,
   worker: () => ChildProcessHandle,
-  settings: { readonly env: Record<string, string>; readonly faults: FaultConfig },
+  settings: {
+    readonly env: Record<string, string>;
+    readonly faults: FaultConfig;
+    readonly platform?: RunningSandbox;
+  },
   run: () => Promise<T>,
 ): Promise<T> {
+  const platform = settings.platform ?? stack.sandbox;
   await worker().stop();
   const special = stack.startWorkerProcess({ env: settings.env });
   try {
-    await stack.sandbox.control.setFaults(settings.faults);
+    await platform.control.setFaults(settings.faults);
     return await run();
   } finally {
-    await stack.sandbox.control.setFaults({});
+    await platform.control.setFaults({});
     await special.stop();
     worker();
   }
+}
+
+/** A webhook receiver that leaves every delivery unanswered until `release()`, and answers 204 from then on. */
+interface HoldingReceiver {
+  readonly callbackUrl: string;
+  release(): void;
+  close(): Promise<void>;
+}
+
+async function holdingReceiver(): Promise<HoldingReceiver> {
+  const held: ServerResponse[] = [];
+  let holding = true;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      if (holding) held.push(response);
+      else response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    callbackUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    release() {
+      holding = false;
+      // A delivery whose attempt timed out meanwhile comes again and is answered then.
+      for (const response of held.splice(0)) if (!response.destroyed) response.writeHead(204).end();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /**
@@ -321,6 +371,186 @@ const SCENARIOS: Record<string, Scenario> = {
       await started.handle.result();
       return input.orderRef;
     });
+  },
+
+  /**
+   * A worker that delivers webhooks to a receiver holding every delivery: `retryUploads` cycles on a refused .gif
+   * grow the history past a small budget, and the run waits for its deliveries before it continues as new. A
+   * `replaceDocument` with a PDF is queued meanwhile; then the receiver answers. Since 0.7.0 the run uploads the
+   * replacement and the order completes in that run (0.6.0 waited for the update, which waited for the upload:
+   * its recorded order stayed Running until it was cancelled, hence the name, which pairs the recordings).
+   */
+  async 'replacement-while-continuing-then-cancelled'(stack, worker) {
+    const secretsFile = join(stack.scratchDir, 'webhook-secrets.json');
+    writeFileSync(secretsFile, JSON.stringify({ default: 'history-webhook-secret-0123456789' }));
+    const env = {
+      WEBHOOK_SECRETS_FILE: secretsFile,
+      WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    };
+    const receiver = await holdingReceiver();
+    try {
+      return await onWorkerWith(stack, worker, { env, faults: {} }, async () => {
+        const input: BadgeOrderInput = {
+          ...gifOrder(stack, 'history-replaced-while-continuing', { historyBudgetEvents: 100 }),
+          callbackUrl: receiver.callbackUrl,
+        };
+        const path = input.documents[0]?.path ?? '';
+        const newPath = stack.writeDocument('continuing/scan.pdf', '%PDF-1.4 the scan, replaced');
+        const started = await stack.orders().startOrder(input);
+        // Each cycle fails the .gif again; the first that ends past the budget leaves the run `uploading`,
+        // waiting for its held deliveries before it continues as new, where one under it awaits repair.
+        let status = await waitForStatus(stack, input.orderRef, (view) => view.phase === 'awaiting-repair');
+        for (let cycle = 1; status.phase === 'awaiting-repair'; cycle += 1) {
+          if (cycle > 20) throw new Error(`${input.orderRef}: still awaiting repair after 20 cycles`);
+          const attempts = status.documents[0]?.attempts ?? 0;
+          await stack.orders().retryUploads(input.orderRef);
+          status = await waitForStatus(
+            stack,
+            input.orderRef,
+            (view) => view.documents[0]?.status === 'failed' && (view.documents[0]?.attempts ?? 0) > attempts,
+          );
+        }
+        if (status.phase !== 'uploading' || (status.webhooks?.pending ?? 0) === 0) {
+          throw new Error(`${input.orderRef}: the run does not wait for its deliveries (${status.phase})`);
+        }
+        const replaced = stack.orders().replaceDocument(input.orderRef, { path, newPath });
+        await waitForStatus(
+          stack,
+          input.orderRef,
+          (view) => view.documents[0]?.sourcePath === newPath && view.documents[0]?.status === 'pending',
+        );
+        receiver.release();
+        if ((await replaced).status !== 'uploaded')
+          throw new Error(`${input.orderRef}: the PDF was not uploaded`);
+        await started.handle.result();
+        if ((await started.handle.describe()).runId !== started.runId) {
+          throw new Error(`${input.orderRef}: the order continued as new instead of completing in its run`);
+        }
+        return input.orderRef;
+      });
+    } finally {
+      await receiver.close();
+    }
+  },
+
+  /**
+   * A worker told that the platform honours Idempotency-Key: creation answers 500 (nothing stored) until the
+   * retry window has passed, so the order waits for `reconcileOrder`; the operator answers `{ notCreated: true }`
+   * and the resumed creation is answered 429 first. Since 0.7.0 it retries within a window counted from the
+   * answer and the order completes (0.6.0 counted from the first attempt: its recorded order failed as rejected).
+   */
+  async 'creation-resumed-after-window'(stack, worker) {
+    const env = { BADGE_IDEMPOTENCY_KEYS: 'honoured' };
+    const faults: FaultConfig = { failNext: [{ route: 'orders', kind: 'error-500', count: 20 }] };
+    return onWorkerWith(stack, worker, { env, faults }, async () => {
+      const input: BadgeOrderInput = {
+        orderRef: 'history-creation-resumed-after-window',
+        vehicle,
+        badge,
+        documents: [{ path: stack.writeDocument('resumed/form.pdf', '%PDF-1.4 resumed form') }],
+        options: { platformRetryWindowMs: 2_000 },
+      };
+      const started = await stack.orders().startOrder(input);
+      // Held only once the window has passed: the resumed creation starts past it.
+      await waitForStatus(stack, input.orderRef, (status) => status.phase === 'awaiting-reconciliation');
+      await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'rate-limit' }] });
+      await stack.orders().reconcileOrder(input.orderRef, { notCreated: true });
+      await started.handle.result();
+      if ((await stack.sandbox.control.faults()).failNext !== undefined) {
+        throw new Error(`${input.orderRef}: the resumed creation was not answered 429`);
+      }
+      return input.orderRef;
+    });
+  },
+
+  /**
+   * A worker that holds uploads of unknown outcome, against a sandbox of its own playing the keycloak profile,
+   * which checks `document_owner` (the reference profile does not). The order names the token's subject as
+   * owner: the first upload is answered 500 unstored (held), the second refused for its owner. `setDocumentOwner`
+   * names the user id; since 0.7.0 only the refused document is sent again and the held one stays held (0.6.0
+   * sent both again), so a person answers `reconcileDocument` (not stored) and the order completes.
+   */
+  async 'owner-corrected-while-held'(stack, worker) {
+    const platform = await startSandbox({ port: 0, profile: 'keycloak' });
+    try {
+      const env = { BADGE_BASE_URL: platform.baseUrl, BADGE_UPLOAD_UNKNOWN_OUTCOME: 'hold' };
+      const faults: FaultConfig = { failNext: [{ route: 'documents', kind: 'error-500' }] };
+      return await onWorkerWith(stack, worker, { env, faults, platform }, async () => {
+        const orderRef = 'history-owner-corrected-while-held';
+        const heldPath = stack.writeDocument('owner/front.jpg', 'photo of the front');
+        const refusedPath = stack.writeDocument('owner/back.jpg', 'photo of the back');
+        const started = await stack.orders().startOrder({
+          orderRef,
+          vehicle,
+          badge,
+          documents: [{ path: heldPath }, { path: refusedPath }],
+          documentOwner: subjectUuid(DEMO_USER.id),
+          options: { maxParallelUploads: 1 },
+        });
+        await waitForStatus(
+          stack,
+          orderRef,
+          (status) =>
+            status.phase === 'awaiting-repair' &&
+            status.documents.every((document) => document.status === 'failed') &&
+            status.documents[0]?.held === true &&
+            status.documents[1]?.held === false,
+        );
+        const corrected = await stack.orders().setDocumentOwner(orderRef, { documentOwner: DEMO_USER.id });
+        if (!corrected.documents[0]?.held) throw new Error(`${orderRef}: the held document was sent again`);
+        await waitForStatus(
+          stack,
+          orderRef,
+          (status) => status.phase === 'awaiting-repair' && status.documents[1]?.status === 'uploaded',
+        );
+        await stack.orders().reconcileDocument(orderRef, { path: heldPath, notStored: true });
+        await started.handle.result();
+        return orderRef;
+      });
+    } finally {
+      await platform.close();
+    }
+  },
+
+  /**
+   * An in-process worker whose first step (`resolveInputAndSignIn`) fails for another reason than the input,
+   * on a task queue of its own. Since 0.7.0 the failed order publishes BadgeOrderStatus `Failed`, as an invalid
+   * input does (0.6.0 left it `Running`).
+   */
+  async 'first-step-failed'(stack) {
+    const taskQueue = `${stack.taskQueue}-first-step-fails`;
+    const { worker, connection, client } = await createBadgeOrderWorker(
+      {
+        ...stack.workerConfig,
+        temporal: { ...stack.workerConfig.temporal, address: stack.temporal.server.address, taskQueue },
+      },
+      pino({ level: 'silent' }),
+      {
+        workflowBundle: stack.workflowBundle.bundle,
+        activities: {
+          resolveInputAndSignIn: () => Promise.reject(new Error('the worker cannot resolve orders')),
+        },
+      },
+    );
+    const orderRef = 'history-first-step-failed';
+    try {
+      await worker.runUntil(async () => {
+        const started = await stack.orders(taskQueue).startOrder({ orderRef, vehicle, badge, documents: [] });
+        const failed = await started.handle.result().then(
+          () => false,
+          () => true,
+        );
+        const description = await started.handle.describe();
+        if (!failed || description.searchAttributes[BadgeOrderStatus.name]?.[0] !== 'Failed') {
+          throw new Error(`${orderRef}: the order did not end Failed`);
+        }
+      });
+    } finally {
+      await client.connection.close();
+      await connection.close();
+    }
+    return orderRef;
   },
 
   /**

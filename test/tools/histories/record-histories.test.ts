@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { recordHistories, SCENARIO_NAMES } from '../../../tools/histories/record-histories';
 import { replayVariant } from '../../replay/variants/replay-variant';
 
-/** Eleven scenarios on one stack, a worker killed and restarted among them, on a loaded machine. */
+/** Fifteen scenarios on one stack, a worker killed and restarted among them, on a loaded machine. */
 jest.setTimeout(600_000);
 
 describe('recording the histories of a release', () => {
