@@ -122,7 +122,8 @@ const documentUploadRequestSchema = z
     file: z.string().meta({
       format: 'binary',
       description:
-        'The document (one file part named "file"); its part Content-Type is stored as the content type.',
+        'The document (one file part named "file"); its part Content-Type is recorded as this client’s content ' +
+        'type of it.',
     }),
   })
   .meta({ description: 'multipart/form-data' });
@@ -138,7 +139,11 @@ const documentUploadResponseSchema = z.object({
       example: `sha256:${'0123456789abcdef'.repeat(4)}`,
     }),
   sizeBytes: z.number().int().positive(),
-  contentType: z.string().meta({ description: 'As first stored: the same bytes uploaded again keep it.' }),
+  contentType: z.string().meta({
+    description:
+      'The content type this client stored the bytes with (this upload’s part Content-Type): an order naming the ' +
+      'reference without one is uploaded with it. Never another client’s.',
+  }),
 });
 export type DocumentUploadResponse = z.infer<typeof documentUploadResponseSchema>;
 
@@ -203,7 +208,8 @@ export const ORDER_OPERATIONS = {
     description:
       'Starts the order named by `orderRef` (201), or attaches to it when it exists with the same input (200). ' +
       'An order that exists with a different input is refused (409), as is one whose last run may already have ' +
-      'created it on the platform. Repeating the request is always safe.',
+      'created it on the platform. Repeating the request is always safe. A document named by `ref` without a ' +
+      '`contentType` is uploaded with the content type this client stored it with.',
     scope: 'orders:write',
     params: orderRefParamsSchema,
     body: ['BadgeOrderInput', putOrderBodySchema],
@@ -265,8 +271,9 @@ export const ORDER_OPERATIONS = {
     summary: 'Replace a failed document’s file',
     description:
       'Runs the `replaceDocument` update for the order’s document at `index` (as listed in the order input): the ' +
-      'document is retried with the new file. Refused (400) when `newPath` is not the order’s client’s (a reference it ' +
-      'did not store, a path outside its folder), and (409) when the document has not failed or the order is closed.',
+      'document is retried with the new file (a reference without a `contentType`: with the content type the order’s ' +
+      'client stored it with). Refused (400) when `newPath` is not the order’s client’s (a reference it did not ' +
+      'store, a path outside its folder), and (409) when the document has not failed or the order is closed.',
     params: documentParamsSchema,
     body: ['ReplaceDocumentBody', replaceDocumentInputSchema.omit({ path: true }).strict()],
     responses: {
@@ -326,7 +333,8 @@ export const UPLOAD_DOCUMENT = {
   description:
     'Streams one file (multipart/form-data, part "file") into the document store and answers its ' +
     'content-addressed reference; name it in an order as `{ "ref": … }`. Only the client that stored a document ' +
-    'may name it. Storing the same bytes again answers the same reference.',
+    'may name it. Storing the same bytes again answers the same reference, with the content type of this upload; ' +
+    'the same bytes stored by two clients are one object, and neither learns of the other.',
   scope: 'orders:write',
   body: ['DocumentUpload', documentUploadRequestSchema],
   bodyType: 'multipart/form-data',

@@ -1,11 +1,13 @@
 /**
- * `POST /v1/documents` in the API app: stores one file in the document store and answers its content-addressed
- * reference. The file part of a multipart/form-data body streams into the store (hashed on the way, never held
- * whole); errors are RFC 9457 problem details. The route itself ({@link documentsRoutes}) knows nothing of keys:
- * the app puts it behind its authentication (the route names its scope, `orders:write`, as placing the order that
- * names the document), rate limits and OpenAPI document. Each upload belongs to a client (`ownerOf`): only it may name the
- * reference in an order (the same store answers the orders routes whether a reference is the caller's), and its
- * limits count per client: uploads at once, and bytes per window.
+ * `POST /v1/documents` in the API app: stores one file in the document store and answers its
+ * content-addressed reference. The file part of a multipart/form-data body streams into the store (hashed on
+ * the way, never held whole); errors are RFC 9457 problem details. The route itself ({@link documentsRoutes})
+ * knows nothing of keys: the app puts it behind its authentication (the route names its scope,
+ * `orders:write`, as placing the order that names the document), rate limits and OpenAPI document. Each
+ * upload belongs to a client (`ownerOf`): only it may name the reference in an order (the same store answers
+ * the orders routes whether a reference is the caller's), the answer's content type is the one it uploaded
+ * with (so an upload never tells whether another client stored the same bytes), and its limits count per
+ * client: uploads at once, and bytes per window.
  */
 import { pipeline, Transform } from 'node:stream';
 import multipart from '@fastify/multipart';

@@ -1,10 +1,12 @@
 /**
- * The document store in a local folder (the default): `sha256/<hex>` files under the store's root, each with a
- * small `sha256/<hex>.json` beside it holding the content type it was first stored with, and an empty file
- * `owners/<hex>/<client>` for each client that stored it (its time: when that client last stored or claimed it). Uploads land in
- * `incoming/` first and are renamed into place once hashed (same file system: the rename is atomic), so a
- * `sha256/<hex>` file is never half written. Opening goes through the same confinement as `DOCUMENTS_ROOT`
- * (one open, checks on the handle, no symlinks), and every stream is checked against the reference.
+ * The document store in a local folder (the default): `sha256/<hex>` files under the store's root, each with
+ * a small `sha256/<hex>.json` beside it holding the content type it was first stored with, and a mark
+ * `owners/<hex>/<client>` for each client that stored it, holding in the same JSON form the content type that
+ * client stored it with (empty when written before marks recorded one); its time is when that client last
+ * stored or claimed it. Uploads land in `incoming/` first and are renamed into place once hashed (same file
+ * system: the rename is atomic), so a `sha256/<hex>` file is never half written. Opening goes through the
+ * same confinement as `DOCUMENTS_ROOT` (one open, checks on the handle, no symlinks), and every stream is
+ * checked against the reference.
  *
  * It serves one host (the API and the workers share the folder); without a shared disk, use the S3 store.
  */
@@ -27,7 +29,21 @@ const UNKNOWN_CONTENT_TYPE = 'application/octet-stream';
 /** The store's folder (created by `check()`), the largest document `open` accepts, and how it confirms files. */
 type LocalDocumentStoreOptions = Parameters<typeof createDocumentsRoot>[0];
 
+/** What a metadata file and an owner's mark hold: one form, read by one parser. */
 const metadataSchema = z.object({ contentType: z.string().min(1) });
+
+/** The content type a metadata file or a mark holds; undefined when none (an empty mark, a damaged file). */
+function recordedContentType(text: string): string | undefined {
+  try {
+    const parsed = metadataSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data.contentType : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A file that is not there (or whose folder is not). */
+const isMissing = (error: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '');
 
 /** The store's errors name the reference, never a host path. */
 function asStoreError(error: unknown, ref: string): InvalidDocumentError | DocumentUnavailableError {
@@ -62,15 +78,12 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
   const ownersOf = (ref: string): string => join(root, referenceKeys(ref).owners);
   const dataOf = (ref: string): string => join(objects, referenceKeys(ref).hex);
   const metadataOf = (ref: string): string => `${dataOf(ref)}.json`;
+  const markOf = (ref: string, owner: string): string => join(ownersOf(ref), owner);
 
   async function contentTypeOf(ref: string): Promise<string> {
-    try {
-      const parsed = metadataSchema.safeParse(JSON.parse(await readFile(metadataOf(ref), 'utf8')));
-      return parsed.success ? parsed.data.contentType : UNKNOWN_CONTENT_TYPE;
-    } catch {
-      // The bytes are what is checked; a lost content type only loses a hint.
-      return UNKNOWN_CONTENT_TYPE;
-    }
+    // The bytes are what is checked; a lost content type only loses a hint.
+    const text = await readFile(metadataOf(ref), 'utf8').catch(() => '');
+    return recordedContentType(text) ?? UNKNOWN_CONTENT_TYPE;
   }
 
   async function lastUsed(ref: string): Promise<number | null> {
@@ -127,7 +140,6 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
       }
       // Renamed over a copy already there (same file system: atomic).
       await rename(temporary, dataOf(ref));
-      return known === null ? contentType : contentTypeOf(ref);
     },
     async discard(temporary) {
       await rm(temporary, { force: true });
@@ -162,18 +174,31 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
         close: () => opened.close(),
       };
     },
-    exists: (ref, owner) =>
-      stat(owner === undefined ? dataOf(ref) : join(ownersOf(ref), owner)).then(
-        () => true,
-        () => false,
-      ),
-    async mark(ref, owner) {
-      const folder = ownersOf(ref);
-      await mkdir(folder, { recursive: true });
-      const marker = join(folder, owner);
-      const now = new Date();
-      await writeFile(marker, '', { flag: 'a', mode: 0o600 });
-      await utimes(marker, now, now);
+    storedContentType: async (ref) =>
+      (await stat(dataOf(ref)).catch(() => null)) === null ? null : contentTypeOf(ref),
+    async mark(ref, owner, contentType) {
+      await mkdir(ownersOf(ref), { recursive: true });
+      // Written aside and renamed over the mark (its time: now), so a claim never reads half of one.
+      const temporary = join(incoming, `${randomUUID()}.mark`);
+      try {
+        await writeFile(temporary, JSON.stringify({ contentType }), { mode: 0o600 });
+        await rename(temporary, markOf(ref, owner));
+      } finally {
+        await rm(temporary, { force: true });
+      }
+    },
+    async touch(ref, owner) {
+      const mark = markOf(ref, owner);
+      try {
+        const contentType = recordedContentType(await readFile(mark, 'utf8'));
+        // Only the time changes: the content type the owner stored the bytes with stays.
+        const now = new Date();
+        await utimes(mark, now, now);
+        return { contentType };
+      } catch (error) {
+        if (isMissing(error)) return null;
+        throw error;
+      }
     },
     lastUsed,
     async delete(ref) {

@@ -1,10 +1,12 @@
 /**
  * The document store in S3-compatible object storage: objects `<prefix>sha256/<hex>`, each with its content
- * type and a `sha256` metadata entry, and an empty object `<prefix>owners/<hex>/<client>` for each client that
- * stored it (its time: when that client last stored or claimed it). An upload streams into `<prefix>incoming/<uuid>` (a multipart upload for
- * large bodies, parts of `partSizeBytes`, at most two of them uploading at once), is hashed on the way, and is
- * then copied to its content address on the server (no second transfer) and the temporary object deleted. A
- * body over the limit aborts the upload: nothing is kept.
+ * type and a `sha256` metadata entry, and an empty object `<prefix>owners/<hex>/<client>` for each client
+ * that stored it, whose metadata entry `content-type` is the content type that client stored it with (none on
+ * a mark written before marks recorded one) and whose LastModified is when that client last stored or claimed
+ * it. An upload streams into `<prefix>incoming/<uuid>` (a multipart upload for large bodies, parts of
+ * `partSizeBytes`, at most two of them uploading at once), is hashed on the way, and is then copied to its
+ * content address on the server (no second transfer) and the temporary object deleted. A body over the limit
+ * aborts the upload: nothing is kept.
  *
  * Opening asks for the object's size; each stream reads the object again and is checked against the reference
  * on its way (see `verified-stream.ts`).
@@ -48,6 +50,16 @@ interface S3DocumentStoreOptions extends Omit<
 }
 
 const MIB = 1024 * 1024;
+
+/** Content type of a stored object that has none. */
+const UNKNOWN_CONTENT_TYPE = 'application/octet-stream';
+
+/**
+ * The metadata entry of a mark holding its owner's content type. Not the mark's own Content-Type: S3 gives
+ * every object one (`binary/octet-stream` or `application/octet-stream` when none is sent), so an old empty
+ * mark could not be told from a client's upload of that type, which would then get the first storer's.
+ */
+const MARK_CONTENT_TYPE = 'content-type';
 
 interface S3ErrorShape {
   readonly name?: unknown;
@@ -138,6 +150,18 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
     }
   }
 
+  /** Writes `owner`'s mark of `ref` (its time: now), recording the content type it stored the bytes with. */
+  async function writeMark(ref: string, owner: string, contentType: string | undefined): Promise<void> {
+    await client.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: markerOf(ref, owner),
+        Body: '',
+        Metadata: contentType === undefined ? {} : { [MARK_CONTENT_TYPE]: contentType },
+      }),
+    );
+  }
+
   async function deleteQuietly(key: string): Promise<void> {
     // Best effort: an incoming object left behind holds no reference and can be expired by a lifecycle rule.
     await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => undefined);
@@ -189,7 +213,7 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
       const existing = await found(keyOf(ref));
       if (existing?.ContentLength === sizeBytes && existing.Metadata?.sha256 === referenceKeys(ref).hex) {
         // Stored before: one copy, and the first content type stays.
-        return existing.ContentType ?? contentType;
+        return;
       }
       // Copied on the server: the bytes travel once. A damaged copy is replaced by this one.
       await client.send(
@@ -202,7 +226,6 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
           Metadata: { sha256: referenceKeys(ref).hex },
         }),
       );
-      return contentType;
     },
     discard: deleteQuietly,
     async open(document) {
@@ -227,7 +250,7 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
       const reference = {
         ref,
         sizeBytes,
-        contentType: found.ContentType ?? 'application/octet-stream',
+        contentType: found.ContentType ?? UNKNOWN_CONTENT_TYPE,
       };
       const reads = new Set<AbortController>();
       let closed = false;
@@ -292,11 +315,18 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
         },
       };
     },
-    exists: async (ref, owner) =>
-      (await found(owner === undefined ? keyOf(ref) : markerOf(ref, owner))) !== null,
-    async mark(ref, owner) {
-      // The marker's time is S3's LastModified.
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: markerOf(ref, owner), Body: '' }));
+    async storedContentType(ref) {
+      const object = await found(keyOf(ref));
+      return object === null ? null : (object.ContentType ?? UNKNOWN_CONTENT_TYPE);
+    },
+    mark: writeMark,
+    async touch(ref, owner) {
+      const mark = await found(markerOf(ref, owner));
+      if (mark === null) return null;
+      const contentType = mark.Metadata?.[MARK_CONTENT_TYPE];
+      // S3 cannot change an object's time: the mark is written again, with what it recorded.
+      await writeMark(ref, owner, contentType);
+      return { contentType };
     },
     async lastUsed(ref) {
       const object = await head(ref).catch((error: unknown) => {

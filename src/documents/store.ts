@@ -18,7 +18,10 @@ export interface DocumentReference {
   /** `sha256:<64 hex>` of the stored bytes. */
   readonly ref: string;
   readonly sizeBytes: number;
-  /** The content type given when the bytes were first stored (a second `put` of the same bytes keeps it). */
+  /**
+   * From `put`, the content type the caller gave. From `open` and `inspect`, the one the bytes were first
+   * stored with, by whichever client: the worker's fallback for a reference named without a content type.
+   */
   readonly contentType: string;
 }
 
@@ -36,7 +39,9 @@ export interface PutDocumentInput {
   readonly maxBytes: number;
   /**
    * The client the document is stored for (the API caller's client id): only it may name the reference in an
-   * order (see {@link DocumentStore.claim}). The same bytes stored by two clients are one object owned by both.
+   * order (see {@link DocumentStore.claim}). Its mark records `contentType`: the same bytes stored by two
+   * clients are one object owned by both, each answered the content type it gave, so neither learns of the
+   * other.
    */
   readonly owner: string;
 }
@@ -74,8 +79,9 @@ export interface DocumentStore {
    */
   check(): Promise<void>;
   /**
-   * Stores the body and returns its reference; storing the same bytes twice keeps one copy. The body is hashed
-   * while it streams; nothing is kept when it fails.
+   * Stores the body and returns its reference with the caller's own content type; storing the same bytes
+   * twice keeps one copy (with its first content type). The body is hashed while it streams; nothing is kept
+   * when it fails.
    * @throws {@link DocumentRefusedError} when the body is longer than `maxBytes` or empty
    * @throws {@link DocumentUnavailableError} when the store cannot be written now
    * @throws what the body stream fails with (a client that went away)
@@ -98,10 +104,11 @@ export interface DocumentStore {
   inspect(document: DocumentToOpen): Promise<DocumentReference>;
   /**
    * Whether `owner` stored this document and it is still there; if so, marks it used now (its grace period
-   * before collection starts again). Another client's document and an unknown one answer alike: false.
+   * before collection starts again) and answers the content type `owner` stored it with (the object's for a
+   * mark written before marks recorded one). Another client's document and an unknown one answer alike: null.
    * @throws {@link DocumentUnavailableError} when the store cannot answer now
    */
-  claim(ref: string, owner: string): Promise<boolean>;
+  claim(ref: string, owner: string): Promise<{ readonly contentType: string } | null>;
   /** Every stored document, with when it was last used (for the collector). */
   listStored(): Promise<readonly StoredDocument[]>;
   /**
@@ -146,14 +153,19 @@ function assertOwner(owner: string): void {
 interface StoreBackend<Received> extends Pick<DocumentStore, 'kind' | 'check' | 'open' | 'listStored'> {
   /** Streams the body through `hashing` to a temporary place (nothing left there when it fails). */
   receive(input: PutDocumentInput, hashing: HashingStream): Promise<Received>;
-  /** Puts received bytes in place as `ref`; answers the content type they are stored with (the first one's). */
-  place(received: Received, ref: string, sizeBytes: number, contentType: string): Promise<string>;
+  /** Puts received bytes in place as `ref` (bytes stored before keep their first content type). */
+  place(received: Received, ref: string, sizeBytes: number, contentType: string): Promise<void>;
   /** Deletes what `receive` left behind, if anything. */
   discard(received: Received): Promise<void>;
-  /** Whether the document is there, or with `owner`, that owner's mark. */
-  exists(ref: string, owner?: string): Promise<boolean>;
-  /** Marks `owner` as having stored or claimed `ref` now. */
-  mark(ref: string, owner: string): Promise<void>;
+  /** The content type the document was first stored with, or null when it is not there. */
+  storedContentType(ref: string): Promise<string | null>;
+  /** Marks `owner` as having stored `ref` now, with `contentType`. */
+  mark(ref: string, owner: string, contentType: string): Promise<void>;
+  /**
+   * Marks `owner` as having claimed `ref` now, keeping what its mark records, and answers that (no content
+   * type: a mark written before marks recorded one); null when `owner` has no mark.
+   */
+  touch(ref: string, owner: string): Promise<{ readonly contentType: string | undefined } | null>;
   /** The last time anyone stored or claimed `ref` (null when the document is gone). */
   lastUsed(ref: string): Promise<number | null>;
   /** Deletes the document, then its owners' marks: marks without data claim nothing. */
@@ -200,9 +212,10 @@ export function createDocumentStore<Received>(backend: StoreBackend<Received>): 
         const sizeBytes = hashing.bytes;
         return await withLock(ref, async () => {
           // Always put in place: the same bytes stay one copy, and a copy damaged since its own put is healed.
-          const contentType = await backend.place(received, ref, sizeBytes, input.contentType);
-          await backend.mark(ref, input.owner);
-          return { ref, sizeBytes, contentType };
+          await backend.place(received, ref, sizeBytes, input.contentType);
+          await backend.mark(ref, input.owner, input.contentType);
+          // The caller's own type, never the first storer's: it tells nobody who else stored the bytes.
+          return { ref, sizeBytes, contentType: input.contentType };
         });
       } catch (error) {
         if (error instanceof DocumentRefusedError) throw error;
@@ -222,10 +235,10 @@ export function createDocumentStore<Received>(backend: StoreBackend<Received>): 
       assertOwner(owner);
       return withLock(ref, async () => {
         try {
-          const [object, marker] = await Promise.all([backend.exists(ref), backend.exists(ref, owner)]);
-          if (!object || !marker) return false;
-          await backend.mark(ref, owner);
-          return true;
+          const firstContentType = await backend.storedContentType(ref);
+          if (firstContentType === null) return null;
+          const mark = await backend.touch(ref, owner);
+          return mark === null ? null : { contentType: mark.contentType ?? firstContentType };
         } catch (error) {
           throw backend.unavailable('be read', error, ref);
         }

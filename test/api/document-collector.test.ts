@@ -126,9 +126,9 @@ describe('the document collector', () => {
 
     const result = await collectEverythingUnused();
     expect(result).toMatchObject({ inUse: 2, deleted: 1 });
-    expect(await documents.store.claim(orphanRef, 'writer')).toBe(false);
-    expect(await documents.store.claim(awaitingRef, 'writer')).toBe(true);
-    expect(await documents.store.claim(uploadingRef, 'writer')).toBe(true);
+    expect(await documents.store.claim(orphanRef, 'writer')).toBeNull();
+    expect(await documents.store.claim(awaitingRef, 'writer')).toEqual({ contentType: 'image/png' });
+    expect(await documents.store.claim(uploadingRef, 'writer')).toEqual({ contentType: 'application/pdf' });
 
     // The upload in progress finishes after the round, and is stored.
     request.end(body.subarray(30_000));
@@ -136,7 +136,7 @@ describe('the document collector', () => {
     expect(late.status).toBe(201);
     const lateRef = documentUploadResponseSchema.parse(JSON.parse(late.text)).ref;
     expect(lateRef).toBe(`sha256:${sha256(inFlightBytes)}`);
-    expect(await documents.store.claim(lateRef, 'writer')).toBe(true);
+    expect(await documents.store.claim(lateRef, 'writer')).toEqual({ contentType: 'application/pdf' });
 
     // Both orders finish with their own bytes on the platform.
     await stack.sandbox.control.setFaults({});

@@ -77,17 +77,21 @@ describe('tenancy of the HTTP API', () => {
     };
   }
 
-  async function upload(key: Key, bytes: Buffer): Promise<string> {
+  /** Uploads `bytes` with the file part's content type `type`; answers what the API stored. */
+  async function uploadAs(key: Key, bytes: Buffer, type: string) {
     const form = new FormData();
-    form.append('file', new Blob([bytes], { type: 'application/pdf' }), 'scan.pdf');
+    form.append('file', new Blob([bytes], { type }), 'scan.bin');
     const answer = await fetch(`${api.url}/v1/documents`, {
       method: 'POST',
       body: form,
       headers: { 'x-api-key': TEST_KEYS[key].key },
     });
     expect(answer.status).toBe(201);
-    return documentUploadResponseSchema.parse(await answer.json()).ref;
+    return documentUploadResponseSchema.parse(await answer.json());
   }
+
+  const upload = async (key: Key, bytes: Buffer): Promise<string> =>
+    (await uploadAs(key, bytes, 'application/pdf')).ref;
 
   /** Every order a key lists (all pages). */
   async function listAll(key: Key, query = ''): Promise<{ orderRef: string; clientId: string | null }[]> {
@@ -221,6 +225,44 @@ describe('tenancy of the HTTP API', () => {
     expect((await put('writer', 'tenant-ref-own', writerRef)).status).toBe(201);
   });
 
+  it("answers each client the content type it stored the same bytes with, and uploads each client's order with its own", async () => {
+    const bytes = randomBytes(6_000);
+    const writers = await uploadAs('writer', bytes, 'image/png');
+    // The other client guesses a type: the answer is its own, never the writer's, so it learns nothing.
+    const probe = await uploadAs('other', bytes, 'x-probe/guess');
+    expect(probe).toEqual({ ...writers, contentType: 'x-probe/guess' });
+    expect(writers.contentType).toBe('image/png');
+    const others = await uploadAs('other', bytes, 'application/pdf');
+    expect(others).toEqual({ ...writers, contentType: 'application/pdf' });
+
+    // Each order names the reference without a content type: each is uploaded with its own client's.
+    const body = {
+      vehicle: { licensePlate: 'C-TY 1' },
+      badge: { type: 'green' },
+      documents: [{ ref: writers.ref }],
+    };
+    for (const key of ['writer', 'other'] as const) {
+      expect((await call('PUT', '/v1/orders/tenant-content-type', key, body)).status).toBe(201);
+    }
+    // The idempotency hash is over what the caller sent, not the content type filled in: the same PUT
+    // attaches, also after the client stored the bytes again with another type (its order keeps the type it
+    // started with).
+    expect((await uploadAs('other', bytes, 'image/jpeg')).contentType).toBe('image/jpeg');
+    const again = await call('PUT', '/v1/orders/tenant-content-type', 'other', body);
+    expect(again.status).toBe(200);
+    expect(orderAcceptedSchema.parse(again.body).created).toBe(false);
+    for (const [clientId, contentType] of [
+      ['writer', 'image/png'],
+      ['other', 'application/pdf'],
+    ] as const) {
+      const result = await stack.orders.getHandle({ orderRef: 'tenant-content-type', clientId }).result();
+      const onPlatform = await stack.sandbox.control.listDocuments({ orderId: String(result.orderId) });
+      expect(onPlatform.map((document) => [document.sha256, document.content_type])).toEqual([
+        [writers.ref.slice('sha256:'.length), contentType],
+      ]);
+    }
+  });
+
   it("replaces a document only with its client's own reference or a file in its folder (400 naming body.newPath), before the order hears of it", async () => {
     await stack.sandbox.control.setRules({ acceptedContentTypes: ['image/png'] });
     const orderRef = 'tenant-replace';
@@ -255,9 +297,12 @@ describe('tenancy of the HTTP API', () => {
       [],
     );
 
-    // The writer's own upload replaces it.
+    // The writer's own upload replaces it, with the type the writer stored it with (the other client stored
+    // the same bytes first, as a type the platform now refuses).
     await stack.sandbox.control.setRules({ acceptedContentTypes: ['application/pdf'] });
-    const ownRef = await upload('writer', randomBytes(4_000));
+    const ownBytes = randomBytes(4_000);
+    await uploadAs('other', ownBytes, 'image/png');
+    const ownRef = await upload('writer', ownBytes);
     const replaced = await replace(ownRef);
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({ sourcePath: ownRef, status: 'uploaded' });

@@ -3,7 +3,7 @@
  * (versitygw) on loopback. The same cases run for each.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -29,11 +29,14 @@ const OWNER = 'client-a';
 const cleanups = new CleanupList();
 let s3: LocalS3;
 let scratch: string;
+/** The S3 server's folder: versitygw keeps each object as a file there, so a test can set its time. */
+let s3DataDir: string;
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'badge-store-'));
   cleanups.add('scratch', () => rmSync(scratch, { recursive: true, force: true }));
-  s3 = await startLocalS3({ cleanups, buckets: ['documents'] });
+  s3DataDir = join(scratch, 's3');
+  s3 = await startLocalS3({ cleanups, buckets: ['documents'], dataDir: s3DataDir });
 }, 600_000);
 afterAll(() => cleanups.run());
 
@@ -46,6 +49,19 @@ interface StoreUnderTest {
   readonly allKeys: () => Promise<string[]>;
   /** Overwrites the stored bytes of a reference, as someone with access to the storage could. */
   readonly overwrite: (ref: string, bytes: Buffer) => Promise<void>;
+  /** Writes `owner`'s mark of a reference as marks were written before they recorded a content type: empty. */
+  readonly writeOldMark: (ref: string, owner: string) => Promise<void>;
+  /** Sets the time of a reference's object and of each of its marks (S3: their LastModified) to `time`. */
+  readonly setTimes: (ref: string, time: Date) => void;
+}
+
+/** Sets the time of the files of `ref`'s object and marks under `folder` (a store's root, a bucket's prefix). */
+function setFileTimes(folder: string, ref: string, time: Date): void {
+  const hex = ref.slice('sha256:'.length);
+  const marks = join(folder, 'owners', hex);
+  for (const file of [join(folder, 'sha256', hex), ...readdirSync(marks).map((name) => join(marks, name))]) {
+    utimesSync(file, time, time);
+  }
 }
 
 let storeCount = 0;
@@ -76,6 +92,13 @@ function localStore(): StoreUnderTest {
       writeFileSync(join(root, 'sha256', ref.slice('sha256:'.length)), bytes);
       return Promise.resolve();
     },
+    writeOldMark: (ref, owner) => {
+      const marks = join(root, 'owners', ref.slice('sha256:'.length));
+      mkdirSync(marks, { recursive: true });
+      writeFileSync(join(marks, owner), '');
+      return Promise.resolve();
+    },
+    setTimes: (ref, time) => setFileTimes(root, ref, time),
   };
 }
 
@@ -108,6 +131,16 @@ function s3Store(): StoreUnderTest {
         }),
       );
     },
+    writeOldMark: async (ref, owner) => {
+      await s3.client.send(
+        new PutObjectCommand({
+          Bucket: s3.bucket,
+          Key: `${prefix}owners/${ref.slice('sha256:'.length)}/${owner}`,
+          Body: '',
+        }),
+      );
+    },
+    setTimes: (ref, time) => setFileTimes(join(s3DataDir, s3.bucket, prefix), ref, time),
   };
 }
 
@@ -197,8 +230,11 @@ describe.each([
     const bytes = randomBytes(100_000);
     const first = await putBytes(store, bytes, { contentType: 'image/png' });
     const second = await putBytes(store, bytes, { contentType: 'image/jpeg' });
-    expect(second).toEqual(first);
+    // Each put answers the type it gave; the object keeps its first, and the owner's mark its latest.
+    expect(second).toEqual({ ...first, contentType: 'image/jpeg' });
     expect(await keys()).toEqual([`sha256/${first.ref.slice(7)}`]);
+    expect((await store.inspect({ ref: first.ref })).contentType).toBe('image/png');
+    expect(await store.claim(first.ref, OWNER)).toEqual({ contentType: 'image/jpeg' });
   });
 
   it('refuses a body over the limit and keeps nothing (also after parts were uploaded)', async () => {
@@ -220,14 +256,51 @@ describe.each([
     const { store } = create();
     const bytes = randomBytes(2_000);
     const stored = await putBytes(store, bytes, { owner: 'client-a' });
-    expect(await store.claim(stored.ref, 'client-a')).toBe(true);
-    expect(await store.claim(stored.ref, 'client-b')).toBe(false);
-    expect(await store.claim(`sha256:${'0'.repeat(64)}`, 'client-a')).toBe(false);
+    expect(await store.claim(stored.ref, 'client-a')).toEqual({ contentType: 'a/b' });
+    expect(await store.claim(stored.ref, 'client-b')).toBeNull();
+    expect(await store.claim(`sha256:${'0'.repeat(64)}`, 'client-a')).toBeNull();
     // The same bytes from client-b: one object, owned by both.
     await putBytes(store, bytes, { owner: 'client-b' });
-    expect(await store.claim(stored.ref, 'client-b')).toBe(true);
-    expect(await store.claim(stored.ref, 'client-a')).toBe(true);
+    expect(await store.claim(stored.ref, 'client-b')).toEqual({ contentType: 'a/b' });
+    expect(await store.claim(stored.ref, 'client-a')).toEqual({ contentType: 'a/b' });
     await expect(store.claim(stored.ref, '../client-a')).rejects.toThrow('is not a client id');
+  });
+
+  it("answers each owner the content type it stored the same bytes with, never another's; an old empty mark the object's", async () => {
+    const { store, keys, writeOldMark } = create();
+    const bytes = randomBytes(2_500);
+    const ofA = await putBytes(store, bytes, { owner: 'client-a', contentType: 'image/jpeg' });
+    const ofB = await putBytes(store, bytes, { owner: 'client-b', contentType: 'x-probe/guess' });
+    expect(ofA).toEqual({ ref: sha256(bytes), sizeBytes: bytes.length, contentType: 'image/jpeg' });
+    // B's put tells nothing of A's: its own type back, as if it were the first.
+    expect(ofB).toEqual({ ...ofA, contentType: 'x-probe/guess' });
+    expect(await store.claim(ofA.ref, 'client-b')).toEqual({ contentType: 'x-probe/guess' });
+    expect(await store.claim(ofA.ref, 'client-a')).toEqual({ contentType: 'image/jpeg' });
+    // One object, keeping its first type: what the worker uses for a reference named without one.
+    expect(await keys()).toEqual([`sha256/${ofA.ref.slice(7)}`]);
+    expect((await store.inspect({ ref: ofA.ref })).contentType).toBe('image/jpeg');
+    // A mark written before marks recorded a content type still claims the document, with the object's type.
+    await writeOldMark(ofA.ref, 'client-c');
+    expect(await store.claim(ofA.ref, 'client-c')).toEqual({ contentType: 'image/jpeg' });
+    expect(await store.claim(ofA.ref, 'client-c')).toEqual({ contentType: 'image/jpeg' });
+  });
+
+  it('a claim refreshes the last use and keeps the content type the owner stored the bytes with', async () => {
+    const { store, setTimes } = create();
+    const stored = await putBytes(store, randomBytes(1_500), { owner: 'client-a', contentType: 'image/png' });
+    // Whole seconds: S3's LastModified has no finer grain.
+    const longAgo = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
+    setTimes(stored.ref, longAgo);
+    expect(await store.listStored()).toEqual([{ ref: stored.ref, lastUsedAt: longAgo }]);
+
+    const beforeClaim = Math.floor(Date.now() / 1000) * 1000;
+    expect(await store.claim(stored.ref, 'client-a')).toEqual({ contentType: 'image/png' });
+    const [listed] = await store.listStored();
+    expect(listed?.lastUsedAt.getTime()).toBeGreaterThanOrEqual(beforeClaim);
+    // Used since: the collector's second look keeps it.
+    expect(await store.remove(stored.ref, { unusedSince: new Date(longAgo.getTime() + 60_000) })).toBe(false);
+    // The refreshed mark still records the owner's type.
+    expect(await store.claim(stored.ref, 'client-a')).toEqual({ contentType: 'image/png' });
   });
 
   it('lists what it holds, and removes a document with its owners only when unused since the given time', async () => {
@@ -239,10 +312,10 @@ describe.each([
     expect(listed[0]?.lastUsedAt.getTime()).toBeGreaterThan(before.getTime());
     // Used after `before`: kept.
     expect(await store.remove(stored.ref, { unusedSince: before })).toBe(false);
-    expect(await store.claim(stored.ref, 'client-a')).toBe(true);
+    expect(await store.claim(stored.ref, 'client-a')).toEqual({ contentType: 'a/b' });
     expect(await store.remove(stored.ref, { unusedSince: new Date(Date.now() + 60_000) })).toBe(true);
     expect(await store.listStored()).toEqual([]);
-    expect(await store.claim(stored.ref, 'client-a')).toBe(false);
+    expect(await store.claim(stored.ref, 'client-a')).toBeNull();
     await expect(store.open({ ref: stored.ref })).rejects.toThrow('is not in the document store');
     expect((await allKeys()).filter((key) => !key.startsWith('incoming/'))).toEqual([]);
     expect(await store.remove(stored.ref, { unusedSince: new Date(Date.now() + 60_000) })).toBe(false);

@@ -53,6 +53,9 @@ import { isInvalidArgument, withinTime } from '../temporal-errors';
 /** Page size of `GET /v1/orders` when none is asked for. */
 const DEFAULT_PAGE_SIZE = 20;
 
+/** Why a reference may not be named: the caller did not store it (another client's reads as unknown). */
+const NOT_STORED = 'is not a document this client stored: upload it with POST /v1/documents first';
+
 interface OrdersRoutesOptions {
   readonly orders: BadgeOrdersClient;
   readonly limits: Pick<ApiLimits, 'operationTimeoutMs' | 'queryTimeoutMs'>;
@@ -198,24 +201,34 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
   };
 
   /**
-   * Why `clientId` may not name the reference `ref` in an order, or undefined when it stored it itself (another
-   * client's is refused exactly like an unknown one); an owned one is marked as used now (see the collector).
+   * The content type `clientId` stored the reference `ref` with, marking it used now (see the collector);
+   * undefined when it did not store it itself (another client's is refused like an unknown one: NOT_STORED).
    */
-  const unclaimed = async (ref: string, clientId: string): Promise<string | undefined> => {
-    const owned = options.documents !== undefined && (await options.documents.claim(ref, clientId));
-    return owned
-      ? undefined
-      : 'is not a document this client stored: upload it with POST /v1/documents first';
-  };
+  const claimedContentType = async (ref: string, clientId: string): Promise<string | undefined> =>
+    (await options.documents?.claim(ref, clientId))?.contentType;
 
-  /** Refuses, as invalid fields, every document reference the caller did not store itself. */
-  const claimDocuments = async (input: ValidBadgeOrderInput, clientId: string): Promise<void> => {
+  /**
+   * Refuses, as invalid fields, every document reference the caller did not store itself; answers the input
+   * with each reference's content type, where the caller gave none, the one the caller stored it with (never
+   * another client's, which the worker would otherwise take from the stored object).
+   */
+  const claimDocuments = async (
+    input: ValidBadgeOrderInput,
+    clientId: string,
+  ): Promise<ValidBadgeOrderInput> => {
     const refused: { field: string; message: string }[] = [];
+    const documents = [];
     for (const [index, document] of input.documents.entries()) {
-      const message = document.ref === undefined ? undefined : await unclaimed(document.ref, clientId);
-      if (message !== undefined) refused.push({ field: `documents.${index}.ref`, message });
+      if (document.ref === undefined) {
+        documents.push(document);
+        continue;
+      }
+      const contentType = await claimedContentType(document.ref, clientId);
+      if (contentType === undefined) refused.push({ field: `documents.${index}.ref`, message: NOT_STORED });
+      documents.push({ ...document, contentType: document.contentType ?? contentType });
     }
     if (refused.length > 0) throw invalidFields('body', refused);
+    return { ...input, documents };
   };
 
   /**
@@ -290,13 +303,14 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     if (callbackProblem !== null) {
       throw invalidFields('body', [{ field: 'callbackUrl', message: callbackProblem }]);
     }
-    await claimDocuments(input, clientId);
+    const claimed = await claimDocuments(input, clientId);
+    // Over what the caller sent, not the content types filled in: a repeated PUT attaches (200) as before.
     const hash = orderInputHash(input);
     let started;
     try {
       started = await timed(
         `Starting order ${orderRef}`,
-        orders.startOrder(input, { memo: { [INPUT_HASH_MEMO_KEY]: hash } }),
+        orders.startOrder(claimed, { memo: { [INPUT_HASH_MEMO_KEY]: hash } }),
       );
     } catch (error) {
       if (error instanceof OrderMayExistError) {
@@ -456,20 +470,25 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
     const replacement = parsePart(ORDER_OPERATIONS.replaceDocument.body[1], request.body, 'body');
     const { orderRef, index, key, document } = await documentAt(request, ORDER_OPERATIONS.replaceDocument);
     // The new file must be the order's client's, as PUT wants its documents: refused before the order hears of it.
+    // A reference without a content type gets the one that client stored it with, as in PUT.
     const { newPath } = replacement;
+    let { contentType } = replacement;
     if (key.clientId !== undefined) {
       const folder = clientDocumentsFolder(key.clientId);
-      const message = isDocumentReference(newPath)
-        ? await unclaimed(newPath, key.clientId)
-        : isInsideFolder(newPath, folder)
-          ? undefined
-          : `must be inside ${folder}/ (this client's folder under DOCUMENTS_ROOT)`;
+      let message: string | undefined;
+      if (isDocumentReference(newPath)) {
+        const claimed = await claimedContentType(newPath, key.clientId);
+        if (claimed === undefined) message = NOT_STORED;
+        contentType ??= claimed;
+      } else if (!isInsideFolder(newPath, folder)) {
+        message = `must be inside ${folder}/ (this client's folder under DOCUMENTS_ROOT)`;
+      }
       if (message !== undefined) throw invalidFields('body', [{ field: 'newPath', message }]);
     }
     return update(
       orderRef,
       `Replacing document ${index} of order ${orderRef}`,
-      orders.replaceDocument(key, { path: document.path, ...replacement }),
+      orders.replaceDocument(key, { path: document.path, ...replacement, contentType }),
       { Rejected: ReplaceDocumentRejectedError, code: 'replace-refused' },
     );
   });
