@@ -6,8 +6,6 @@
  * sandbox over HTTP, real workers.
  */
 import { createHash } from 'node:crypto';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
@@ -21,6 +19,7 @@ import type { BadgeOrderInput } from '../../src/contract';
 import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { BadgeOrderStatus } from '../../src/workflow-contract';
 import { useTestStack } from '../helpers/stack';
+import { holdingReceiver, type HoldingReceiver } from '../../tools/dev/holding-receiver';
 import { pollUntil } from '../../tools/dev/poll';
 import type { LocalStack } from '../../tools/stack';
 
@@ -29,39 +28,11 @@ const vehicle = { licensePlate: 'E-ND 1', fuel: 'petrol' };
 const badge = { type: 'green' };
 const sha256 = (content: string): string => createHash('sha256').update(content).digest('hex');
 
-/** A webhook receiver that leaves every delivery unanswered until `release()`, and answers 204 from then on. */
-interface HoldingReceiver {
-  readonly callbackUrl: string;
-  release(): void;
-}
-
-async function holdingReceiver(stack: Pick<LocalStack, 'onStop'>): Promise<HoldingReceiver> {
-  const held: ServerResponse[] = [];
-  let holding = true;
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      if (holding) held.push(response);
-      else response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  stack.onStop(
-    'the holding webhook receiver',
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return {
-    callbackUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    release() {
-      holding = false;
-      // A delivery whose attempt timed out meanwhile comes again and is answered then.
-      for (const response of held.splice(0)) if (!response.destroyed) response.writeHead(204).end();
-    },
-  };
+/** A holding receiver ({@link holdingReceiver}) that the stack closes when it stops. */
+async function heldReceiver(stack: Pick<LocalStack, 'onStop'>): Promise<HoldingReceiver> {
+  const receiver = await holdingReceiver();
+  stack.onStop('the holding webhook receiver', () => receiver.close());
+  return receiver;
 }
 
 /** The updates history accepted: a validator's refusal leaves none. */
@@ -97,7 +68,7 @@ describe('badgeOrder at the end of a run', () => {
   }
 
   it('uploads a replacement sent while the run waits for its webhooks before continuing as new, and completes', async () => {
-    const receiver = await holdingReceiver(stack.local);
+    const receiver = await heldReceiver(stack.local);
     const orderRef = 'end-replaced-while-continuing';
     const input = gifOrder(orderRef, receiver.callbackUrl, { historyBudgetEvents: 100 });
     const path = input.documents[0].path;
@@ -148,7 +119,7 @@ describe('badgeOrder at the end of a run', () => {
   });
 
   it('refuses updates once the order is cancelled, while its run still delivers the last webhooks', async () => {
-    const receiver = await holdingReceiver(stack.local);
+    const receiver = await heldReceiver(stack.local);
     const orderRef = 'end-cancelled';
     const input = gifOrder(orderRef, receiver.callbackUrl);
     const path = input.documents[0].path;
@@ -189,7 +160,7 @@ describe('badgeOrder at the end of a run', () => {
   });
 
   it('refuses reconcileOrder once the reconciliation deadline failed the order, while its last webhook is delivered', async () => {
-    const receiver = await holdingReceiver(stack.local);
+    const receiver = await heldReceiver(stack.local);
     const orderRef = 'end-reconciliation-deadline';
     await stack.sandbox.control.setFaults({ failNext: [{ route: 'orders', kind: 'commit-then-500' }] });
     const started = await stack.orders.startOrder({

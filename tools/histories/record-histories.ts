@@ -6,8 +6,6 @@
  * `test/replay/replay.test.ts` replays every version's against the current code.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import pino from 'pino';
@@ -25,6 +23,7 @@ import {
 import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { badgeOrdersQuery } from '../../src/temporal/visibility';
 import type { ChildProcessHandle } from '../dev/child-process';
+import { holdingReceiver } from '../dev/holding-receiver';
 import { pollUntil, waitUntil } from '../dev/poll';
 import { startLocalStack, type LocalStack } from '../stack';
 
@@ -129,39 +128,6 @@ async function onWorkerWith<T>(
     await special.stop();
     worker();
   }
-}
-
-/** A webhook receiver that leaves every delivery unanswered until `release()`, and answers 204 from then on. */
-interface HoldingReceiver {
-  readonly callbackUrl: string;
-  release(): void;
-  close(): Promise<void>;
-}
-
-async function holdingReceiver(): Promise<HoldingReceiver> {
-  const held: ServerResponse[] = [];
-  let holding = true;
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      if (holding) held.push(response);
-      else response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    callbackUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    release() {
-      holding = false;
-      // A delivery whose attempt timed out meanwhile comes again and is answered then.
-      for (const response of held.splice(0)) if (!response.destroyed) response.writeHead(204).end();
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /**
