@@ -261,14 +261,14 @@ export class BadgeOrdersClient {
         orderId,
       );
     }
-    const unknownOutcome =
-      (description.status.name === 'FAILED' &&
-        (await lastFailureType(handle)) === ('RECONCILIATION_DEADLINE_PASSED' satisfies FailureCode)) ||
-      (await endedAwaitingReconciliation(handle));
-    if (unknownOutcome) {
+    const unknown = await unknownCreation(handle, description.status.name);
+    if (unknown !== null) {
       throw new OrderMayExistError(
-        `Order ${orderRef} may exist on the platform: its last run ended while its creation's outcome was ` +
-          `unknown (Idempotency-Key ${handle.workflowId}:create). Check the platform first; ` +
+        `Order ${orderRef} may exist on the platform: its last run ended ${description.status.name} ` +
+          (unknown.answered
+            ? "while its creation's outcome was unknown"
+            : "and no worker answered whether its creation's outcome was known (start one and try again)") +
+          ` (Idempotency-Key ${unknown.keys.join(' or ')}). Check the platform first; ` +
           'start it again under a new orderRef only if it holds no such order.',
         null,
       );
@@ -411,28 +411,52 @@ async function describeIfFound(handle: BadgeOrderHandle): Promise<WorkflowExecut
   }
 }
 
-/** The type of the ApplicationFailure a closed run failed with, if any. */
-async function lastFailureType(handle: BadgeOrderHandle): Promise<string | undefined> {
+/** How long a closed run's `status` query may take (a worker replays the run to answer it). */
+const CLOSED_RUN_QUERY_TIMEOUT_MS = 10_000;
+
+/** The application failure a closed run failed with, if any. */
+async function lastFailure(handle: BadgeOrderHandle): Promise<ApplicationFailure | undefined> {
   try {
     await handle.result();
     return undefined;
   } catch (error) {
     let current: unknown = error;
     while (current instanceof Error) {
-      if (current instanceof ApplicationFailure) return current.type ?? undefined;
+      if (current instanceof ApplicationFailure) return current;
       current = current.cause;
     }
     return undefined;
   }
 }
 
-/** Whether a closed run ended (cancelled, terminated, …) while its order awaited reconciliation. */
-async function endedAwaitingReconciliation(handle: BadgeOrderHandle): Promise<boolean> {
+/**
+ * Whether a closed run ended while its order's creation had an unknown outcome, and which `Idempotency-Key`s to
+ * ask the platform about; null when the outcome was known. A failed run says so by its failure
+ * (`RECONCILIATION_DEADLINE_PASSED`); a cancelled, terminated or timed-out one only through its `status` query,
+ * which a worker answers by replaying it. No answer is no knowledge: such a run counts as unknown (`answered`
+ * false), never as safe to start again.
+ */
+async function unknownCreation(
+  handle: BadgeOrderHandle,
+  status: string,
+): Promise<{ readonly keys: readonly string[]; readonly answered: boolean } | null> {
+  const either = [`${handle.workflowId}:create`, `${handle.workflowId}:create:without-stock`];
+  if (status === 'FAILED') {
+    const failure = await lastFailure(handle);
+    if (failure?.type === ('RECONCILIATION_DEADLINE_PASSED' satisfies FailureCode)) {
+      const key = (failure.details?.[0] as { idempotencyKey?: unknown } | undefined)?.idempotencyKey;
+      return { keys: typeof key === 'string' ? [key] : either, answered: true };
+    }
+  }
   try {
-    return (await handle.query(statusQuery)).reconciliation !== null;
+    const { reconciliation } = await handle.client.connection.withDeadline(
+      Date.now() + CLOSED_RUN_QUERY_TIMEOUT_MS,
+      () => handle.query(statusQuery),
+    );
+    return reconciliation === null ? null : { keys: [reconciliation.idempotencyKey], answered: true };
   } catch {
-    // No worker to answer for the closed run: the failure type above is all that is known.
-    return false;
+    // A failed run's failure says all that matters (above); any other run may have been waiting.
+    return status === 'FAILED' ? null : { keys: either, answered: false };
   }
 }
 

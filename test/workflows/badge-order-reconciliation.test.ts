@@ -195,7 +195,10 @@ describe('badgeOrder with an unknown creation outcome', () => {
     const description = await started.handle.describe();
     expect(description.searchAttributes[BadgeOrderStatus.name]).toEqual(['Failed']);
 
-    await expect(stack.orders.startOrder(order(stack, 'rc-deadline'))).rejects.toThrow(OrderMayExistError);
+    const again = stack.orders.startOrder(order(stack, 'rc-deadline'));
+    await expect(again).rejects.toThrow(OrderMayExistError);
+    // The key the creation was sent with, from the failure (the order has no stock).
+    await expect(again).rejects.toThrow('(Idempotency-Key badge-order-rc-deadline:create:without-stock)');
     expect((await stack.sandbox.control.state()).orders).toHaveLength(1);
   });
 
@@ -227,7 +230,25 @@ describe('badgeOrder with an unknown creation outcome', () => {
     const view = await stack.orders.status('rc-cancel-held');
     expect(view).toMatchObject({ phase: 'cancelled', searchStatus: 'Cancelled', orderId: null });
     expect(view.reconciliation?.idempotencyKey).toBe('badge-order-rc-cancel-held:create:without-stock');
-    await expect(stack.orders.startOrder(order(stack, 'rc-cancel-held'))).rejects.toThrow(OrderMayExistError);
+    const again = stack.orders.startOrder(order(stack, 'rc-cancel-held'));
+    await expect(again).rejects.toThrow(OrderMayExistError);
+    await expect(again).rejects.toThrow(
+      "ended CANCELLED while its creation's outcome was unknown " +
+        '(Idempotency-Key badge-order-rc-cancel-held:create:without-stock)',
+    );
+
+    // With no worker to answer the closed run's status query, nothing says the outcome was known: refused too.
+    await stack.stopWorker();
+    try {
+      const unanswered = stack.orders.startOrder(order(stack, 'rc-cancel-held'));
+      await expect(unanswered).rejects.toThrow(OrderMayExistError);
+      await expect(unanswered).rejects.toThrow(
+        "ended CANCELLED and no worker answered whether its creation's outcome was known (start one and try " +
+          'again) (Idempotency-Key badge-order-rc-cancel-held:create or badge-order-rc-cancel-held:create:without-stock)',
+      );
+    } finally {
+      await stack.resumeWorker();
+    }
     expect(await stack.sandbox.control.listOrders()).toHaveLength(1);
   });
 
