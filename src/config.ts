@@ -830,6 +830,11 @@ const WORKER_SETTINGS = readBy(WORKER, {
     positiveInt.default(50),
     'Activities run at once by one worker.',
   ),
+  shutdownGraceMs: variable(
+    'WORKER_SHUTDOWN_GRACE_MS',
+    wholeNumber(0, 50_000),
+    'After SIGTERM, how long running activities may finish before they are cancelled, ms (below the stop period).',
+  ),
   logLevel: LOG_LEVEL,
   metricsPort: variable(
     'METRICS_PORT',

@@ -156,6 +156,9 @@ export async function createBadgeOrderWorker(
         },
       }),
       maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities,
+      // A stopping worker lets its activities finish: an order creation cut off would wait for a person, its
+      // outcome unknown. The SDK's default, 0, cancels them at once.
+      shutdownGraceTime: config.shutdownGraceMs,
       // A prebuilt bundle must come from buildServiceBundle() (same failure converter and interceptors).
       dataConverter: createDataConverter(payloadKeys),
       ...overrides,

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { BadgeOrderInput } from '../../src/contract';
 import { startTestStack, type TestStack } from '../helpers/stack';
+import { pollUntil } from '../../tools/dev/poll';
 import {
   completedAt,
   holdUploads,
@@ -87,6 +88,40 @@ describe('badgeOrder under crashes and faults', () => {
     // The kill landed mid-upload: the upload it interrupted was sent again by a later attempt, and flagged.
     expect(await startedAttemptOf(started.handle, killed)).toBeGreaterThan(1);
     expect(result.documents.filter((document) => document.possibleDuplicate)).toHaveLength(1);
+  });
+
+  it('lets an order creation in flight finish when its worker is stopped with SIGTERM: the order is not held', async () => {
+    const heldBefore = (await stack.sandbox.control.stats()).faults.latency ?? 0;
+    // The platform answers the creation after 3 s; the worker is told to stop while it waits.
+    await stack.sandbox.control.setFaults({ latencyMs: 3_000, routes: ['orders'] });
+    const first = stack.startWorkerProcess();
+    const started = await stack.orders.startOrder(orderWithDocuments(stack, 'sigterm-create', 1));
+    await pollUntil(
+      async () => (await stack.sandbox.control.stats()).faults.latency ?? 0,
+      (held) => held > heldBefore,
+      { what: 'the order creation held by the platform' },
+    );
+    await first.kill('SIGTERM');
+    expect(first.child.exitCode).toBe(0);
+    await stack.sandbox.control.setFaults({});
+
+    const second = stack.startWorkerProcess();
+    try {
+      const settled = await pollUntil(
+        () => stack.orders.status('sigterm-create'),
+        (view) => view.phase === 'completed' || view.phase === 'awaiting-reconciliation',
+        { what: 'sigterm-create to complete or wait for a person' },
+      );
+      expect(settled.phase).toBe('completed');
+    } finally {
+      await second.kill('SIGTERM');
+    }
+    const result = await started.handle.result();
+    await expectExactlyOnce(stack, 'sigterm-create', 1, result.orderId);
+    // The stopping worker finished the creation's one attempt itself.
+    const events = (await started.handle.fetchHistory()).events ?? [];
+    expect(events.filter((event) => event.activityTaskCompletedEventAttributes)).not.toHaveLength(0);
+    expect(events.filter((event) => event.activityTaskFailedEventAttributes)).toEqual([]);
   });
 
   it('creates one order and one copy of each document when a platform that honours keys stores and then fails', async () => {
