@@ -343,9 +343,25 @@ function temporalProfileFromEnv(env: Env): ClientConfigProfile {
     return loadClientConfigProfile({ overrideEnvVars: set });
   } catch (error) {
     throw new ConfigError(
-      `Invalid configuration: TEMPORAL_CONFIG_FILE / TEMPORAL_PROFILE: ${(error as Error).message}`,
+      `Invalid configuration: TEMPORAL_CONFIG_FILE / TEMPORAL_PROFILE: ${profileProblem(error)}`,
     );
   }
+}
+
+/**
+ * What is wrong with the TOML profile, without its text: a TOML parser's message quotes the lines around the
+ * mistake, and those may hold an API key or a client key.
+ */
+function profileProblem(error: unknown): string {
+  const { line, column, codeblock } = (error ?? {}) as {
+    line?: unknown;
+    column?: unknown;
+    codeblock?: unknown;
+  };
+  if (codeblock !== undefined && typeof line === 'number') {
+    return `not valid TOML (line ${line}, column ${String(column)})`;
+  }
+  return error instanceof Error ? error.message : String(error);
 }
 
 const TEMPORAL_PART: Part<typeof temporalConfigSchema> = {

@@ -137,4 +137,23 @@ describe('Temporal connection options', () => {
       loadTemporalConfig({ ...UNENCRYPTED, TEMPORAL_CONFIG_FILE: files.toml, TEMPORAL_PROFILE: 'absent' }),
     ).toThrow(/TEMPORAL_PROFILE/);
   });
+
+  it('says where a profile is not valid TOML, without quoting it (the lines may hold a key)', () => {
+    const broken = join(scratch, 'broken.toml');
+    writeFileSync(
+      broken,
+      ['[profile.default]', 'address = "a.example:7233"', 'api_key = "tcld-SECRET-1'].join('\n'),
+    );
+    let message = '';
+    try {
+      loadTemporalConfig({ ...UNENCRYPTED, TEMPORAL_CONFIG_FILE: broken });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(
+      /^Invalid configuration: TEMPORAL_CONFIG_FILE \/ TEMPORAL_PROFILE: not valid TOML \(line 3, column \d+\)$/,
+    );
+    expect(message).not.toContain('SECRET');
+  });
 });
