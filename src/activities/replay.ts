@@ -35,11 +35,19 @@ interface SignalRetryUploadsResult {
 export function createReplayActivities(deps: { readonly client: Client }) {
   const { client } = deps;
 
-  /** Signals one run if it still awaits repair; visibility may be behind, so its own state decides. */
+  /**
+   * Signals one order if it still awaits repair; visibility may be behind, so its own state decides. A listed
+   * run that has continued as new since goes on in a newer run, which a listing newest first has passed: that
+   * one is asked instead.
+   */
   async function signalIfAwaitingRepair(run: ListedRun): Promise<'signalled' | 'skipped'> {
-    const handle = client.workflow.getHandle(run.workflowId, run.runId);
+    let handle = client.workflow.getHandle(run.workflowId, run.runId);
     try {
-      const description = await handle.describe();
+      let description = await handle.describe();
+      if (description.status.name === 'CONTINUED_AS_NEW') {
+        handle = client.workflow.getHandle(run.workflowId);
+        description = await handle.describe();
+      }
       const awaiting =
         description.status.name === 'RUNNING' &&
         description.typedSearchAttributes.get(BadgeOrderStatus) === 'AwaitingRepair';

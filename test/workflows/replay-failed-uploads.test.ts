@@ -3,6 +3,8 @@
  * the orders awaiting repair through visibility and signals them, and the real sandbox then holds the documents
  * it refused before. Orders that do not await repair are left alone (no signal in their history).
  */
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createReplayActivities } from '../../src/activities/replay';
 import { BadgeOrdersClient, type BadgeOrderHandle } from '../../src/client/badge-orders-client';
 import { REPLAY_SCHEDULE_ID, type ReplayFailedUploadsResult } from '../../src/contract';
 import { WORKFLOW_TYPES } from '../../src/workflow-contract';
@@ -169,6 +171,43 @@ describe('replayFailedUploads', () => {
     } finally {
       await replayScheduleHandle(stack.temporal.client, settings.scheduleId).delete();
     }
+  });
+
+  it('signals an order whose listed run has continued as new since: its newer run', async () => {
+    const orderRef = 'replay-moved-on';
+    stack.writeDocument(`${orderRef}/scan.gif`, `GIF89a ${orderRef}`);
+    const started = await stack.orders.startOrder({
+      orderRef,
+      vehicle,
+      badge,
+      documents: [{ path: `${orderRef}/scan.gif` }],
+      options: { historyBudgetEvents: 100 },
+    });
+    const { workflowId, runId: listedRunId } = await started.handle.describe();
+    // Repair cycles until the order continues as new (past its history budget), still awaiting repair.
+    const latest = stack.orders.getHandle(orderRef);
+    await pollUntil(
+      async () => {
+        const [description, status] = await Promise.all([latest.describe(), stack.orders.status(orderRef)]);
+        if (description.runId === listedRunId && status.phase === 'awaiting-repair') {
+          await stack.orders.retryUploads(orderRef);
+        }
+        return { runId: description.runId, phase: status.phase };
+      },
+      (now) => now.runId !== listedRunId && now.phase === 'awaiting-repair',
+      { what: `${orderRef} to continue as new while awaiting repair` },
+    );
+    const before = await signalCount(latest);
+    await stack.sandbox.control.setRules({ acceptedContentTypes: [...DEFAULT_TYPES, 'image/gif'] });
+
+    const activities = createReplayActivities({ client: stack.temporal.client });
+    const result = await new MockActivityEnvironment().run(() =>
+      activities.signalRetryUploads({ runs: [{ workflowId, runId: listedRunId }], maxConcurrent: 1 }),
+    );
+    expect(result).toEqual({ signalled: 1, skipped: 0, errors: [] });
+    expect(await signalCount(latest)).toBe(before + 1);
+    // The signal reached the run that holds the order: it uploads the .gif and completes.
+    expect((await latest.result()).documents).toMatchObject([{ status: 'uploaded' }]);
   });
 
   it('continues as new over a long list and sums the counts across runs', async () => {
