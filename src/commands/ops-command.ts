@@ -255,9 +255,14 @@ function buildOpsProgram(deps: OpsDependencies): Command {
         }
       });
   };
+  /** The workflow id of an order as the client finds it (a client's order placed before 0.4.0 has another). */
+  const workflowIdOf = async (order: OrderKey): Promise<string> =>
+    (await orders().findOrder(order))?.handle.workflowId ?? orders().getHandle(order).workflowId;
   /** Prints an order's status view, for people or as JSON. */
-  const printView = (order: OrderKey, json: boolean, view: BadgeOrderStatusView): void =>
-    print(json, view, () => renderStatus(view, workflowLink(orders().getHandle(order).workflowId)));
+  const printView = async (order: OrderKey, json: boolean, view: BadgeOrderStatusView): Promise<void> => {
+    const link = workflowLink(await workflowIdOf(order));
+    print(json, view, () => renderStatus(view, link));
+  };
 
   orderCommand(
     'status',
@@ -272,7 +277,7 @@ function buildOpsProgram(deps: OpsDependencies): Command {
     [],
     async (order, _, __, json) => {
       await orders().retryUploads(order);
-      const workflowId = orders().getHandle(order).workflowId;
+      const workflowId = await workflowIdOf(order);
       print(
         json,
         { orderRef: order.orderRef, workflowId, signal: 'retryUploads' },
@@ -310,7 +315,7 @@ function buildOpsProgram(deps: OpsDependencies): Command {
       }
       const answer =
         options.orderId !== undefined ? { orderId: options.orderId } : { notCreated: true as const };
-      printView(order, json, await orders().reconcileOrder(order, answer));
+      await printView(order, json, await orders().reconcileOrder(order, answer));
     },
   )
     .addOption(
@@ -335,7 +340,7 @@ function buildOpsProgram(deps: OpsDependencies): Command {
       }
       const answer =
         options.documentId !== undefined ? { documentId: options.documentId } : { notStored: true as const };
-      printView(order, json, await orders().reconcileDocument(order, { path, ...answer }));
+      await printView(order, json, await orders().reconcileDocument(order, { path, ...answer }));
     },
   )
     .addOption(

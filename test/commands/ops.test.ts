@@ -4,7 +4,14 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { REPLAY_SCHEDULE_ID, type BadgeOrderStatusView, type DocumentState } from '../../src/contract';
+import {
+  badgeOrderWorkflowId,
+  parseBadgeOrderInput,
+  REPLAY_SCHEDULE_ID,
+  type BadgeOrderStatusView,
+  type DocumentState,
+} from '../../src/contract';
+import { WORKFLOW_TYPES } from '../../src/workflow-contract';
 import { describeReplaySchedule, replayScheduleHandle } from '../../src/temporal/schedule';
 import { runScheduleCommand } from '../../src/commands/schedule-command';
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
@@ -107,6 +114,45 @@ describe('ops CLI', () => {
         (document) => document.document_type_id === result.orderId,
       );
       expect(stored).toHaveLength(1);
+    } finally {
+      await stack.sandbox.control.setRules({ acceptedContentTypes: DEFAULT_TYPES });
+    }
+  });
+
+  it("names the workflow it acted on for a client's order placed before orders had client ids of their own", async () => {
+    // As 0.3.0 placed it: workflow id badge-order-<orderRef>, the client only in the input.
+    const orderRef = 'cli-legacy';
+    const path = stack.writeDocument(`${orderRef}/scan.gif`, `GIF89a ${orderRef}`);
+    const input = parseBadgeOrderInput({
+      orderRef,
+      vehicle,
+      badge,
+      documents: [{ path }],
+      clientId: 'backend-a',
+    });
+    const legacy = await stack.temporal.client.workflow.start(WORKFLOW_TYPES.badgeOrder, {
+      taskQueue: stack.taskQueue,
+      workflowId: badgeOrderWorkflowId(orderRef),
+      args: [input],
+    });
+    await pollUntil(
+      () => stack.orders.status({ orderRef, clientId: 'backend-a' }),
+      (status) => status.phase === 'awaiting-repair',
+      { what: `${orderRef} awaiting repair` },
+    );
+
+    const status = await ops('status', orderRef, '--client', 'backend-a');
+    expect(status.code).toBe(0);
+    expect(status.out).toContain(`/workflows/${badgeOrderWorkflowId(orderRef)}`);
+    expect(status.out).not.toMatch(/cli-legacy(@|%40)backend-a/);
+    await stack.sandbox.control.setRules({ acceptedContentTypes: [...DEFAULT_TYPES, 'image/gif'] });
+    try {
+      const sent = await ops('retry', orderRef, '--client', 'backend-a');
+      expect(sent).toMatchObject({ code: 0, err: '' });
+      expect(sent.out).toContain(`Sent retryUploads to ${badgeOrderWorkflowId(orderRef)};`);
+      const found = await stack.orders.findOrder({ orderRef, clientId: 'backend-a' });
+      expect(found?.handle.workflowId).toBe(legacy.workflowId);
+      expect((await found?.handle.result())?.documents[0]?.status).toBe('uploaded');
     } finally {
       await stack.sandbox.control.setRules({ acceptedContentTypes: DEFAULT_TYPES });
     }
