@@ -65,3 +65,11 @@ export function documentSourceOf(document: { readonly path?: string; readonly re
   if (source === undefined) throw new Error('a document has neither path nor ref');
   return source;
 }
+
+/**
+ * The `Idempotency-Key` an order's creation is sent with: one per run of the order's workflow id, and one for
+ * ordering without the stock. The workflow sends it; the client names it when an order may exist.
+ */
+export function creationIdempotencyKey(workflowId: string, withStock: boolean): string {
+  return withStock ? `${workflowId}:create` : `${workflowId}:create:without-stock`;
+}

@@ -19,6 +19,7 @@ import {
   type UpdateDefinition,
 } from '@temporalio/common';
 import {
+  creationIdempotencyKey,
   BadgeOrderClient,
   BadgeOrderId,
   BadgeOrderRef,
@@ -169,7 +170,7 @@ export class BadgeOrdersClient {
    * attached to and repaired by its client, never placed a second time. Costs one look-up per client order;
    * remove it once no such order is left within the namespace's retention.
    */
-  private async workflowIdOf(order: OrderKey): Promise<string> {
+  async workflowIdOf(order: OrderKey): Promise<string> {
     const own = badgeOrderWorkflowId(order.orderRef, order.clientId);
     if (order.clientId === undefined) return own;
     const earlier = badgeOrderWorkflowId(order.orderRef);
@@ -440,7 +441,7 @@ async function unknownCreation(
   handle: BadgeOrderHandle,
   status: string,
 ): Promise<{ readonly keys: readonly string[]; readonly answered: boolean } | null> {
-  const either = [`${handle.workflowId}:create`, `${handle.workflowId}:create:without-stock`];
+  const either = [true, false].map((withStock) => creationIdempotencyKey(handle.workflowId, withStock));
   if (status === 'FAILED') {
     const failure = await lastFailure(handle);
     if (failure?.type === ('RECONCILIATION_DEADLINE_PASSED' satisfies FailureCode)) {

@@ -255,12 +255,9 @@ function buildOpsProgram(deps: OpsDependencies): Command {
         }
       });
   };
-  /** The workflow id of an order as the client finds it (a client's order placed before 0.4.0 has another). */
-  const workflowIdOf = async (order: OrderKey): Promise<string> =>
-    (await orders().findOrder(order))?.handle.workflowId ?? orders().getHandle(order).workflowId;
   /** Prints an order's status view, for people or as JSON. */
   const printView = async (order: OrderKey, json: boolean, view: BadgeOrderStatusView): Promise<void> => {
-    const link = workflowLink(await workflowIdOf(order));
+    const link = workflowLink(await orders().workflowIdOf(order));
     print(json, view, () => renderStatus(view, link));
   };
 
@@ -277,7 +274,7 @@ function buildOpsProgram(deps: OpsDependencies): Command {
     [],
     async (order, _, __, json) => {
       await orders().retryUploads(order);
-      const workflowId = await workflowIdOf(order);
+      const workflowId = await orders().workflowIdOf(order);
       print(
         json,
         { orderRef: order.orderRef, workflowId, signal: 'retryUploads' },

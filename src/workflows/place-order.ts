@@ -9,6 +9,7 @@
  */
 import { condition, isCancellation, log, setCurrentDetails, sleep, workflowInfo } from '@temporalio/workflow';
 import { applicationFailure } from '../failure-types';
+import { creationIdempotencyKey } from '../workflow-contract';
 import { creationBackoffMs } from './activity-options';
 import {
   attemptOutcome,
@@ -49,7 +50,7 @@ export async function placeOrder(state: OrderState, settings: PlaceOrderSettings
   let uncertain: { reason: string; idempotencyKey: string; stockId: string | null } | null = null;
   for (let attempt = 1; ; attempt += 1) {
     const stockId = state.stockId;
-    const idempotencyKey = creationKey(stockId !== null);
+    const idempotencyKey = creationIdempotencyKey(workflowInfo().workflowId, stockId !== null);
     const summary =
       stockId === null ? 'Create order without stock' : `Create order with stock ${String(stockId)}`;
     let error: unknown;
@@ -104,12 +105,6 @@ export async function placeOrder(state: OrderState, settings: PlaceOrderSettings
     });
     await sleep(creationBackoffMs(attempt, requestedRetryDelayMs(error)));
   }
-}
-
-/** The idempotency key of creation: one per run of this order ref, and one for ordering without stock. */
-function creationKey(withStock: boolean): string {
-  const { workflowId } = workflowInfo();
-  return withStock ? `${workflowId}:create` : `${workflowId}:create:without-stock`;
 }
 
 /**
