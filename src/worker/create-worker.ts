@@ -156,6 +156,11 @@ export async function createBadgeOrderWorker(
         },
       }),
       maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities,
+      // Workflow task pollers follow the server's hints (Temporal's recommended setting, Server 1.28 and later):
+      // the SDK's fixed split (2 polls on the normal queue, 8 on the sticky one) left new orders' first tasks in
+      // the server's backlog under load. At least 5 polls stay open on each, or moderate load finds none open
+      // (docs/benchmarks.md).
+      workflowTaskPollerBehavior: { type: 'autoscaling', minimum: 5 },
       // A stopping worker lets its activities finish: an order creation cut off would wait for a person, its
       // outcome unknown. The SDK's default, 0, cancels them at once.
       shutdownGraceTime: config.shutdownGraceMs,
