@@ -255,9 +255,12 @@ function buildOpsProgram(deps: OpsDependencies): Command {
         }
       });
   };
-  /** Prints an order's status view, for people or as JSON. */
+  /**
+   * Prints an order's status view, for people or as JSON. Only the text links to the workflow, whose id costs a
+   * client's order a look-up (`workflowIdOf`).
+   */
   const printView = async (order: OrderKey, json: boolean, view: BadgeOrderStatusView): Promise<void> => {
-    const link = workflowLink(await orders().workflowIdOf(order));
+    const link = json ? null : workflowLink(await orders().workflowIdOf(order));
     print(json, view, () => renderStatus(view, link));
   };
 
