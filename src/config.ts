@@ -7,6 +7,7 @@
  * may come from files (`NAME_FILE`), as container secrets do.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/envconfig';
 import { z } from 'zod';
@@ -617,8 +618,8 @@ export function loadTracingConfig(env: Env = process.env): Readonly<TracingConfi
 /** Shortest webhook secret accepted: an HMAC key guessable by brute force signs nothing. */
 const MIN_WEBHOOK_SECRET_LENGTH = 16;
 
-/** One entry of `WEBHOOK_ALLOWED_HOSTS`: a host name, `*.` and a domain, an IPv4 or an IPv6 address. */
-const CALLBACK_HOST_PATTERN = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$|^[0-9a-f:.]*:[0-9a-f:.]*$/;
+/** A host name or `*.` and a domain (an IPv4 address too) of `WEBHOOK_ALLOWED_HOSTS`; IPv6 addresses by `isIP`. */
+const CALLBACK_HOST_PATTERN = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/;
 
 /** Where webhooks may go (`CallbackUrlPolicy`), read the same way by the worker and the HTTP API. */
 const WEBHOOK_POLICY = readBy(WORKER_API, {
@@ -646,7 +647,8 @@ const WEBHOOK_POLICY = readBy(WORKER_API, {
           }
           return [];
         }
-        for (const entry of entries.filter((candidate) => !CALLBACK_HOST_PATTERN.test(candidate))) {
+        const valid = (entry: string): boolean => CALLBACK_HOST_PATTERN.test(entry) || isIP(entry) === 6;
+        for (const entry of entries.filter((candidate) => !valid(candidate))) {
           ctx.addIssue({
             code: 'custom',
             message: `"${entry}" is not a host name, *.domain or IP address (hosts are separated by commas)`,

@@ -21,19 +21,86 @@ export const REDACTED = '[redacted]';
 /** Deeper than this, values are cut off (log lines are not the place for deep structures anyway). */
 const MAX_DEPTH = 12;
 
-/** Secrets inside free text: credentials in URLs, `Bearer …` headers, `password=…` / `"token": "…"` pairs. */
-const TEXT_SECRETS: readonly [RegExp, string][] = [
-  [/\b((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]+/gi, `$1${REDACTED}`],
-  [/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, `$1${REDACTED}@`],
-  [
-    /([A-Za-z0-9_-]*(?:secret|token|passw(?:or)?d|passphrase|api[-_]?key|credential|signature)[A-Za-z0-9_-]*["']?\s*[=:]\s*["']?)[^\s"'&,;}]+/gi,
-    `$1${REDACTED}`,
-  ],
-];
+/**
+ * Longest URL and Host of a request that a log line keeps (Fastify's `req`): any real one fits; an outsider's
+ * 15 KB of them is cut before anything looks at it.
+ */
+const MAX_LOGGED_URL = 2_048;
+const MAX_LOGGED_HOST = 256;
 
-/** Removes secrets from free text (messages, error messages, stacks); see {@link TEXT_SECRETS}. */
+/*
+ * Secrets inside free text: `Bearer …` headers, credentials in URLs, `password=…` / `"token": "…"` pairs. Every
+ * logged string goes through these, including text an outsider wrote (a request's URL and Host are logged before
+ * anything checks the caller), so each pattern runs in time linear in the text: no two quantifiers can take the
+ * same characters and no match can fail after a long scan from many starts (test/regular-expressions.unit.test.ts
+ * proves it of every pattern under src/).
+ */
+const BEARER = /\b((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]+/gi;
+/** The user information of a URL (up to its last `@` before the path): matched from `://`, never from a scheme. */
+const URL_CREDENTIALS = /:\/\/[^\s/?#]*@/g;
+/** A name (`client_secret`, `X-Signature`, `access_token`): a whole run, so no run is scanned from inside. */
+const NAME = /[A-Za-z0-9_-]+/g;
+/** Names of values that are secrets, anywhere in a name. */
+const SECRET_NAME = /secret|token|passw(?:or)?d|passphrase|api[-_]?key|credential|signature/i;
+/** What follows a secret's name: `=` or `:` (quotes and spaces around it), then the value, matched right there. */
+const ASSIGNED_VALUE = /(["']?\s*[=:]\s*["']?)[^\s"'&,;}]+/y;
+
+/** `text` with the values assigned to secret names ({@link SECRET_NAME}) replaced, in one pass over it. */
+function redactAssignments(text: string): string {
+  let redacted = '';
+  let copied = 0;
+  NAME.lastIndex = 0;
+  for (let name = NAME.exec(text); name !== null; name = NAME.exec(text)) {
+    if (!SECRET_NAME.test(name[0])) continue;
+    ASSIGNED_VALUE.lastIndex = NAME.lastIndex;
+    const assignment = ASSIGNED_VALUE.exec(text);
+    if (assignment === null) continue;
+    redacted += `${text.slice(copied, NAME.lastIndex + (assignment[1] ?? '').length)}${REDACTED}`;
+    copied = ASSIGNED_VALUE.lastIndex;
+    // The value is gone: names inside it need no look.
+    NAME.lastIndex = copied;
+  }
+  return redacted + text.slice(copied);
+}
+
+/** Removes secrets from free text (messages, error messages, stacks), in time linear in its length. */
 export function redactText(text: string): string {
-  return TEXT_SECRETS.reduce((result, [pattern, replacement]) => result.replace(pattern, replacement), text);
+  return redactAssignments(text.replace(BEARER, `$1${REDACTED}`).replace(URL_CREDENTIALS, `://${REDACTED}@`));
+}
+
+/** `text` cut to `max` characters, saying how long it was. */
+function cut(text: unknown, max: number): unknown {
+  return typeof text === 'string' && text.length > max
+    ? `${text.slice(0, max)}… (${text.length} characters)`
+    : text;
+}
+
+/** What Fastify's request gives a log line: its own `req` serializer, with the URL and Host bounded. */
+interface LoggedRequest {
+  readonly method?: string;
+  readonly url?: string;
+  readonly host?: string;
+  readonly ip?: string;
+  readonly socket?: { readonly remotePort?: number } | null;
+}
+
+/** A request as a log line shows it: method, URL and Host ({@link MAX_LOGGED_URL}), the caller's address. */
+function requestForLog(request: LoggedRequest): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: cut(request.url, MAX_LOGGED_URL),
+    host: cut(request.host, MAX_LOGGED_HOST),
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/**
+ * The logger a Fastify server (the HTTP API, the codec server) is given: Fastify takes a logger's own `req`
+ * serializer over its default, which logs the URL, the Host and an `Accept-Version` of any length.
+ */
+export function httpServerLogger(logger: Logger): Logger {
+  return logger.child({}, { serializers: { req: (value: LoggedRequest) => requestForLog(value) } });
 }
 
 /** A plain, redacted copy of an error: type, message, stack, code, its own fields and its cause. */

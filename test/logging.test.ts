@@ -3,7 +3,12 @@
  * produces (nested configuration, HTTP headers, library errors with their request, causes, messages, child
  * bindings, the Temporal SDK's metadata) survives into a line; the facts around it do.
  */
+import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
+import { Client, Connection } from '@temporalio/client';
+import { buildApiApp } from '../src/api/app';
+import { createAuthenticator } from '../src/api/auth';
+import { BadgeOrdersClient } from '../src/client/badge-orders-client';
 import { startCodecServer } from '../src/codec/codec-server';
 import { generatePayloadKeyEntry, parsePayloadKeys } from '../src/codec/key-ring';
 import { createLogger, redactText, sdkLoggerFor } from '../src/logging';
@@ -241,6 +246,84 @@ describe('log redaction', () => {
       '{"username":"demo","password":"[redacted]"}',
     );
     expect(redactText('POST https://user:pw@host/x failed')).toBe('POST https://[redacted]@host/x failed');
+  });
+
+  it('redacts adversarial text exactly, whatever its length: repeated keywords, long runs of letters, 64 KiB', () => {
+    const KIB_64 = 64 * 1024;
+    const times = (unit: string): number => Math.floor(KIB_64 / unit.length);
+    const kept = [
+      `/${'token'.repeat(times('token'))}`,
+      'a'.repeat(KIB_64),
+      `${'A'.repeat(KIB_64)}@A:/`,
+      `${'eyJ-'.repeat(times('eyJ-'))}J.`,
+      'password '.repeat(times('password ')),
+      `token${' '.repeat(KIB_64)}x`,
+      `${'://'.repeat(times('://'))}x`,
+    ];
+    for (const text of kept) expect(redactText(text)).toBe(text);
+
+    // The attacks recheck found against the patterns before (test/regular-expressions.unit.test.ts), now exact.
+    const n = 4096;
+    expect(redactText(`${'U'.repeat(n)}${'TOKEN'.repeat(n)}\u0000TOKEN:E`)).toBe(
+      `${'U'.repeat(n)}${'TOKEN'.repeat(n)}\u0000TOKEN:[redacted]`,
+    );
+    expect(redactText(`${'A'.repeat(KIB_64)}@A://@`)).toBe(`${'A'.repeat(KIB_64)}@A://[redacted]@`);
+    expect(redactText(`https://${'u'.repeat(KIB_64)}:pw@host/x`)).toBe('https://[redacted]@host/x');
+    expect(redactText(`Bearer ${'A'.repeat(KIB_64)} and more`)).toBe('Bearer [redacted] and more');
+    const pair = 'access_token=abc&';
+    expect(redactText(pair.repeat(times(pair)))).toBe('access_token=[redacted]&'.repeat(times(pair)));
+    const json = '{"client_secret": "s3cr3t"},';
+    expect(redactText(json.repeat(times(json)))).toBe('{"client_secret": "[redacted]"},'.repeat(times(json)));
+    // A secret name inside a longer name, a value holding another assignment, a name inside a non-secret value.
+    expect(redactText('X-Amz-Signature=abc;MyApiKey: "k";url=https://x/?sig_token=t&a=1')).toBe(
+      'X-Amz-Signature=[redacted];MyApiKey: "[redacted]";url=https://x/?sig_token=[redacted]&a=1',
+    );
+    expect(redactText('password=a=b token=c')).toBe('password=[redacted] token=[redacted]');
+  });
+
+  it('logs a bounded URL and Host of a request in the API and the codec server, before anyone is authenticated', async () => {
+    const { logger, lines } = bufferLogger();
+    const codec = await startCodecServer({
+      keys: parsePayloadKeys(generatePayloadKeyEntry('logging')),
+      corsOrigin: 'http://127.0.0.1:8233',
+      token: secret('codec-token'),
+      port: 0,
+      logger,
+    });
+    // The public route needs no Temporal: a lazy connection is never opened.
+    const orders = new BadgeOrdersClient({
+      client: new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) }),
+    });
+    const api = await buildApiApp({ orders, authenticator: createAuthenticator({ apiKeys: [] }), logger });
+    const apiUrl = await api.listen({ host: '127.0.0.1', port: 0 });
+    // 15 KB of repeated keywords in each, under node's 16 KiB header limit together.
+    const query = `?${'token'.repeat(1500)}`;
+    const host = 'password'.repeat(900);
+    const send = (url: string, method: string): Promise<number | undefined> =>
+      new Promise((resolve, reject) => {
+        const request = httpRequest(url, { method, headers: { host } }, (answer) => {
+          answer.resume();
+          resolve(answer.statusCode);
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    try {
+      expect(await send(`${codec.url}/decode${query}`, 'POST')).toBe(401);
+      expect(await send(`${apiUrl}/openapi.json${query}`, 'GET')).toBe(200);
+    } finally {
+      await codec.close();
+      await api.close();
+    }
+    const incoming = lines().filter((line) => (line as { msg?: string }).msg === 'incoming request');
+    expect(incoming.map((line) => (line as { req: unknown }).req)).toEqual(
+      ['/decode', '/openapi.json'].map((path): unknown =>
+        expect.objectContaining({
+          url: `${`${path}${query}`.slice(0, 2048)}… (${path.length + query.length} characters)`,
+          host: `${host.slice(0, 256)}… (${host.length} characters)`,
+        }),
+      ),
+    );
   });
 
   it('keeps what serializers make of a field (Fastify’s request and reply), serialized once, then redacted', async () => {

@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { httpServerLogger } from '../logging';
 import type { BadgeOrdersClient } from '../client/badge-orders-client';
 import type { CallbackUrlPolicy } from '../webhook-destination';
 import type { Tracing } from '../tracing';
@@ -153,7 +154,7 @@ ${sections.join('\n')}
 export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyInstance> {
   const limits = apiLimitsSchema.parse(options.limits ?? {});
   const app = Fastify({
-    loggerInstance: options.logger,
+    loggerInstance: options.logger && httpServerLogger(options.logger),
     bodyLimit: limits.bodyLimitBytes,
     requestTimeout: limits.requestTimeoutMs,
     // Identifiers in paths are checked by the routes; fastify's default 100 characters would cut an orderRef.

@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Payload } from '@temporalio/common';
 import { formatIssues } from '../contract';
+import { httpServerLogger } from '../logging';
 import { isLoopbackHost } from '../url-policy';
 import { EncryptionCodec, PayloadDecryptionError } from './encryption-codec';
 import type { PayloadKeyRing } from './key-ring';
@@ -179,7 +180,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
       ? { https: { ...serverOptions, cert: options.tls.cert, key: options.tls.key } }
       : { http: serverOptions }),
     forceCloseConnections: true,
-    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    ...(options.logger ? { loggerInstance: httpServerLogger(options.logger) } : { logger: false }),
     // One instance type for both servers: nothing below depends on which one listens.
   }) as unknown as FastifyInstance;
   app.server.maxConnections = limits.maxConnections;

@@ -5,6 +5,7 @@ import { PlatformError } from '../../src/platform/errors';
 import { TokenCache } from '../../src/platform/token-cache';
 import type { PlatformClient } from '../../src/platform';
 import { isPlatformError } from '../../src/platform/errors';
+import { redactText } from '../../src/platform/http';
 import type { FakeReply, Harness, RecordedRequest } from './fake-http';
 import { BASE_URL, fakeHttp, harness, PASSWORD, rejectionOf, transportError, USERNAME } from './fake-http';
 
@@ -436,5 +437,20 @@ describe('secrets never leak', () => {
     await rejectionOf(h.client.listStocks());
     expect(lines.length).toBeGreaterThan(4);
     expectClean(lines.join('\n'), h.tokens);
+  });
+});
+
+describe('redaction of a platform’s text', () => {
+  it('removes JWTs and bearer tokens exactly, whatever the text: long runs and repeated headers, 64 KiB', () => {
+    const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJkZW1vIn0.c2lnbmF0dXJl';
+    expect(redactText(`token ${jwt} expired; Bearer abc.def=`, [])).toBe(
+      'token [REDACTED] expired; Bearer [REDACTED]',
+    );
+    // recheck's attack on the pattern before (test/regular-expressions.unit.test.ts), and its neighbours.
+    const headers = 'eyJ-'.repeat(16 * 1024);
+    expect(redactText(`${headers}J.`, [])).toBe(`${headers}J.`);
+    expect(redactText(`${headers}a.b.c`, [])).toBe('[REDACTED]');
+    expect(redactText(`eyJ.${headers}`, [])).toBe(`eyJ.${headers}`);
+    expect(redactText(`${'a'.repeat(64 * 1024)} ${jwt}`, [])).toBe(`${'a'.repeat(64 * 1024)} [REDACTED]`);
   });
 });
