@@ -131,13 +131,14 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
       }
       return temporary;
     },
-    async place(temporary, ref, _sizeBytes, contentType) {
-      const known = await stat(metadataOf(ref)).catch(() => null);
-      if (known === null) {
-        // The metadata first: a data file in place always has its content type beside it.
-        await writeFile(`${temporary}.json`, JSON.stringify({ contentType }), { mode: 0o600 });
-        await rename(`${temporary}.json`, metadataOf(ref));
-      }
+    async place(temporary, ref, contentType) {
+      // Read, written and renamed whether the bytes were stored before or not (the first content type kept).
+      const first = recordedContentType(await readFile(metadataOf(ref), 'utf8').catch(() => ''));
+      // The metadata first: a data file in place always has its content type beside it.
+      await writeFile(`${temporary}.json`, JSON.stringify({ contentType: first ?? contentType }), {
+        mode: 0o600,
+      });
+      await rename(`${temporary}.json`, metadataOf(ref));
       // Renamed over a copy already there (same file system: atomic).
       await rename(temporary, dataOf(ref));
     },
@@ -187,18 +188,18 @@ export function createLocalDocumentStore(options: LocalDocumentStoreOptions): Do
         await rm(temporary, { force: true });
       }
     },
-    async touch(ref, owner) {
-      const mark = markOf(ref, owner);
+    async readMark(ref, owner) {
       try {
-        const contentType = recordedContentType(await readFile(mark, 'utf8'));
-        // Only the time changes: the content type the owner stored the bytes with stays.
-        const now = new Date();
-        await utimes(mark, now, now);
-        return { contentType };
+        return { contentType: recordedContentType(await readFile(markOf(ref, owner), 'utf8')) };
       } catch (error) {
         if (isMissing(error)) return null;
         throw error;
       }
+    },
+    async touch(ref, owner) {
+      // Only the time changes: the content type the owner stored the bytes with stays.
+      const now = new Date();
+      await utimes(markOf(ref, owner), now, now);
     },
     lastUsed,
     async delete(ref) {

@@ -209,20 +209,17 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
       }
       return temporary;
     },
-    async place(temporary, ref, sizeBytes, contentType) {
+    async place(temporary, ref, contentType) {
+      // Copied whether the bytes were stored before or not (one copy, and the first content type stays), on the
+      // server: the bytes travel once. A damaged copy is replaced by this one.
       const existing = await found(keyOf(ref));
-      if (existing?.ContentLength === sizeBytes && existing.Metadata?.sha256 === referenceKeys(ref).hex) {
-        // Stored before: one copy, and the first content type stays.
-        return;
-      }
-      // Copied on the server: the bytes travel once. A damaged copy is replaced by this one.
       await client.send(
         new CopyObjectCommand({
           Bucket: bucket,
           Key: keyOf(ref),
           CopySource: `${bucket}/${temporary.split('/').map(encodeURIComponent).join('/')}`,
           MetadataDirective: 'REPLACE',
-          ContentType: contentType,
+          ContentType: existing?.ContentType ?? contentType,
           Metadata: { sha256: referenceKeys(ref).hex },
         }),
       );
@@ -320,14 +317,12 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
       return object === null ? null : (object.ContentType ?? UNKNOWN_CONTENT_TYPE);
     },
     mark: writeMark,
-    async touch(ref, owner) {
+    async readMark(ref, owner) {
       const mark = await found(markerOf(ref, owner));
-      if (mark === null) return null;
-      const contentType = mark.Metadata?.[MARK_CONTENT_TYPE];
-      // S3 cannot change an object's time: the mark is written again, with what it recorded.
-      await writeMark(ref, owner, contentType);
-      return { contentType };
+      return mark === null ? null : { contentType: mark.Metadata?.[MARK_CONTENT_TYPE] };
     },
+    // S3 cannot change an object's time: the mark is written again, with what it recorded.
+    touch: (ref, owner, mark) => writeMark(ref, owner, mark.contentType),
     async lastUsed(ref) {
       const object = await head(ref).catch((error: unknown) => {
         if (error instanceof InvalidDocumentError) return null;

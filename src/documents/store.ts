@@ -149,12 +149,21 @@ function assertOwner(owner: string): void {
   if (!CLIENT_ID_PATTERN.test(owner)) throw new Error(`${JSON.stringify(owner)} is not a client id`);
 }
 
+/** What an owner's mark records. */
+interface OwnerMark {
+  readonly contentType: string | undefined;
+}
+
 /** A store's own storage (a local folder, S3); {@link createDocumentStore} adds what both share. */
 interface StoreBackend<Received> extends Pick<DocumentStore, 'kind' | 'check' | 'open' | 'listStored'> {
   /** Streams the body through `hashing` to a temporary place (nothing left there when it fails). */
   receive(input: PutDocumentInput, hashing: HashingStream): Promise<Received>;
-  /** Puts received bytes in place as `ref` (bytes stored before keep their first content type). */
-  place(received: Received, ref: string, sizeBytes: number, contentType: string): Promise<void>;
+  /**
+   * Puts received bytes in place as `ref` (bytes stored before keep their first content type), with the same
+   * calls to the storage whether or not they were stored before: a client must not learn by the time its upload
+   * takes that another stored the same bytes.
+   */
+  place(received: Received, ref: string, contentType: string): Promise<void>;
   /** Deletes what `receive` left behind, if anything. */
   discard(received: Received): Promise<void>;
   /** The content type the document was first stored with, or null when it is not there. */
@@ -162,10 +171,12 @@ interface StoreBackend<Received> extends Pick<DocumentStore, 'kind' | 'check' | 
   /** Marks `owner` as having stored `ref` now, with `contentType`. */
   mark(ref: string, owner: string, contentType: string): Promise<void>;
   /**
-   * Marks `owner` as having claimed `ref` now, keeping what its mark records, and answers that (no content
-   * type: a mark written before marks recorded one); null when `owner` has no mark.
+   * What `owner`'s mark of `ref` records (no content type: a mark written before marks recorded one), without
+   * changing it; null when `owner` has no mark.
    */
-  touch(ref: string, owner: string): Promise<{ readonly contentType: string | undefined } | null>;
+  readMark(ref: string, owner: string): Promise<OwnerMark | null>;
+  /** Marks `owner` as having claimed `ref` now, keeping what its mark records (`mark`, as read). */
+  touch(ref: string, owner: string, mark: OwnerMark): Promise<void>;
   /** The last time anyone stored or claimed `ref` (null when the document is gone). */
   lastUsed(ref: string): Promise<number | null>;
   /** Deletes the document, then its owners' marks: marks without data claim nothing. */
@@ -212,7 +223,7 @@ export function createDocumentStore<Received>(backend: StoreBackend<Received>): 
         const sizeBytes = hashing.bytes;
         return await withLock(ref, async () => {
           // Always put in place: the same bytes stay one copy, and a copy damaged since its own put is healed.
-          await backend.place(received, ref, sizeBytes, input.contentType);
+          await backend.place(received, ref, input.contentType);
           await backend.mark(ref, input.owner, input.contentType);
           // The caller's own type, never the first storer's: it tells nobody who else stored the bytes.
           return { ref, sizeBytes, contentType: input.contentType };
@@ -235,10 +246,14 @@ export function createDocumentStore<Received>(backend: StoreBackend<Received>): 
       assertOwner(owner);
       return withLock(ref, async () => {
         try {
+          // The caller's own mark first: without one, the stored object is never looked at, so another client's
+          // document and an unknown one take the same calls (and time) to refuse.
+          const mark = await backend.readMark(ref, owner);
+          if (mark === null) return null;
           const firstContentType = await backend.storedContentType(ref);
           if (firstContentType === null) return null;
-          const mark = await backend.touch(ref, owner);
-          return mark === null ? null : { contentType: mark.contentType ?? firstContentType };
+          await backend.touch(ref, owner, mark);
+          return { contentType: mark.contentType ?? firstContentType };
         } catch (error) {
           throw backend.unavailable('be read', error, ref);
         }

@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import {
   createLocalDocumentStore,
   createS3DocumentStore,
@@ -53,6 +58,47 @@ interface StoreUnderTest {
   readonly writeOldMark: (ref: string, owner: string) => Promise<void>;
   /** Sets the time of a reference's object and of each of its marks (S3: their LastModified) to `time`. */
   readonly setTimes: (ref: string, time: Date) => void;
+  /** The calls to its storage (file system functions, S3 commands) that `work` makes, in order. */
+  readonly callsOf: (work: () => Promise<unknown>) => Promise<string[]>;
+}
+
+/**
+ * The file system functions the local store calls, watched (they still do their work): which the store calls
+ * under its root, in order, is what a caller waiting for it could tell by the time it takes.
+ */
+const FILE_FUNCTIONS = [
+  'mkdir',
+  'readdir',
+  'readFile',
+  'rename',
+  'rm',
+  'stat',
+  'utimes',
+  'writeFile',
+] as const;
+// The module object the store's own imports read from (not a copy, as `import * as` would give).
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+const fileSystem = require('node:fs/promises') as Record<
+  (typeof FILE_FUNCTIONS)[number],
+  (...args: unknown[]) => unknown
+>;
+const fileSpies = FILE_FUNCTIONS.map((name) => ({ name, spy: jest.spyOn(fileSystem, name) }));
+
+/** The file system calls `work` makes under `root`, in order. */
+async function fileCallsOf(root: string, work: () => Promise<unknown>): Promise<string[]> {
+  const before = new Map(fileSpies.map(({ name, spy }) => [name, spy.mock.calls.length]));
+  await work();
+  return fileSpies
+    .flatMap(({ name, spy }) =>
+      spy.mock.calls.slice(before.get(name)).map((args, index) => ({
+        name,
+        path: String(args[0]),
+        order: spy.mock.invocationCallOrder[(before.get(name) ?? 0) + index] ?? 0,
+      })),
+    )
+    .filter(({ path }) => path.startsWith(root))
+    .sort((a, b) => a.order - b.order)
+    .map(({ name }) => name);
 }
 
 /** Sets the time of the files of `ref`'s object and marks under `folder` (a store's root, a bucket's prefix). */
@@ -99,18 +145,33 @@ function localStore(): StoreUnderTest {
       return Promise.resolve();
     },
     setTimes: (ref, time) => setFileTimes(root, ref, time),
+    callsOf: (work) => fileCallsOf(root, work),
   };
 }
 
 function s3Store(): StoreUnderTest {
   storeCount += 1;
   const prefix = `store-${storeCount}/`;
+  // The store's client as it would build it, with every command it sends recorded.
+  const client = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    maxAttempts: 2,
+  });
+  const commands: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      commands.push(context.commandName ?? 'unknown');
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
   const store = createS3DocumentStore({
     bucket: s3.bucket,
     prefix,
-    endpoint: s3.endpoint,
-    region: s3.region,
-    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    client,
     maxBytes: 64 * MIB,
     partSizeBytes: 5 * MIB,
   });
@@ -141,6 +202,11 @@ function s3Store(): StoreUnderTest {
       );
     },
     setTimes: (ref, time) => setFileTimes(join(s3DataDir, s3.bucket, prefix), ref, time),
+    callsOf: async (work) => {
+      const before = commands.length;
+      await work();
+      return commands.slice(before);
+    },
   };
 }
 
@@ -264,6 +330,25 @@ describe.each([
     expect(await store.claim(stored.ref, 'client-b')).toEqual({ contentType: 'a/b' });
     expect(await store.claim(stored.ref, 'client-a')).toEqual({ contentType: 'a/b' });
     await expect(store.claim(stored.ref, '../client-a')).rejects.toThrow('is not a client id');
+  });
+
+  it('takes the same calls to storage whether another client stored the document or not, to put or to claim it', async () => {
+    const { store, callsOf } = create();
+    const theirs = randomBytes(3_000);
+    await putBytes(store, theirs, { owner: 'client-b', contentType: 'image/png' });
+    // Bytes client-b stored, and bytes nobody did: client-a cannot tell them apart by what its put costs.
+    const putTheirs = await callsOf(() => putBytes(store, theirs, { owner: 'client-a' }));
+    const putNew = await callsOf(() => putBytes(store, randomBytes(3_000), { owner: 'client-a' }));
+    expect(putTheirs).toEqual(putNew);
+    expect(putTheirs.length).toBeGreaterThan(0);
+    // Nor client-c a claim of client-b's document from one of a document nobody stored.
+    const claimTheirs = await callsOf(() => store.claim(sha256(theirs), 'client-c'));
+    const claimUnknown = await callsOf(() => store.claim(sha256(randomBytes(3_000)), 'client-c'));
+    expect(claimTheirs).toEqual(claimUnknown);
+    expect(claimTheirs.length).toBeGreaterThan(0);
+    // The first content type stays the object's; each owner keeps its own.
+    expect((await store.inspect({ ref: sha256(theirs) })).contentType).toBe('image/png');
+    expect(await store.claim(sha256(theirs), 'client-a')).toEqual({ contentType: 'a/b' });
   });
 
   it("answers each owner the content type it stored the same bytes with, never another's; an old empty mark the object's", async () => {
