@@ -298,7 +298,10 @@ export function callbackUrlShapeProblem(url: string): string | null {
   return null;
 }
 
-/** An order's `clientId`: the client (API key's client, or `oidc:…`) that owns it. No `@` (see the workflow id). */
+/**
+ * An order's `clientId`: the client (API key's client, `oidc:…` or `oidc-sub:…`) that owns it. No `@` (see the
+ * workflow id).
+ */
 export const CLIENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
 /** Bounds of the retry and waiting windows: at least a second, at most 30 days. */

@@ -16,9 +16,9 @@ import { ApiProblem } from './problem';
 /** The authenticated caller of a request. */
 export interface Principal {
   /**
-   * The client: the API key's `client` (its `id` by default), or `oidc:<client or subject>` for a token (a hash of it when it does not fit
-   * {@link CLIENT_ID_PATTERN}). It owns the orders and documents it places, picks the secret its webhooks are
-   * signed with, and its limits count by it.
+   * The client: the API key's `client` (its `id` by default), or for a token `oidc:<azp or client_id>` or
+   * `oidc-sub:<sub>` (a hash of it when it does not fit {@link CLIENT_ID_PATTERN}). It owns the orders and
+   * documents it places, picks the secret its webhooks are signed with, and its limits count by it.
    */
   readonly clientId: string;
   readonly scopes: readonly ApiScope[];
@@ -96,24 +96,60 @@ function matchApiKey(keys: readonly ApiKeyEntry[], presented: string): ApiKeyEnt
   return found;
 }
 
-function tokenScopes(payload: JWTPayload): ApiScope[] {
-  const raw: unknown = payload.scope ?? payload.scp;
-  const names = typeof raw === 'string' ? raw.split(/\s+/) : Array.isArray(raw) ? raw : [];
-  return API_SCOPES.filter((scope) => names.includes(scope));
+/** The names a claim holds: a list of strings, or one string of names separated by spaces. */
+function namesIn(claim: unknown): string[] {
+  if (typeof claim === 'string') return claim.split(/\s+/);
+  return Array.isArray(claim) ? claim.filter((name): name is string => typeof name === 'string') : [];
+}
+
+/** The claim `name` of a token: a top-level claim of that name, else a path through nested claims by `.`. */
+function claimAt(payload: JWTPayload, name: string): unknown {
+  if (name in payload) return payload[name];
+  return name
+    .split('.')
+    .reduce<unknown>(
+      (claims, key) =>
+        typeof claims === 'object' && claims !== null ? (claims as Record<string, unknown>)[key] : undefined,
+      payload,
+    );
 }
 
 /**
- * The client id of a token: `oidc:` and its `azp`, `client_id` or `sub` (the first present), or `oidc:sha256-`
- * and the first 48 hex digits of its SHA-256 when it does not fit {@link CLIENT_ID_PATTERN}; undefined for a
- * token that names no client (it could own nothing).
+ * The scopes of a token: those its `scope` or `scp` claim names, but `ops` only for a client in
+ * `API_OIDC_OPS_CLIENTS` or a holder of a role in `API_OIDC_OPS_ROLES`. An identity provider may grant any
+ * scope a user asks for; the operators, not the token's bearer, decide who runs operator actions on every client.
+ */
+function tokenScopes(payload: JWTPayload, clientId: string, oidc: OidcConfig): ApiScope[] {
+  const names = namesIn(payload.scope ?? payload.scp);
+  const roles = namesIn(claimAt(payload, oidc.rolesClaim ?? 'roles'));
+  const operator =
+    (oidc.opsClients ?? []).includes(clientId) || (oidc.opsRoles ?? []).some((role) => roles.includes(role));
+  return API_SCOPES.filter((scope) => names.includes(scope) && (scope !== 'ops' || operator));
+}
+
+/**
+ * Claims naming a token's client, the first present deciding, each with the prefix of its name space: `azp` and
+ * `client_id` name the provider's client (`oidc:`), `sub` a subject (`oidc-sub:`), which may be a user whose
+ * name equals another caller's client.
+ */
+const CLIENT_CLAIMS = [
+  ['azp', 'oidc:'],
+  ['client_id', 'oidc:'],
+  ['sub', 'oidc-sub:'],
+] as const;
+
+/**
+ * The client id of a token: the prefix of its claim ({@link CLIENT_CLAIMS}) and the claim, or the prefix,
+ * `sha256-` and the first 48 hex digits of the claim's SHA-256 when that does not fit {@link CLIENT_ID_PATTERN};
+ * undefined for a token that names no client (it could own nothing).
  */
 function tokenClientId(payload: JWTPayload): string | undefined {
-  for (const claim of ['azp', 'client_id', 'sub']) {
+  for (const [claim, prefix] of CLIENT_CLAIMS) {
     const value = payload[claim];
     if (typeof value !== 'string' || value === '') continue;
-    const direct = `oidc:${value}`;
+    const direct = `${prefix}${value}`;
     if (CLIENT_ID_PATTERN.test(direct)) return direct;
-    return `oidc:sha256-${createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 48)}`;
+    return `${prefix}sha256-${createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 48)}`;
   }
   return undefined;
 }
@@ -145,7 +181,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
         requiredClaims: [...REQUIRED_TOKEN_CLAIMS],
       });
       clientId = tokenClientId(payload);
-      scopes = tokenScopes(payload);
+      scopes = clientId === undefined ? [] : tokenScopes(payload, clientId, oidc);
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired)
         throw unauthorized('The bearer token has expired', 'token-expired');

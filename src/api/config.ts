@@ -22,6 +22,7 @@ import {
   wholeNumber,
   type TemporalConfig,
 } from '../config';
+import { CLIENT_ID_PATTERN } from '../contract';
 import { insecureUrlProblem } from '../url-policy';
 
 /** The scopes a principal may hold. */
@@ -95,6 +96,28 @@ const API_KEYS = readBy(API, {
   ),
 }).apiKeys;
 
+/** A comma-separated list (entries trimmed, empty ones dropped) of `item`. */
+const commaSeparated = <T extends z.ZodType>(item: T) =>
+  z.preprocess(
+    (text) =>
+      typeof text === 'string'
+        ? text
+            .split(',')
+            .map((entry) => entry.trim())
+            .filter((entry) => entry !== '')
+        : text,
+    z.array(item),
+  );
+
+/** A client id as the API names the client of an OIDC token (`tokenClientId` in `auth.ts`). */
+const oidcClientIdSchema = z
+  .string()
+  .regex(CLIENT_ID_PATTERN, 'must be a client id')
+  .refine((id) => id.startsWith('oidc:') || id.startsWith('oidc-sub:'), {
+    error: (issue) =>
+      `"${String(issue.input)}" is not the client id of a token: oidc:<azp or client_id> or oidc-sub:<sub>`,
+  });
+
 const OIDC = readBy(API, {
   jwksUrl: variable(
     'API_OIDC_JWKS_URL',
@@ -109,12 +132,27 @@ const OIDC = readBy(API, {
   audience: variable('API_OIDC_AUDIENCE', z.string().min(1), 'Expected `aud` of the bearer tokens.'),
   algorithms: variable(
     'API_OIDC_ALGORITHMS',
-    z.preprocess(
-      (text) => (typeof text === 'string' ? text.split(',').map((entry) => entry.trim()) : text),
-      z.array(z.string().min(1)).min(1).default(['RS256', 'ES256', 'PS256', 'EdDSA']),
-    ),
+    commaSeparated(z.string()).pipe(z.array(z.string()).min(1)).default(['RS256', 'ES256', 'PS256', 'EdDSA']),
     'Comma-separated signature algorithms accepted.',
     { defaultText: 'RS256,ES256,PS256,EdDSA' },
+  ),
+  opsClients: variable(
+    'API_OIDC_OPS_CLIENTS',
+    commaSeparated(oidcClientIdSchema).optional(),
+    'Comma-separated clients (`oidc:<azp>`, `oidc-sub:<sub>`) whose tokens may carry the scope ops.',
+    { defaultText: 'none' },
+  ),
+  opsRoles: variable(
+    'API_OIDC_OPS_ROLES',
+    commaSeparated(z.string()).optional(),
+    'Comma-separated roles (in API_OIDC_ROLES_CLAIM) whose holders’ tokens may carry the scope ops.',
+    { defaultText: 'none' },
+  ),
+  rolesClaim: variable(
+    'API_OIDC_ROLES_CLAIM',
+    z.string().min(1).optional(),
+    'Claim of a token listing its roles; a path through nested claims by `.` (`realm_access.roles`).',
+    { defaultText: 'roles' },
   ),
 });
 
@@ -154,17 +192,11 @@ const LIMITS = readBy(API, {
   ),
   trustProxy: variable(
     'API_TRUST_PROXY',
-    z.preprocess(
-      (text) => (typeof text === 'string' ? text.split(',').map((entry) => entry.trim()) : text),
-      z
-        .array(
-          z.string().refine(isAddressOrRange, {
-            error: (issue) =>
-              `"${String(issue.input)}" is not an IP address or CIDR (separate them by commas)`,
-          }),
-        )
-        .optional(),
-    ),
+    commaSeparated(
+      z.string().refine(isAddressOrRange, {
+        error: (issue) => `"${String(issue.input)}" is not an IP address or CIDR (separate them by commas)`,
+      }),
+    ).optional(),
     'Comma-separated addresses or CIDRs of the proxies in front of the API: limits count the caller X-Forwarded-For names, not the proxy.',
     { defaultText: 'none: the connection’s address' },
   ),

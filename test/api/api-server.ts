@@ -48,7 +48,7 @@ export const OIDC_AUDIENCE = 'badge-orders-api';
 /** A JWKS endpoint on loopback and a signer for its key. */
 export interface TestIssuer {
   readonly jwksUrl: string;
-  /** Signs a token; `null` for `expiresIn`, `issuer` or `audience` leaves that claim out. */
+  /** Signs a token (subject `backend-x` unless `claims` name one); `null` for `expiresIn`, `issuer` or `audience` leaves that claim out. */
   sign(
     claims: Record<string, unknown>,
     options?: { expiresIn?: string | number | null; issuer?: string | null; audience?: string | null },
@@ -69,9 +69,8 @@ export async function startTestIssuer(): Promise<TestIssuer> {
   return {
     jwksUrl: `http://127.0.0.1:${port}/jwks.json`,
     sign: (claims, options = {}) => {
-      const token = new SignJWT(claims)
+      const token = new SignJWT({ sub: 'backend-x', ...claims })
         .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
-        .setSubject('backend-x')
         .setIssuedAt();
       const { issuer = OIDC_ISSUER, audience = OIDC_AUDIENCE, expiresIn = '5m' } = options;
       if (issuer !== null) token.setIssuer(issuer);

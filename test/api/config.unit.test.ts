@@ -117,6 +117,23 @@ describe('loadApiConfig', () => {
     );
   });
 
+  it('names the clients that may carry ops by the client ids of tokens, and refuses a bare claim value', () => {
+    const config = loadApiConfig({
+      ...OIDC,
+      API_OIDC_OPS_CLIENTS: 'oidc:console, oidc-sub:alice',
+      API_OIDC_OPS_ROLES: 'badge-operator',
+      API_OIDC_ROLES_CLAIM: 'realm_access.roles',
+    });
+    expect(config.oidc).toMatchObject({
+      opsClients: ['oidc:console', 'oidc-sub:alice'],
+      opsRoles: ['badge-operator'],
+      rolesClaim: 'realm_access.roles',
+    });
+    expect(refusal({ ...OIDC, API_OIDC_OPS_CLIENTS: 'console' })).toContain(
+      'API_OIDC_OPS_CLIENTS.0: "console" is not the client id of a token: oidc:<azp or client_id> or oidc-sub:<sub>',
+    );
+  });
+
   it('takes WEBHOOK_ALLOWED_HOSTS=* as any host, said on purpose', () => {
     expect(loadApiConfig({ ...OIDC, WEBHOOK_ALLOWED_HOSTS: '*' }).webhooks.allowedHosts).toEqual([]);
   });

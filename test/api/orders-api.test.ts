@@ -354,9 +354,9 @@ describe('the HTTP API', () => {
     expect((await call('POST', `/v1/orders/${orderRef}/retry`, { key: 'writer' })).status).toBe(403);
     await expectNoWorkflow(orderRef);
 
-    // The token's client is oidc:<sub>; its files lie in its own folder.
+    // The token's client is oidc-sub:<sub>; its files lie in its own folder.
     const token = await issuer.sign({ scope: 'orders:write orders:read' });
-    const tokenBody = orderBody(orderRef, ['scan.pdf'], 'oidc:backend-x');
+    const tokenBody = orderBody(orderRef, ['scan.pdf'], 'oidc-sub:backend-x');
     expect((await call('PUT', `/v1/orders/${orderRef}`, { token, body: tokenBody })).status).toBe(201);
     expect((await call('GET', `/v1/orders/${orderRef}`, { token })).status).toBe(200);
   });
