@@ -732,6 +732,8 @@ const LOCAL_STORE = readBy(WORKER_API, {
     defaultText: '.document-store under DOCUMENTS_ROOT',
   }),
 });
+/** `DOCUMENT_STORE_S3_TIMEOUT_MS` when unset, and of a store built in code without it. */
+export const S3_TIMEOUT_DEFAULT_MS = 30_000;
 const S3_STORE = readBy(WORKER_API, {
   bucket: variable(
     'DOCUMENT_STORE_S3_BUCKET',
@@ -763,6 +765,11 @@ const S3_STORE = readBy(WORKER_API, {
     'DOCUMENT_STORE_S3_ALLOW_INSECURE_HTTP',
     booleanFromEnv.default(false),
     'Allow an http:// endpoint off loopback.',
+  ),
+  timeoutMs: variable(
+    'DOCUMENT_STORE_S3_TIMEOUT_MS',
+    wholeNumber(100, S3_TIMEOUT_DEFAULT_MS),
+    'A call to S3 fails (retryable) when connecting, or a connection on which nothing moves, takes this long, ms.',
   ),
 });
 const S3_CREDENTIALS = readBy(WORKER_API, {

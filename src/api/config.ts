@@ -208,7 +208,7 @@ const LIMITS = readBy(API, {
   operationTimeoutMs: variable(
     'API_OPERATION_TIMEOUT_MS',
     wholeNumber(100, 20_000),
-    'Time one call to Temporal may take before the API answers 504, ms.',
+    'Time one call to Temporal (then 504) or to the document store (then 503) may take, ms.',
   ),
   queryTimeoutMs: variable(
     'API_QUERY_TIMEOUT_MS',

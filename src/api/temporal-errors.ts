@@ -9,21 +9,24 @@ import { ApiProblem } from './problem';
 /** gRPC status codes the API tells apart. */
 const GRPC = { INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, UNAVAILABLE: 14 } as const;
 
-/** Runs `work`, answering 504 when it takes longer than `ms` (the work itself goes on). */
-export async function withinTime<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+/**
+ * Runs `work`, answering 504 when it takes longer than `ms` (the work itself goes on), or the problem `late`
+ * gives.
+ */
+export async function withinTime<T>(
+  ms: number,
+  what: string,
+  work: Promise<T>,
+  late: () => ApiProblem = () =>
+    new ApiProblem({
+      status: 504,
+      code: 'temporal-timeout',
+      detail: `${what} took longer than ${ms} ms; its outcome is unknown: repeat the request`,
+    }),
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new ApiProblem({
-            status: 504,
-            code: 'temporal-timeout',
-            detail: `${what} took longer than ${ms} ms; its outcome is unknown: repeat the request`,
-          }),
-        ),
-      ms,
-    );
+    timer = setTimeout(() => reject(late()), ms);
   });
   try {
     return await Promise.race([work, timeout]);

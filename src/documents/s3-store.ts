@@ -27,7 +27,7 @@ import {
   type _Object,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { DocumentStoreConfig } from '../config';
+import { S3_TIMEOUT_DEFAULT_MS, type DocumentStoreConfig } from '../config';
 import { isDocumentReference } from '../contract';
 import { DocumentUnavailableError, InvalidDocumentError } from './errors';
 import { createDocumentStore, referenceKeys, type DocumentStore, type StoredDocument } from './store';
@@ -39,8 +39,10 @@ import { createVerifiedStream, mismatchError } from './verified-stream';
  */
 interface S3DocumentStoreOptions extends Omit<
   Extract<DocumentStoreConfig, { kind: 's3' }>,
-  'kind' | 'allowInsecureHttp'
+  'kind' | 'allowInsecureHttp' | 'timeoutMs'
 > {
+  /** @default {@link S3_TIMEOUT_DEFAULT_MS} */
+  readonly timeoutMs?: number;
   /** Largest document `open` accepts (the worker's `MAX_DOCUMENT_BYTES`). */
   readonly maxBytes: number;
   /** Size of one part of a multipart upload (at least 5 MiB, S3's minimum). @default 5 MiB */
@@ -104,6 +106,7 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
     options.prefix === undefined || options.prefix === '' ? '' : `${options.prefix.replace(/\/+$/, '')}/`;
   const region = options.region ?? (options.endpoint === undefined ? undefined : 'us-east-1');
   const { accessKeyId, secretAccessKey, sessionToken } = options.credentials ?? {};
+  const timeoutMs = options.timeoutMs ?? S3_TIMEOUT_DEFAULT_MS;
   const client =
     options.client ??
     new S3Client({
@@ -114,6 +117,9 @@ export function createS3DocumentStore(options: S3DocumentStoreOptions): Document
         secretAccessKey !== undefined && { credentials: { accessKeyId, secretAccessKey, sessionToken } }),
       // Retries belong to the activity's retry policy, which knows how long a document may take.
       maxAttempts: 2,
+      // A stalled store fails the call instead of holding an upload, a PUT or the collector for ever. Inactivity,
+      // not a deadline: a large part streams for as long as it moves.
+      requestHandler: { connectionTimeout: timeoutMs, socketTimeout: timeoutMs },
     });
   // The smallest part S3 takes: the parts in memory (queueSize + the one filling) are what an upload costs.
   const partSize = Math.max(options.partSizeBytes ?? 5 * MIB, 5 * MIB);

@@ -27,6 +27,7 @@ import {
 import type { DocumentReference } from '../../src/documents/store';
 import { CleanupList } from '../../tools/stack';
 import { startLocalS3, type LocalS3 } from '../../tools/stack/s3';
+import { startStalledServer } from '../helpers/stalled-server';
 
 const MIB = 1024 * 1024;
 /** The client every document here is stored for. */
@@ -502,6 +503,25 @@ describe('S3 document store: unavailable storage', () => {
     await expect(putBytes(store, Buffer.from('x'), { maxBytes: 10 })).rejects.toBeInstanceOf(
       DocumentUnavailableError,
     );
+  });
+
+  it('a store that accepts connections and never answers fails each call as retryable after DOCUMENT_STORE_S3_TIMEOUT_MS', async () => {
+    const stalled = await startStalledServer();
+    cleanups.add('stalled S3', () => stalled.close());
+    const store = createS3DocumentStore({
+      bucket: 'documents',
+      endpoint: stalled.url,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+      maxBytes: MIB,
+      timeoutMs: 200,
+    });
+    await expect(store.check()).rejects.toBeInstanceOf(DocumentUnavailableError);
+    await expect(putBytes(store, randomBytes(100))).rejects.toBeInstanceOf(DocumentUnavailableError);
+    await expect(store.claim(sha256(randomBytes(100)), OWNER)).rejects.toBeInstanceOf(
+      DocumentUnavailableError,
+    );
+    await expect(store.listStored()).rejects.toBeInstanceOf(DocumentUnavailableError);
+    expect(stalled.accepted()).toBeGreaterThan(0);
   });
 
   it('wrong credentials are retryable, and no message holds the secret', async () => {

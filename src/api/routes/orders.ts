@@ -42,6 +42,7 @@ import {
 } from '../../workflow-contract';
 import { statusQuery } from '../../workflow-messages';
 import type { DocumentStore } from '../../documents';
+import { documentStoreUnavailable } from '../documents-plugin';
 import { principalOf } from '../auth';
 import { callbackUrlProblem, type CallbackUrlPolicy } from '../../webhook-destination';
 import type { ApiLimits, ApiScope } from '../config';
@@ -177,8 +178,8 @@ type Answer<Op extends Operation> = {
 // eslint-disable-next-line @typescript-eslint/require-await -- fastify's plugin type is async
 export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app, options) => {
   const { orders, limits } = options;
-  const timed = <T>(what: string, work: Promise<T>): Promise<T> =>
-    withinTime(limits.operationTimeoutMs, what, work);
+  const timed = <T>(what: string, work: Promise<T>, late?: () => ApiProblem): Promise<T> =>
+    withinTime(limits.operationTimeoutMs, what, work, late);
 
   /** The order's `status` query, within the query time limit. */
   const queryStatus = (handle: BadgeOrderHandle): Promise<BadgeOrderStatusView> =>
@@ -202,10 +203,14 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
 
   /**
    * The content type `clientId` stored the reference `ref` with, marking it used now (see the collector);
-   * undefined when it did not store it itself (another client's is refused like an unknown one: NOT_STORED).
+   * undefined when it did not store it itself (another client's is refused like an unknown one: NOT_STORED). A
+   * store that does not answer within the operation time limit is unavailable (503): the request is not held.
    */
-  const claimedContentType = async (ref: string, clientId: string): Promise<string | undefined> =>
-    (await options.documents?.claim(ref, clientId))?.contentType;
+  const claimedContentType = async (ref: string, clientId: string): Promise<string | undefined> => {
+    const claim = options.documents?.claim(ref, clientId);
+    if (claim === undefined) return undefined;
+    return (await timed(`Checking document ${ref}`, claim, documentStoreUnavailable))?.contentType;
+  };
 
   /**
    * Refuses, as invalid fields, every document reference the caller did not store itself; answers the input
