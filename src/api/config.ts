@@ -23,6 +23,7 @@ import {
   type TemporalConfig,
 } from '../config';
 import { CLIENT_ID_PATTERN } from '../contract';
+import { DEFAULT_ORDER_OPTIONS } from '../order-options';
 import { insecureUrlProblem } from '../url-policy';
 
 /** The scopes a principal may hold. */
@@ -172,6 +173,38 @@ function isAddressOrRange(entry: string): boolean {
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
+/**
+ * The order options API clients may set, each with its ceiling (null: the contract's bound), by default: a
+ * client may run its uploads less in parallel and retry for less long than the defaults, and wait for repair or
+ * reconciliation up to the contract's 30 days. Raising the parallelism or the retry windows, shortening the
+ * heartbeat timeout or the history budget takes more of the workers every client shares: the operators' to allow.
+ */
+const DEFAULT_ORDER_OPTION_CEILINGS: Readonly<Record<string, number | null>> = {
+  maxParallelUploads: DEFAULT_ORDER_OPTIONS.maxParallelUploads,
+  uploadRetryWindowMs: DEFAULT_ORDER_OPTIONS.uploadRetryWindowMs,
+  platformRetryWindowMs: DEFAULT_ORDER_OPTIONS.platformRetryWindowMs,
+  repairWindowMs: null,
+  reconciliationWindowMs: null,
+  replacementGraceMs: null,
+};
+
+/** One entry of API_ORDER_OPTIONS: an option of an order, and its ceiling when one is given. */
+const orderOptionEntrySchema = z.string().transform((entry, context): [string, number | null] => {
+  const [name = '', max, ...rest] = entry.split('=');
+  if (!(name in DEFAULT_ORDER_OPTIONS)) {
+    context.addIssue({
+      code: 'custom',
+      message: `"${name}" is not an order option (${Object.keys(DEFAULT_ORDER_OPTIONS).join(', ')})`,
+    });
+  } else if (rest.length > 0 || (max !== undefined && !/^\d{1,15}$/.test(max))) {
+    context.addIssue({
+      code: 'custom',
+      message: `"${entry}": the ceiling must be a whole number (${name}=4)`,
+    });
+  }
+  return [name, max === undefined ? null : Number(max)];
+});
+
 /** Bounds on what one caller can make the API do, and who one caller is (its address, behind a proxy). */
 const LIMITS = readBy(API, {
   bodyLimitBytes: variable(
@@ -209,6 +242,15 @@ const LIMITS = readBy(API, {
     'API_OPERATION_TIMEOUT_MS',
     wholeNumber(100, 20_000),
     'Time one call to Temporal (then 504) or to the document store (then 503) may take, ms.',
+  ),
+  orderOptions: variable(
+    'API_ORDER_OPTIONS',
+    z
+      .preprocess((text) => (text === 'none' ? '' : text), commaSeparated(orderOptionEntrySchema))
+      .transform((entries) => Object.fromEntries(entries))
+      .default(DEFAULT_ORDER_OPTION_CEILINGS),
+    'Comma-separated order options API clients may set, each `name` or `name=ceiling` (`none`: no option); others are refused (400).',
+    { defaultText: 'the ceilings of docs/api.md (“Options”)' },
   ),
   queryTimeoutMs: variable(
     'API_QUERY_TIMEOUT_MS',

@@ -134,6 +134,28 @@ describe('loadApiConfig', () => {
     );
   });
 
+  it('reads the order options API clients may set, with their ceilings, and refuses an unknown one', () => {
+    expect(loadApiConfig(OIDC).limits.orderOptions).toEqual({
+      maxParallelUploads: 4,
+      uploadRetryWindowMs: 1_800_000,
+      platformRetryWindowMs: 86_400_000,
+      repairWindowMs: null,
+      reconciliationWindowMs: null,
+      replacementGraceMs: null,
+    });
+    expect(
+      loadApiConfig({ ...OIDC, API_ORDER_OPTIONS: 'maxParallelUploads=8, historyBudgetEvents' }).limits
+        .orderOptions,
+    ).toEqual({ maxParallelUploads: 8, historyBudgetEvents: null });
+    expect(loadApiConfig({ ...OIDC, API_ORDER_OPTIONS: 'none' }).limits.orderOptions).toEqual({});
+    expect(refusal({ ...OIDC, API_ORDER_OPTIONS: 'parallel=4' })).toContain(
+      'API_ORDER_OPTIONS.0: "parallel" is not an order option (maxParallelUploads, ',
+    );
+    expect(refusal({ ...OIDC, API_ORDER_OPTIONS: 'maxParallelUploads=many' })).toContain(
+      'API_ORDER_OPTIONS.0: "maxParallelUploads=many": the ceiling must be a whole number',
+    );
+  });
+
   it('takes WEBHOOK_ALLOWED_HOSTS=* as any host, said on purpose', () => {
     expect(loadApiConfig({ ...OIDC, WEBHOOK_ALLOWED_HOSTS: '*' }).webhooks.allowedHosts).toEqual([]);
   });

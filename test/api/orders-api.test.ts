@@ -13,6 +13,7 @@ import {
   type ValidBadgeOrderInput,
 } from '../../src/contract';
 import { problemSchema } from '../../src/http-contract';
+import { statusQuery } from '../../src/workflow-messages';
 import { DEMO_USER } from '../../src/sandbox';
 import { useTestStack } from '../helpers/stack';
 import { pollUntil } from '../../tools/dev/poll';
@@ -395,6 +396,61 @@ describe('the HTTP API', () => {
     });
     expect(text.status).toBe(415);
     await expectNoWorkflow(orderRef);
+  });
+
+  it('lets API clients set only the options API_ORDER_OPTIONS allows, within their ceilings (400 naming each)', async () => {
+    const orderRef = 'api-options-1';
+    const refused = await call('PUT', `/v1/orders/${orderRef}`, {
+      body: {
+        ...orderBody(orderRef),
+        // By default: more parallel uploads or longer platform retries than the defaults, a shorter heartbeat
+        // timeout or history budget would take more of the shared workers; the waits are the client's.
+        options: {
+          maxParallelUploads: 32,
+          platformRetryWindowMs: 30 * 24 * 3_600_000,
+          uploadHeartbeatTimeoutMs: 1_000,
+          historyBudgetEvents: 100,
+          repairWindowMs: 30 * 24 * 3_600_000,
+        },
+      },
+    });
+    expect(problem(refused)).toMatchObject({ status: 400, code: 'invalid-input' });
+    const byField = (a: { field: string }, b: { field: string }): number => a.field.localeCompare(b.field);
+    expect([...(problem(refused).errors ?? [])].sort(byField)).toEqual(
+      [
+        {
+          field: 'body.options.maxParallelUploads',
+          message: 'must be at most 4 for API clients here (API_ORDER_OPTIONS)',
+        },
+        {
+          field: 'body.options.platformRetryWindowMs',
+          message: 'must be at most 86400000 for API clients here (API_ORDER_OPTIONS)',
+        },
+        {
+          field: 'body.options.uploadHeartbeatTimeoutMs',
+          message: 'is not an option API clients may set here (API_ORDER_OPTIONS)',
+        },
+        {
+          field: 'body.options.historyBudgetEvents',
+          message: 'is not an option API clients may set here (API_ORDER_OPTIONS)',
+        },
+      ].sort(byField),
+    );
+    await expectNoWorkflow(orderRef);
+
+    const options = { maxParallelUploads: 2, repairWindowMs: 30 * 24 * 3_600_000 };
+    const accepted = await call('PUT', `/v1/orders/${orderRef}`, {
+      body: { ...orderBody(orderRef), options },
+    });
+    expect(accepted.status).toBe(201);
+    // The order runs with them (its status view shows the options it resolved when it started).
+    const handle = stack.orders.getHandle(mine(orderRef));
+    const view = await pollUntil(
+      () => handle.query(statusQuery).catch(() => null),
+      (answer) => answer?.options !== undefined,
+      { what: 'the order to answer its status' },
+    );
+    expect(view?.options).toMatchObject(options);
   });
 
   it('refuses a callbackUrl into an internal network in every spelling (400 naming the field); nothing starts', async () => {

@@ -59,7 +59,7 @@ const NOT_STORED = 'is not a document this client stored: upload it with POST /v
 
 interface OrdersRoutesOptions {
   readonly orders: BadgeOrdersClient;
-  readonly limits: Pick<ApiLimits, 'operationTimeoutMs' | 'queryTimeoutMs'>;
+  readonly limits: Pick<ApiLimits, 'operationTimeoutMs' | 'queryTimeoutMs' | 'orderOptions'>;
   /** Where the workers deliver webhooks: a `callbackUrl` they would refuse is refused at once. */
   readonly webhooks: CallbackUrlPolicy;
   /** Spans for each request when tracing is on (the orders client should carry the same tracing). */
@@ -112,6 +112,27 @@ const invalidFields = (where: string, errors: readonly { field: string; message:
     errors.map(({ field, message }) => ({ field: `${where}.${field}`, message })),
     where === 'body' ? 'body' : `request ${where}`,
   );
+
+/**
+ * The options of an order an API client may not set, as invalid fields: any `API_ORDER_OPTIONS` does not name,
+ * and any above the ceiling it gives. They decide how much of the workers every client shares one order takes.
+ */
+function refusedOptions(
+  options: Readonly<Record<string, number | undefined>> | undefined,
+  allowed: ApiLimits['orderOptions'],
+): { field: string; message: string }[] {
+  return Object.entries(options ?? {}).flatMap(([name, value]) => {
+    const ceiling = allowed[name];
+    const field = `options.${name}`;
+    if (value === undefined) return [];
+    if (ceiling === undefined) {
+      return [{ field, message: 'is not an option API clients may set here (API_ORDER_OPTIONS)' }];
+    }
+    return ceiling !== null && value > ceiling
+      ? [{ field, message: `must be at most ${ceiling} for API clients here (API_ORDER_OPTIONS)` }]
+      : [];
+  });
+}
 
 /** Parses one part of a request with a zod schema; a 400 names each invalid field. */
 function parsePart<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
@@ -302,6 +323,8 @@ export const ordersRoutes: FastifyPluginAsync<OrdersRoutesOptions> = async (app,
         : body,
       'body',
     );
+    const refused = refusedOptions(input.options, limits.orderOptions);
+    if (refused.length > 0) throw invalidFields('body', refused);
     // The schema allowed http:// to this machine and any host; the workers' policy may not.
     const callbackProblem =
       input.callbackUrl === undefined ? null : callbackUrlProblem(input.callbackUrl, options.webhooks);
