@@ -13,7 +13,7 @@ import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/e
 import { z } from 'zod';
 import { PayloadKeyRing, parsePayloadKeys } from './codec/key-ring';
 import { responseMapSchema, type ResponseMap } from './platform/extract';
-import { DEFAULT_TASK_QUEUE, formatIssues } from './contract';
+import { CLIENT_ID_PATTERN, DEFAULT_TASK_QUEUE, formatIssues } from './contract';
 import { bareHostname, insecureUrlProblem } from './url-policy';
 
 /** Thrown when the environment is invalid; the message names every variable concerned. */
@@ -667,13 +667,26 @@ const WEBHOOK_SECRETS = readBy(WORKER, {
   secrets: variable(
     'WEBHOOK_SECRETS_FILE',
     z
-      .record(
-        z.string().min(1).max(64),
-        z
-          .string({ error: 'must be a string' })
-          .min(MIN_WEBHOOK_SECRET_LENGTH, `must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`),
-        { error: 'must be a JSON object of client id to secret' },
-      )
+      .record(z.string(), z.unknown(), { error: 'must be a JSON object of client id to secret' })
+      // Refused by the entry's position, never its text: with client id and secret swapped, either is the secret.
+      .superRefine((secrets, context) => {
+        Object.entries(secrets).forEach(([clientId, secret], index) => {
+          const problem = !CLIENT_ID_PATTERN.test(clientId)
+            ? 'the client id must be 1-64 letters, digits, ".", "_", ":" or "-"'
+            : typeof secret !== 'string'
+              ? 'the secret must be a string'
+              : secret.length < MIN_WEBHOOK_SECRET_LENGTH
+                ? `the secret must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters`
+                : undefined;
+          if (problem !== undefined) {
+            context.addIssue({
+              code: 'custom',
+              message: `entry ${index + 1}: ${problem} (is the secret where the client id belongs?)`,
+            });
+          }
+        });
+      })
+      .transform((secrets) => secrets as Record<string, string>)
       .default({}),
     'JSON file `{ "<clientId>": "<secret>", "default": "<secret>" }` of webhook signing secrets (`default`: orders without a client only).',
     { defaultText: 'none: deliveries fail visibly' },

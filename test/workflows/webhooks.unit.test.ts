@@ -65,7 +65,9 @@ describe('webhook settings', () => {
     const parsed = webhookConfigSchema.safeParse({ secrets: { default: 'short-secret' } });
     expect(parsed.success).toBe(false);
     const text = parsed.success ? '' : formatIssues(parsed.error).join('; ');
-    expect(text).toBe('secrets.default: must be at least 16 characters');
+    expect(text).toBe(
+      'secrets: entry 1: the secret must be at least 16 characters (is the secret where the client id belongs?)',
+    );
     expect(text).not.toContain('short-secret');
   });
 });
@@ -124,8 +126,34 @@ describe('WEBHOOK_SECRETS_FILE', () => {
     );
     const short = fileWith('short.json', JSON.stringify({ default: 'tiny-secret' }));
     const refusal = (): unknown => loadWorkerConfig({ ...env, WEBHOOK_SECRETS_FILE: short });
-    expect(refusal).toThrow(/WEBHOOK_SECRETS_FILE\.default: must be at least 16 characters|secrets\.default/);
+    expect(refusal).toThrow(
+      'WEBHOOK_SECRETS_FILE: entry 1: the secret must be at least 16 characters (is the secret where the client id belongs?)',
+    );
     expect(refusal).not.toThrow(/tiny-secret/);
+  });
+
+  it('reports a file with client id and secret swapped by the entry’s position, never printing the secret', () => {
+    for (const secret of [
+      'k3y-0f-cl13nt-4-and-long-enough',
+      'a+long/base64=secret+that+is/no=id',
+      'x'.repeat(70),
+    ]) {
+      const swapped = fileWith(
+        'swapped.json',
+        JSON.stringify({ default: 'zzzzzzzzzzzzzzzzzzzz', [secret]: 'client-a' }),
+      );
+      let message = '';
+      try {
+        loadWorkerConfig({ ...env, WEBHOOK_SECRETS_FILE: swapped });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(
+        /^Invalid configuration: WEBHOOK_SECRETS_FILE: entry 2: the (secret|client id) must/,
+      );
+      expect(message).not.toContain(secret);
+      expect(message).not.toContain(secret.slice(0, 8));
+    }
   });
 });
 
