@@ -7,14 +7,14 @@
  * may come from files (`NAME_FILE`), as container secrets do.
  */
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/envconfig';
 import { z } from 'zod';
 import { PayloadKeyRing, parsePayloadKeys } from './codec/key-ring';
 import { responseMapSchema, type ResponseMap } from './platform/extract';
 import { CLIENT_ID_PATTERN, DEFAULT_TASK_QUEUE, formatIssues } from './contract';
-import { bareHostname, insecureUrlProblem } from './url-policy';
+import { insecureUrlProblem } from './url-policy';
+import { listedHost } from './webhook-destination';
 
 /** Thrown when the environment is invalid; the message names every variable concerned. */
 export class ConfigError extends Error {
@@ -618,9 +618,6 @@ export function loadTracingConfig(env: Env = process.env): Readonly<TracingConfi
 /** Shortest webhook secret accepted: an HMAC key guessable by brute force signs nothing. */
 const MIN_WEBHOOK_SECRET_LENGTH = 16;
 
-/** A host name or `*.` and a domain (an IPv4 address too) of `WEBHOOK_ALLOWED_HOSTS`; IPv6 addresses by `isIP`. */
-const CALLBACK_HOST_PATTERN = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/;
-
 /** Where webhooks may go (`CallbackUrlPolicy`), read the same way by the worker and the HTTP API. */
 const WEBHOOK_POLICY = readBy(WORKER_API, {
   allowHttpLoopback: variable(
@@ -635,7 +632,7 @@ const WEBHOOK_POLICY = readBy(WORKER_API, {
       .transform((list, ctx) => {
         const entries = list
           .split(',')
-          .map((entry) => bareHostname(entry.trim()))
+          .map((entry) => entry.trim().toLowerCase())
           .filter((entry) => entry !== '');
         // `*`: any host with public addresses, said on purpose (docker-compose.yml requires the variable).
         if (entries.includes('*')) {
@@ -647,17 +644,16 @@ const WEBHOOK_POLICY = readBy(WORKER_API, {
           }
           return [];
         }
-        const valid = (entry: string): boolean => CALLBACK_HOST_PATTERN.test(entry) || isIP(entry) === 6;
-        for (const entry of entries.filter((candidate) => !valid(candidate))) {
+        for (const entry of entries.filter((candidate) => listedHost(candidate) === null)) {
           ctx.addIssue({
             code: 'custom',
-            message: `"${entry}" is not a host name, *.domain or IP address (hosts are separated by commas)`,
+            message: `"${entry}" is not a host name, *.domain or IP address with an optional :port (hosts are separated by commas)`,
           });
         }
         return entries;
       })
       .default([]),
-    'Comma-separated hosts callback URLs may name (`hooks.example.com`, `*.partner.example`, `10.0.0.7`; listed hosts may be internal); `*`: any public host.',
+    'Comma-separated hosts callback URLs may name, on 443 or `:port` (`hooks.example.com`, `*.partner.example:8443`; listed hosts may be internal); `*`: any.',
     { required: true, defaultText: 'any host with public addresses' },
   ),
 });

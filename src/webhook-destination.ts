@@ -10,7 +10,7 @@
  * one for the connection (DNS rebinding) gains nothing.
  */
 import type { LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { callbackUrlShapeProblem } from './contract';
 import { bareHostname, isLoopbackHost } from './url-policy';
@@ -20,8 +20,9 @@ export interface CallbackUrlPolicy {
   /** Deliver to this machine (`http://` or `https://` to loopback): tests and local receivers. */
   readonly allowHttpLoopback: boolean;
   /**
-   * Host names (`hooks.example.com`), IP addresses, or `*.example.com` (any name below it). When set, only these
-   * hosts receive webhooks, and they may be internal (the operators named them on purpose). Empty or left out:
+   * Host names (`hooks.example.com`), IP addresses (IPv6 in `[ ]` with a port), or `*.example.com` (any name
+   * below it), each on port 443 or the one it names (`hooks.example.com:8443`). When set, only these hosts and
+   * ports receive webhooks, and they may be internal (the operators named them on purpose). Empty or left out:
    * any host whose addresses are public.
    */
   readonly allowedHosts?: readonly string[];
@@ -66,13 +67,49 @@ function addressProblem(address: string, policy: CallbackUrlPolicy): string | nu
   return `${parsed.toString()} is ${RANGE_NAMES[range] ?? 'a special-purpose'} address`;
 }
 
-/** Whether `hostname` (as `URL.hostname` gives it) matches one of `patterns` (see {@link CallbackUrlPolicy}). */
-function isListed(hostname: string, patterns: readonly string[]): boolean {
-  const host = bareHostname(hostname);
-  return patterns.some((pattern) =>
-    pattern.startsWith('*.') ? host.endsWith(pattern.slice(1)) : host === pattern,
-  );
+/** A host name, or `*.` and a domain (an IPv4 address is one too): an entry of `allowedHosts` without its port. */
+const HOST_NAME = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/;
+/** An IPv6 address in `[ ]`, with a port or not. */
+const BRACKETED_IPV6 = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/;
+/** The port of an `allowedHosts` entry that names none: an operator who lists a host opens its HTTPS port only. */
+const DEFAULT_LISTED_PORT = 443;
+
+/**
+ * The host (lowercase, an IPv6 address bare) and port of an `allowedHosts` entry (see {@link CallbackUrlPolicy}),
+ * or null when it is none: a host name, `*.domain`, an IPv4 address or an IPv6 address (in `[ ]` for a port),
+ * then `:port` or nothing (443).
+ */
+export function listedHost(entry: string): { readonly host: string; readonly port: number } | null {
+  const text = entry.trim().toLowerCase();
+  const bracketed = BRACKETED_IPV6.exec(text);
+  const colon = text.lastIndexOf(':');
+  const [host, portText] = bracketed
+    ? [bracketed[1] ?? '', bracketed[2]]
+    : isIP(text) === 6 || colon < 0
+      ? [text, undefined]
+      : [text.slice(0, colon), text.slice(colon + 1)];
+  const port =
+    portText === undefined ? DEFAULT_LISTED_PORT : /^\d{1,5}$/.test(portText) ? Number(portText) : 0;
+  const valid = bracketed ? isIP(host) === 6 : HOST_NAME.test(host) || isIP(host) === 6;
+  return valid && port >= 1 && port <= 65_535 ? { host, port } : null;
 }
+
+/**
+ * Whether `hostname` (as `URL.hostname` gives it) on `port` matches one of `entries` (see
+ * {@link CallbackUrlPolicy}); on any of their ports when `port` is not given.
+ */
+function isListed(hostname: string, entries: readonly string[], port?: number): boolean {
+  const host = bareHostname(hostname);
+  return entries.some((entry) => {
+    const listed = listedHost(entry);
+    if (listed === null || (port !== undefined && listed.port !== port)) return false;
+    return listed.host.startsWith('*.') ? host.endsWith(listed.host.slice(1)) : host === listed.host;
+  });
+}
+
+/** The port a URL connects to: its own, else its scheme's. */
+const portOf = (url: URL): number =>
+  url.port === '' ? (url.protocol === 'http:' ? 80 : 443) : Number(url.port);
 
 const INTERNAL_HINT = 'internal receivers must be named in WEBHOOK_ALLOWED_HOSTS by the operators';
 
@@ -86,15 +123,17 @@ const INTERNAL_HINT = 'internal receivers must be named in WEBHOOK_ALLOWED_HOSTS
 export function callbackUrlProblem(url: string, policy: CallbackUrlPolicy): string | null {
   const shape = callbackUrlShapeProblem(url);
   if (shape !== null) return shape;
-  const { protocol, hostname } = new URL(url);
+  const parsed = new URL(url);
+  const { protocol, hostname } = parsed;
   if (protocol === 'http:' && !policy.allowHttpLoopback) {
     return 'must be an https:// URL (http:// to this machine is switched off)';
   }
   const allowedHosts = policy.allowedHosts ?? [];
   if (allowedHosts.length > 0) {
-    return isListed(hostname, allowedHosts)
+    const port = portOf(parsed);
+    return isListed(hostname, allowedHosts, port)
       ? null
-      : `must be on a host this service delivers webhooks to (${hostname} is not one; ask its operators)`;
+      : `must be on a host this service delivers webhooks to (${isListed(hostname, allowedHosts) ? `port ${port} of ${hostname}` : hostname} is not one; ask its operators)`;
   }
   const host = bareHostname(hostname);
   // `localhost` and names below it are this machine, whatever a resolver says.
@@ -132,6 +171,7 @@ export function destinationLookup(options: {
           callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
           return;
         }
+        // The URL's port was checked against the list before the connection asked for its addresses.
         if (!isListed(hostname, policy.allowedHosts ?? [])) {
           for (const { address } of addresses) {
             const problem = addressProblem(address, policy);

@@ -4,7 +4,12 @@
  * the resolvers here are functions.
  */
 import type { LookupAddress } from 'node:dns';
-import { callbackUrlProblem, destinationLookup, WebhookDestinationError } from '../src/webhook-destination';
+import {
+  callbackUrlProblem,
+  destinationLookup,
+  listedHost,
+  WebhookDestinationError,
+} from '../src/webhook-destination';
 import { answering } from './helpers/host-resolver';
 
 const PUBLIC = { allowHttpLoopback: false };
@@ -71,12 +76,21 @@ describe('callbackUrlProblem', () => {
     );
   });
 
-  const allowedHosts = ['hooks.example.com', '*.partner.example', '127.0.0.1', '10.0.0.7', '2001:db8::7'];
+  const allowedHosts = [
+    'hooks.example.com',
+    '*.partner.example',
+    '127.0.0.1:8080',
+    '10.0.0.7',
+    '2001:db8::7',
+  ];
   const notListed = (host: string): string =>
     `must be on a host this service delivers webhooks to (${host} is not one; ask its operators)`;
   it.each([
     ['https://hooks.example.com/orders', null],
-    ['https://HOOKS.example.com:8443/orders', null],
+    ['https://HOOKS.example.com:443/orders', null],
+    // A listed host is listed on its HTTPS port, 443, unless the entry names another.
+    ['https://hooks.example.com:8443/orders', notListed('port 8443 of hooks.example.com')],
+    ['https://hooks.example.com:22/orders', notListed('port 22 of hooks.example.com')],
     ['https://eu.orders.partner.example/hooks', null],
     ['https://partner.example/hooks', notListed('partner.example')],
     ['https://evilpartner.example/hooks', notListed('evilpartner.example')],
@@ -87,9 +101,44 @@ describe('callbackUrlProblem', () => {
     ['https://10.0.0.8/hooks', notListed('10.0.0.8')],
     ['https://[2001:db8::7]/hooks', null],
     ['http://127.0.0.1:8080/hooks', null],
+    ['http://127.0.0.1/hooks', notListed('port 80 of 127.0.0.1')],
+    ['https://127.0.0.1/hooks', notListed('port 443 of 127.0.0.1')],
+    ['https://10.0.0.7:6379/hooks', notListed('port 6379 of 10.0.0.7')],
+    ['https://[2001:db8::7]:8443/hooks', notListed('port 8443 of [2001:db8::7]')],
     ['http://localhost/hooks', notListed('localhost')],
   ])('%s with WEBHOOK_ALLOWED_HOSTS → %s', (url, problem) => {
     expect(callbackUrlProblem(url, { allowHttpLoopback: true, allowedHosts })).toBe(problem);
+  });
+
+  it.each([
+    ['hooks.example.com:8443', 'https://hooks.example.com:8443/x', 'https://hooks.example.com/x'],
+    ['*.partner.example:9443', 'https://eu.partner.example:9443/x', 'https://eu.partner.example/x'],
+    ['10.0.0.7:8443', 'https://10.0.0.7:8443/x', 'https://10.0.0.7/x'],
+    ['[2001:db8::7]:8443', 'https://[2001:db8::7]:8443/x', 'https://[2001:db8::7]/x'],
+    ['[2001:db8::7]', 'https://[2001:db8::7]/x', 'https://[2001:db8::7]:8443/x'],
+  ])('opens only the port an entry names: %s lets %s through, not %s', (entry, open, closed) => {
+    const policy = { allowHttpLoopback: false, allowedHosts: [entry] };
+    expect(callbackUrlProblem(open, policy)).toBeNull();
+    expect(callbackUrlProblem(closed, policy)).toMatch(
+      /^must be on a host this service delivers webhooks to \(port/,
+    );
+  });
+
+  it('reads each entry as a host and a port, refusing what is neither', () => {
+    expect(listedHost(' Hooks.Example.com ')).toEqual({ host: 'hooks.example.com', port: 443 });
+    expect(listedHost('hooks.example.com:8443')).toEqual({ host: 'hooks.example.com', port: 8443 });
+    expect(listedHost('2001:db8::7')).toEqual({ host: '2001:db8::7', port: 443 });
+    expect(listedHost('[2001:db8::7]:8443')).toEqual({ host: '2001:db8::7', port: 8443 });
+    for (const entry of [
+      'hooks.example.com:0',
+      'hooks.example.com:70000',
+      'hooks.example.com:',
+      'https://x/y',
+      '[10.0.0.1]:1',
+      'a b',
+    ]) {
+      expect(listedHost(entry)).toBeNull();
+    }
   });
 
   it('checks the scheme before the host list', () => {

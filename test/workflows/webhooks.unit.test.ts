@@ -111,11 +111,11 @@ describe('WEBHOOK_SECRETS_FILE', () => {
         ...env,
         WEBHOOK_ALLOWED_HOSTS: ' Hooks.Example.com, *.partner.example,,[2001:db8::7] ',
       }).webhooks.allowedHosts,
-    ).toEqual(['hooks.example.com', '*.partner.example', '2001:db8::7']);
+    ).toEqual(['hooks.example.com', '*.partner.example', '[2001:db8::7]']);
     expect(() =>
       loadWorkerConfig({ ...env, WEBHOOK_ALLOWED_HOSTS: 'hooks.example.com,https://hooks.example.com/x' }),
     ).toThrow(
-      'WEBHOOK_ALLOWED_HOSTS: "https://hooks.example.com/x" is not a host name, *.domain or IP address (hosts are separated by commas)',
+      'WEBHOOK_ALLOWED_HOSTS: "https://hooks.example.com/x" is not a host name, *.domain or IP address with an optional :port (hosts are separated by commas)',
     );
   });
 

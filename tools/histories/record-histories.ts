@@ -349,12 +349,13 @@ const SCENARIOS: Record<string, Scenario> = {
   async 'replacement-while-continuing-then-cancelled'(stack, worker) {
     const secretsFile = join(stack.scratchDir, 'webhook-secrets.json');
     writeFileSync(secretsFile, JSON.stringify({ default: 'history-webhook-secret-0123456789' }));
+    const receiver = await holdingReceiver();
     const env = {
       WEBHOOK_SECRETS_FILE: secretsFile,
       WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
-      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      // A listed host receives webhooks on the port its entry names only.
+      WEBHOOK_ALLOWED_HOSTS: new URL(receiver.callbackUrl).host,
     };
-    const receiver = await holdingReceiver();
     try {
       return await onWorkerWith(stack, worker, { env, faults: {} }, async () => {
         const input: BadgeOrderInput = {
