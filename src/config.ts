@@ -599,6 +599,16 @@ function tracingFromEnv(env: Env): Record<string, unknown> {
   if (typeof headers === 'string') {
     throw new ConfigError(`Invalid configuration: OTEL_EXPORTER_OTLP_HEADERS: ${headers}`);
   }
+  // Headers are a collector's credentials (an API key): never in clear off this machine.
+  const inClear =
+    disabled || endpoint === undefined || Object.keys(headers).length === 0
+      ? undefined
+      : insecureUrlProblem(endpoint);
+  if (inClear !== undefined) {
+    throw new ConfigError(
+      `Invalid configuration: OTEL_EXPORTER_OTLP_HEADERS: are sent with every export, so the endpoint ${inClear} (or send no headers)`,
+    );
+  }
   return {
     ...traces,
     endpoint: disabled ? undefined : endpoint,

@@ -27,7 +27,7 @@ describe('tracing configuration', () => {
 
   it('reads protocol, headers, service name, timeout and batch delay; the traces-specific ones win', () => {
     const config = loadTracingConfig({
-      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector:4318',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
       OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
       OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=s%3Dcret, tenant = blue',
@@ -36,13 +36,48 @@ describe('tracing configuration', () => {
       OTEL_BSP_SCHEDULE_DELAY: '250',
     });
     expect(config).toEqual({
-      endpoint: 'http://collector:4318/v1/traces',
+      endpoint: 'https://collector:4318/v1/traces',
       protocol: 'http/json',
       headers: { 'x-api-key': 's=cret', tenant: 'blue' },
       serviceName: 'badge-orders-eu',
       exportTimeoutMs: 2000,
       scheduleDelayMs: 250,
     });
+  });
+
+  it('sends headers (a collector’s API key) only over https:// or to loopback; without headers, to any endpoint', () => {
+    const headers = { OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=k3y-0f-the-collector' };
+    let message = '';
+    try {
+      loadTracingConfig({ ...headers, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe(
+      'Invalid configuration: OTEL_EXPORTER_OTLP_HEADERS: are sent with every export, so the endpoint must be an https:// URL (http:// only on loopback) (or send no headers)',
+    );
+    expect(() =>
+      loadTracingConfig({
+        ...headers,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces',
+      }),
+    ).toThrow(ConfigError);
+    expect(
+      loadTracingConfig({ ...headers, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }).headers,
+    ).toEqual({
+      'x-api-key': 'k3y-0f-the-collector',
+    });
+    // Without headers, or with tracing off, http:// stays as it is.
+    expect(loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).endpoint).toBe(
+      'http://collector:4318/v1/traces',
+    );
+    expect(
+      loadTracingConfig({
+        ...headers,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_SDK_DISABLED: 'true',
+      }).endpoint,
+    ).toBeUndefined();
   });
 
   it('is off when the SDK is disabled or the exporter is none, even with an endpoint', () => {
