@@ -232,6 +232,19 @@ const documentReferenceSchema = z
   .string({ error: 'must be a string' })
   .regex(DOCUMENT_REFERENCE_PATTERN, 'must be a document reference: "sha256:" and 64 lowercase hex digits');
 
+/**
+ * A file name sent to the platform (the `filename` of the file part's `Content-Disposition`): no control
+ * character, quote, slash or backslash, so it is safe in that header as written, not only through the
+ * encoder's escaping.
+ */
+const FILENAME_PATTERN = /^[^\p{Cc}"\\/]*$/u;
+const filenameSchema = z
+  .string({ error: 'must be a string' })
+  .min(1, 'must not be empty')
+  .max(255, 'must be at most 255 characters')
+  .regex(FILENAME_PATTERN, 'must be a file name: no control characters, quotes, slashes or backslashes')
+  .refine((name) => name !== '.' && name !== '..', 'must be a file name, not "." or ".."');
+
 /** MIME type of a document. */
 const contentTypeSchema = z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as image/jpeg');
 
@@ -248,7 +261,7 @@ const documentInputSchema = z
     /** MIME type; from the store (`ref`) or the file name (`path`) when absent. */
     contentType: contentTypeSchema.optional(),
     /** File name sent to the platform; the path's last segment (or a name made from the reference) when absent. */
-    filename: z.string().min(1).max(255).optional(),
+    filename: filenameSchema.optional(),
   })
   .superRefine((document, ctx) => {
     if (document.path === undefined && document.ref === undefined) {

@@ -329,3 +329,36 @@ describe('orders of clients', () => {
     expect(issuesOf({ ...valid, documents: documents('clients/backend-b/x.pdf') })).toEqual([]);
   });
 });
+
+describe('document file names', () => {
+  const withFilename = (filename: unknown) => ({ ...valid, documents: [{ path: 'scan.pdf', filename }] });
+
+  it('takes a file name as the platform gets it in Content-Disposition: letters of any script, spaces, dots', () => {
+    for (const filename of ['scan.pdf', 'Führerschein (1).JPG', '申请表.pdf', '.hidden', 'a'.repeat(255)]) {
+      expect(issuesOf(withFilename(filename))).toEqual([]);
+    }
+  });
+
+  it('refuses control characters, quotes, slashes, backslashes, "." and "..", and more than 255 characters', () => {
+    const noFilename =
+      'documents.0.filename: must be a file name: no control characters, quotes, slashes or backslashes';
+    for (const filename of [
+      'scan.pdf"; name="other',
+      'scan\r\nContent-Type: text/html',
+      'a\u0000b',
+      'a\u007fb',
+      'a\u0085b',
+      '../etc/passwd',
+      'dir\\scan.pdf',
+    ]) {
+      expect(issuesOf(withFilename(filename))).toEqual([noFilename]);
+    }
+    expect(issuesOf(withFilename('..'))).toEqual([
+      'documents.0.filename: must be a file name, not "." or ".."',
+    ]);
+    expect(issuesOf(withFilename('a'.repeat(256)))).toEqual([
+      'documents.0.filename: must be at most 255 characters',
+    ]);
+    expect(issuesOf(withFilename(''))).toEqual(['documents.0.filename: must not be empty']);
+  });
+});

@@ -152,6 +152,11 @@ const REFUSED: readonly [string, unknown, string][] = [
     'documents.0.contentType: must be a MIME type such as image/jpeg',
   ],
   [
+    'filename with a quote and a line break',
+    { ...valid, documents: [{ path: 'ok.pdf', filename: 'a.pdf"\r\nX-Injected: 1' }] },
+    'documents.0.filename: must be a file name: no control characters, quotes, slashes or backslashes',
+  ],
+  [
     'options out of range',
     { ...valid, options: { maxParallelUploads: 0 } },
     'options.maxParallelUploads: Too small: expected number to be >=1',
