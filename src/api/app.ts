@@ -7,6 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
 import { httpServerLogger } from '../logging';
 import type { BadgeOrdersClient } from '../client/badge-orders-client';
@@ -64,6 +65,18 @@ function requestProblem(error: FastifyError): ApiProblem | undefined {
   const code = STATUS_CODES_OF_FASTIFY[error.code] ?? 'bad-request';
   // A JSON syntax error's message quotes at most a position, never the body.
   return new ApiProblem({ status, code, detail: error.message });
+}
+
+/**
+ * Who a caller without credentials is, for the limits: its IPv4 address, or the /64 of its IPv6 address (a host
+ * is given a whole /64: counted by address, it would have 2^64 of them to guess from). An IPv4 address written
+ * as IPv6 (`::ffff:203.0.113.1`) is that IPv4 address.
+ */
+function callerAddress(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return address.toString();
+  return `${address.toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
 }
 
 /** The problems of node's HTTP parser errors, by their code; any other is a 400. */
@@ -175,8 +188,9 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
   app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config;
     if (request.routeOptions.url === undefined || config.public === true) return;
-    if (failures.used(request.ip) >= limits.authFailureMax) {
-      const retryAfter = Math.max(1, Math.ceil(failures.remainingMs(request.ip) / 1000));
+    const caller = callerAddress(request.ip);
+    if (failures.used(caller) >= limits.authFailureMax) {
+      const retryAfter = Math.max(1, Math.ceil(failures.remainingMs(caller) / 1000));
       throw new ApiProblem({
         status: 429,
         code: 'too-many-failed-authentications',
@@ -188,7 +202,7 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     try {
       principal = await options.authenticator.authenticate(request.headers);
     } catch (error) {
-      if (error instanceof ApiProblem && error.status === 401) failures.add(request.ip, 1);
+      if (error instanceof ApiProblem && error.status === 401) failures.add(caller, 1);
       throw error;
     }
     if (config.scope !== undefined && !principal.scopes.includes(config.scope)) throw forbidden(config.scope);
@@ -201,7 +215,7 @@ export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyI
     timeWindow: limits.rateLimitWindowMs,
     // Per key: one busy backend does not slow another. Public routes count per address.
     keyGenerator: (request) =>
-      request.principal ? `client:${request.principal.clientId}` : `ip:${request.ip}`,
+      request.principal ? `client:${request.principal.clientId}` : `ip:${callerAddress(request.ip)}`,
     errorResponseBuilder: (_request, context) =>
       new ApiProblem({
         status: 429,

@@ -524,7 +524,7 @@ describe('the HTTP API', () => {
     }
   });
 
-  it('behind a proxy in API_TRUST_PROXY, counts failed authentications per forwarded address: one guesser locks out no one else', async () => {
+  it('behind a proxy in API_TRUST_PROXY, counts failed authentications per forwarded address (IPv6: per /64): one guesser locks out no one else', async () => {
     const proxied = await startTestApi({
       orders: stack.orders,
       limits: { authFailureMax: 2, trustProxy: ['127.0.0.1'] },
@@ -540,6 +540,14 @@ describe('the HTTP API', () => {
       }
       expect((await get(TEST_KEYS.reader.key, '203.0.113.1')).status).toBe(429);
       expect((await get(TEST_KEYS.reader.key, '203.0.113.2')).status).toBe(404);
+
+      // IPv6: one host is given a whole /64, so the /64 counts, whatever address in it each guess comes from.
+      expect((await get('bo_guess-6a', '2001:db8:1:2::1')).status).toBe(401);
+      expect((await get('bo_guess-6b', '2001:db8:1:2:ffff:0:0:2')).status).toBe(401);
+      expect((await get(TEST_KEYS.reader.key, '2001:db8:1:2:abcd::3')).status).toBe(429);
+      expect((await get(TEST_KEYS.reader.key, '2001:db8:1:3::1')).status).toBe(404);
+      // An IPv4 address written as IPv6 is that IPv4 address: the one locked out above.
+      expect((await get(TEST_KEYS.reader.key, '::ffff:203.0.113.1')).status).toBe(429);
     } finally {
       await proxied.close();
     }
