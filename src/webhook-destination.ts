@@ -21,7 +21,7 @@ export interface CallbackUrlPolicy {
   readonly allowHttpLoopback: boolean;
   /**
    * Host names (`hooks.example.com`), IP addresses (IPv6 in `[ ]` with a port), or `*.example.com` (any name
-   * below it), each on port 443 or the one it names (`hooks.example.com:8443`). When set, only these hosts and
+   * below it), each on port 443 or the one it names (`hooks.example.com:8443`; `:*` every port, on purpose). When set, only these hosts and
    * ports receive webhooks, and they may be internal (the operators named them on purpose). Empty or left out:
    * any host whose addresses are public.
    */
@@ -69,17 +69,17 @@ function addressProblem(address: string, policy: CallbackUrlPolicy): string | nu
 
 /** A host name, or `*.` and a domain (an IPv4 address is one too): an entry of `allowedHosts` without its port. */
 const HOST_NAME = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/;
-/** An IPv6 address in `[ ]`, with a port or not. */
-const BRACKETED_IPV6 = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/;
+/** An IPv6 address in `[ ]`, with a port (or `*`) or not. */
+const BRACKETED_IPV6 = /^\[([0-9a-f:.]+)\](?::(\d{1,5}|\*))?$/;
 /** The port of an `allowedHosts` entry that names none: an operator who lists a host opens its HTTPS port only. */
 const DEFAULT_LISTED_PORT = 443;
 
 /**
  * The host (lowercase, an IPv6 address bare) and port of an `allowedHosts` entry (see {@link CallbackUrlPolicy}),
  * or null when it is none: a host name, `*.domain`, an IPv4 address or an IPv6 address (in `[ ]` for a port),
- * then `:port` or nothing (443).
+ * then `:port`, `:*` (every port, said on purpose) or nothing (443).
  */
-export function listedHost(entry: string): { readonly host: string; readonly port: number } | null {
+export function listedHost(entry: string): { readonly host: string; readonly port: number | '*' } | null {
   const text = entry.trim().toLowerCase();
   const bracketed = BRACKETED_IPV6.exec(text);
   const colon = text.lastIndexOf(':');
@@ -88,10 +88,12 @@ export function listedHost(entry: string): { readonly host: string; readonly por
     : isIP(text) === 6 || colon < 0
       ? [text, undefined]
       : [text.slice(0, colon), text.slice(colon + 1)];
+  const valid = bracketed ? isIP(host) === 6 : HOST_NAME.test(host) || isIP(host) === 6;
+  if (!valid) return null;
+  if (portText === '*') return { host, port: '*' };
   const port =
     portText === undefined ? DEFAULT_LISTED_PORT : /^\d{1,5}$/.test(portText) ? Number(portText) : 0;
-  const valid = bracketed ? isIP(host) === 6 : HOST_NAME.test(host) || isIP(host) === 6;
-  return valid && port >= 1 && port <= 65_535 ? { host, port } : null;
+  return port >= 1 && port <= 65_535 ? { host, port } : null;
 }
 
 /**
@@ -102,7 +104,7 @@ function isListed(hostname: string, entries: readonly string[], port?: number): 
   const host = bareHostname(hostname);
   return entries.some((entry) => {
     const listed = listedHost(entry);
-    if (listed === null || (port !== undefined && listed.port !== port)) return false;
+    if (listed === null || (port !== undefined && listed.port !== '*' && listed.port !== port)) return false;
     return listed.host.startsWith('*.') ? host.endsWith(listed.host.slice(1)) : host === listed.host;
   });
 }

@@ -129,6 +129,13 @@ describe('callbackUrlProblem', () => {
     expect(listedHost('hooks.example.com:8443')).toEqual({ host: 'hooks.example.com', port: 8443 });
     expect(listedHost('2001:db8::7')).toEqual({ host: '2001:db8::7', port: 443 });
     expect(listedHost('[2001:db8::7]:8443')).toEqual({ host: '2001:db8::7', port: 8443 });
+    // Every port of a host, said on purpose (tests: receivers on ports of their own).
+    expect(listedHost('127.0.0.1:*')).toEqual({ host: '127.0.0.1', port: '*' });
+    expect(listedHost('[::1]:*')).toEqual({ host: '::1', port: '*' });
+    const everyPort = { allowHttpLoopback: true, allowedHosts: ['127.0.0.1:*'] };
+    expect(callbackUrlProblem('http://127.0.0.1:39217/x', everyPort)).toBeNull();
+    expect(callbackUrlProblem('https://127.0.0.1/x', everyPort)).toBeNull();
+    expect(callbackUrlProblem('http://127.0.0.2:39217/x', everyPort)).toMatch(/\(127\.0\.0\.2 is not one/);
     for (const entry of [
       'hooks.example.com:0',
       'hooks.example.com:70000',

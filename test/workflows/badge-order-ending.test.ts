@@ -47,9 +47,9 @@ describe('badgeOrder at the end of a run', () => {
   const stack = useTestStack({ resetSandbox: true });
 
   beforeAll(async () => {
-    // The receiver listens on 127.0.0.1, which the worker allows for webhooks here.
+    // The receivers listen on 127.0.0.1, on ports of their own, which the worker allows for webhooks here.
     await stack.local.startWorker({
-      config: { webhooks: { secrets: SECRETS, allowHttpLoopback: true, allowedHosts: ['127.0.0.1'] } },
+      config: { webhooks: { secrets: SECRETS, allowHttpLoopback: true, allowedHosts: ['127.0.0.1:*'] } },
     });
   });
 

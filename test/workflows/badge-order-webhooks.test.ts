@@ -35,7 +35,7 @@ describe('badgeOrder webhooks', () => {
 
     await stack.local.startWorker({
       // Only 127.0.0.1 is listed: the receiver's address, not `localhost`.
-      config: { webhooks: { secrets: SECRETS, allowHttpLoopback: true, allowedHosts: ['127.0.0.1'] } },
+      config: { webhooks: { secrets: SECRETS, allowHttpLoopback: true, allowedHosts: ['127.0.0.1:*'] } },
     });
   });
 
