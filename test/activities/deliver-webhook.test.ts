@@ -116,7 +116,8 @@ describe('deliverWebhook', () => {
   it('reaches an internal receiver the operators listed, at the address its name resolved to', async () => {
     const resolver = answering([{ address: '127.0.0.1', family: 4 }]);
     const deliver = deliverWebhookActivity({
-      webhooks: { secrets, allowHttpLoopback: false, allowedHosts: ['billing.internal.test'] },
+      // Listed on the listener's port: a listed host receives webhooks on the port its entry names only.
+      webhooks: { secrets, allowHttpLoopback: false, allowedHosts: [`billing.internal.test:${port}`] },
       resolveHost: resolver,
     });
     const before = connections;
