@@ -41,6 +41,7 @@ describe('document store settings', () => {
         endpoint: 'http://127.0.0.1:7070',
         forcePathStyle: true,
         allowInsecureHttp: false,
+        timeoutMs: 30_000,
         credentials: { accessKeyId: 'key', secretAccessKey: 'from-file' },
       });
     } finally {
