@@ -165,7 +165,8 @@ ${sections.join('\n')}
 
 /** Builds the app (not listening); `app.listen` or `app.inject` it. */
 export async function buildApiApp(options: BuildApiAppOptions): Promise<FastifyInstance> {
-  const limits = apiLimitsSchema.parse(options.limits ?? {});
+  // The limits a process read from its environment are parsed already (their transforms do not run twice).
+  const limits: ApiLimits = { ...apiLimitsSchema.parse({}), ...options.limits };
   const app = Fastify({
     loggerInstance: options.logger && httpServerLogger(options.logger),
     bodyLimit: limits.bodyLimitBytes,

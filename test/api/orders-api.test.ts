@@ -4,6 +4,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { z } from 'zod';
+import { loadApiConfig } from '../../src/api/config';
 import { INPUT_HASH_MEMO_KEY, orderInputHash } from '../../src/api/input-hash';
 import type { OrderKey } from '../../src/client/badge-orders-client';
 import {
@@ -451,6 +452,41 @@ describe('the HTTP API', () => {
       { what: 'the order to answer its status' },
     );
     expect(view?.options).toMatchObject(options);
+  });
+
+  it('applies API_ORDER_OPTIONS as the API process reads it from its environment', async () => {
+    const { limits } = loadApiConfig({
+      API_OIDC_JWKS_URL: 'https://issuer.example/jwks.json',
+      API_OIDC_ISSUER: 'https://issuer.example',
+      API_OIDC_AUDIENCE: 'badge-orders-api',
+      PAYLOAD_ENCRYPTION: 'off',
+      API_ORDER_OPTIONS: 'maxParallelUploads=2',
+    });
+    const configured = await startTestApi({ orders: stack.orders, limits });
+    try {
+      const orderRef = 'api-options-env';
+      const refused = await fetch(`${configured.url}/v1/orders/${orderRef}`, {
+        method: 'PUT',
+        headers: { 'x-api-key': TEST_KEYS.writer.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...orderBody(orderRef), options: { maxParallelUploads: 3 } }),
+      });
+      const answer = {
+        status: refused.status,
+        contentType: refused.headers.get('content-type') ?? '',
+        headers: refused.headers,
+        body: await refused.json(),
+      };
+      expect(problem(answer)).toMatchObject({ status: 400, code: 'invalid-input' });
+      expect(problem(answer).errors).toEqual([
+        {
+          field: 'body.options.maxParallelUploads',
+          message: 'must be at most 2 for API clients here (API_ORDER_OPTIONS)',
+        },
+      ]);
+      await expectNoWorkflow(orderRef);
+    } finally {
+      await configured.close();
+    }
   });
 
   it('refuses a callbackUrl into an internal network in every spelling (400 naming the field); nothing starts', async () => {
