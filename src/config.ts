@@ -11,7 +11,8 @@ import { resolve } from 'node:path';
 import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/envconfig';
 import { z } from 'zod';
 import { PayloadKeyRing, parsePayloadKeys } from './codec/key-ring';
-import { responseMapSchema, type ResponseMap } from './platform/extract';
+import { responseMapSchema } from './platform/extract';
+import { requestProfileSchema, tenantProblem } from './platform/request-profile';
 import { CLIENT_ID_PATTERN, DEFAULT_TASK_QUEUE, formatIssues } from './contract';
 import { insecureUrlProblem } from './url-policy';
 import { listedHost } from './webhook-destination';
@@ -387,6 +388,27 @@ export function loadTemporalConfig(env: Env = process.env): Readonly<TemporalCon
 
 // ---- The platform ---------------------------------------------------------------------------------------
 
+/** A variable holding JSON that `schema` validates; unset or blank is `undefined`. */
+function jsonSetting<T extends z.ZodType>(schema: T, what: string) {
+  return z
+    .string()
+    .optional()
+    .transform((text, context): z.output<T> | undefined => {
+      if (text === undefined || text.trim() === '') return undefined;
+      let json: unknown;
+      try {
+        json = JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: `must be ${what}` });
+        return z.NEVER;
+      }
+      const parsed = schema.safeParse(json);
+      if (parsed.success) return parsed.data;
+      context.addIssue({ code: 'custom', message: formatIssues(parsed.error).join('; ') });
+      return z.NEVER;
+    });
+}
+
 const PLATFORM = readBy(PLATFORM_READERS, {
   baseUrl: variable(
     'BADGE_BASE_URL',
@@ -445,24 +467,23 @@ const PLATFORM = readBy(PLATFORM_READERS, {
   ),
   responseMap: variable(
     'BADGE_RESPONSE_MAP',
+    jsonSetting(responseMapSchema, 'a JSON object of JSON pointers'),
+    'JSON pointers to the platform’s response fields, once known (`npm run ops -- probe` suggests them).',
+  ),
+  requestProfile: variable(
+    'BADGE_REQUEST_PROFILE',
+    jsonSetting(requestProfileSchema, 'a JSON object (docs/platform-client.md, “Request profile”)'),
+    'JSON: the names, headers, stock query and path prefix requests are sent with (docs/platform-client.md, “Request profile”).',
+    { defaultText: 'the specification’s names, a file part `file`' },
+  ),
+  tenantId: variable(
+    'BADGE_TENANT_ID',
     z
       .string()
-      .optional()
-      .transform((text, context): ResponseMap | undefined => {
-        if (text === undefined || text.trim() === '') return undefined;
-        let json: unknown;
-        try {
-          json = JSON.parse(text) as unknown;
-        } catch {
-          context.addIssue({ code: 'custom', message: 'must be a JSON object of JSON pointers' });
-          return z.NEVER;
-        }
-        const parsed = responseMapSchema.safeParse(json);
-        if (parsed.success) return parsed.data;
-        context.addIssue({ code: 'custom', message: formatIssues(parsed.error).join('; ') });
-        return z.NEVER;
-      }),
-    'JSON pointers to the platform’s response fields, once known (`npm run ops -- probe` suggests them).',
+      .trim()
+      .regex(/^[\x21-\x7e]{1,200}$/, 'must be printable ASCII without spaces')
+      .optional(),
+    'The tenant id the platform gave, sent where BADGE_REQUEST_PROFILE writes `{tenant}`; not a secret (it is logged in no request, though).',
   ),
   documentOwner: variable(
     'BADGE_DOCUMENT_OWNER',
@@ -498,6 +519,9 @@ export function insecureBaseUrlReason(baseUrl: string, allowInsecureHttp: boolea
 const platformConfigSchema = z.object(shape(PLATFORM)).superRefine((platform, context) => {
   const reason = insecureBaseUrlReason(platform.baseUrl, platform.allowInsecureHttp);
   if (reason !== undefined) context.addIssue({ code: 'custom', path: ['baseUrl'], message: reason });
+  const tenant = tenantProblem(platform.requestProfile, platform.tenantId);
+  if (tenant !== undefined)
+    context.addIssue({ code: 'custom', path: [tenant.setting], message: tenant.message });
   if (platform.documentOwner !== undefined && platform.userIdClaim !== undefined) {
     context.addIssue({
       code: 'custom',

@@ -137,7 +137,11 @@ export class PlatformAuth {
       method: 'POST',
       path: PLATFORM_PATHS.token,
       headers: { 'Content-Type': 'application/json' },
-      data: JSON.stringify({ username: credentials.username, password: credentials.password }),
+      data: JSON.stringify({
+        ...http.settings.requestProfile.tokenFields,
+        username: credentials.username,
+        password: credentials.password,
+      }),
     };
     const response = await http.send(request);
     if (response.status < 200 || response.status >= 300) {

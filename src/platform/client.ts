@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { responseMapSchema } from './extract';
 import type { ResponseMap } from './extract';
 import { PlatformAuth } from './auth';
+import { resolveRequestProfile, type RequestProfile } from './request-profile';
 import type { ApiContext } from './auth';
 import { uploadDocument } from './documents';
 import { DEFAULT_TIMEOUTS, PlatformHttp, silentLogger } from './http';
@@ -73,6 +74,14 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     responseMap = parsed.data;
   }
 
+  let requestProfile: RequestProfile;
+  try {
+    requestProfile = resolveRequestProfile(options.requestProfile, options.tenantId);
+  } catch (error) {
+    const why = error instanceof z.ZodError ? z.prettifyError(error) : (error as Error).message;
+    throw new TypeError(`PlatformClientOptions.requestProfile is invalid: ${why}`);
+  }
+
   const timeouts: Record<keyof typeof DEFAULT_TIMEOUTS, number> = { ...DEFAULT_TIMEOUTS };
   for (const name of Object.keys(timeouts) as (keyof typeof DEFAULT_TIMEOUTS)[]) {
     timeouts[name] = positive(options.timeouts?.[name], `timeouts.${name}`) ?? timeouts[name];
@@ -86,6 +95,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     ...(options.onRequest && { onRequest: options.onRequest }),
     secrets: [password],
     ...(responseMap !== undefined && { responseMap }),
+    requestProfile,
   });
   const auth = new PlatformAuth({
     http,

@@ -22,9 +22,6 @@ import type { UploadDocumentInput, UploadedDocument } from './types';
 /** The `document_type` that links a document to a badge order (from the specification). */
 export const DOCUMENT_TYPE_BADGE = 'badge';
 
-/** Name of the multipart part carrying the file (the specification does not name it; `file` is common). */
-export const DOCUMENT_FILE_PART = 'file';
-
 /** The content type of the file part: the caller's, else derived from the file name. */
 function resolveContentType(filename: string, contentType?: string): string {
   if (contentType !== undefined && contentType.trim() !== '') return contentType;
@@ -179,11 +176,12 @@ export async function uploadDocument(
       readError = error;
     });
 
+    const parts = context.http.settings.requestProfile.documentParts;
     const form = new FormData();
-    form.append('document_type', DOCUMENT_TYPE_BADGE);
-    form.append('document_type_id', orderId);
-    form.append('document_owner', owner);
-    form.append(DOCUMENT_FILE_PART, source, { filename, contentType, knownLength: size });
+    form.append(parts.type, DOCUMENT_TYPE_BADGE);
+    form.append(parts.typeId, orderId);
+    form.append(parts.owner, owner);
+    form.append(parts.file, source, { filename, contentType, knownLength: size });
     let formEnded = false;
     form.once('end', () => {
       formEnded = true;
@@ -227,6 +225,7 @@ export async function uploadDocument(
         [IDEMPOTENCY_KEY_HEADER]: idempotencyKey,
       },
       data: form,
+      sentNames: Object.values(parts),
       deadlineMs: context.http.uploadDeadlineMs(size),
       stall,
       ...(input.signal && { signal: input.signal }),

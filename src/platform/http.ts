@@ -18,6 +18,7 @@ import { PlatformError } from './errors';
 import type { PlatformErrorCause } from './errors';
 import { describeShape } from './extract';
 import type { ResponseMap } from './extract';
+import type { PlatformApi, RequestProfile } from './request-profile';
 import { parseErrorBody, ResponseShapeError } from './schemas';
 import type { PlatformLogger, PlatformRequestEvent, PlatformRoute } from './types';
 
@@ -28,6 +29,14 @@ export const PLATFORM_PATHS = Object.freeze({
   orders: '/badge/v2/api/v1/orders',
   documents: '/document/api/v1/documents',
 } as const);
+
+/** The API each route belongs to (the specification's path prefixes), for the profile's per-API headers. */
+const API_OF_ROUTE: Readonly<Record<PlatformRoute, PlatformApi>> = {
+  auth: 'identity',
+  stocks: 'badge',
+  orders: 'badge',
+  documents: 'document',
+};
 
 /** Name of the header carrying the caller's idempotency key on order creation and uploads. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -69,6 +78,8 @@ interface HttpSettings extends Readonly<Record<keyof typeof DEFAULT_TIMEOUTS, nu
   readonly secrets: readonly string[];
   /** Pointers that win over the heuristics when reading answers. */
   readonly responseMap?: ResponseMap;
+  /** The names, headers and prefix every request is sent with. */
+  readonly requestProfile: RequestProfile;
 }
 
 /** One HTTP attempt. */
@@ -87,6 +98,8 @@ export interface PlatformRequest {
   readonly stall?: BodyActivity;
   /** Query parameters (never part of `path`, so never in errors or logs). */
   readonly query?: Readonly<Record<string, string>>;
+  /** The body's member or part names, which a refusal naming another one says the request profile may fix. */
+  readonly sentNames?: readonly string[];
   readonly signal?: AbortSignal;
   /** The bearer token to send (and to redact from errors). */
   readonly bearer?: string;
@@ -355,10 +368,11 @@ export class PlatformHttp {
     };
 
     const config: AxiosRequestConfig = {
-      url: `${this.settings.baseUrl}${path}`,
+      url: `${this.settings.baseUrl}${this.settings.requestProfile.pathPrefix}${path}`,
       method,
       headers: {
         Accept: 'application/json',
+        ...this.settings.requestProfile.headers[API_OF_ROUTE[route]],
         ...request.headers,
         ...(request.bearer !== undefined && { Authorization: `Bearer ${request.bearer}` }),
       },
@@ -516,6 +530,12 @@ export class PlatformHttp {
       stock: context.stockId !== undefined || parsed.code === 'stock_not_found',
     });
     const platformMessage = parsed.message === undefined ? undefined : redactText(parsed.message, secrets);
+    const field = parsed.field === undefined ? undefined : redactText(parsed.field, secrets);
+    // `vehicle.plate` or `vehicle[0]` is inside a member that was sent: the data's problem, not the names'.
+    const unsent =
+      code === 'VALIDATION' &&
+      field !== undefined &&
+      !this.#sent(request).has((/^[^.[/]+/.exec(field)?.[0] ?? field).toLowerCase());
     const retryAfter = response.headers['retry-after'];
     const retryAfterMs =
       code === 'RATE_LIMITED' || code === 'SERVER_ERROR' ? parseRetryAfter(retryAfter) : undefined;
@@ -526,7 +546,11 @@ export class PlatformHttp {
       status,
       outcome: outcomeOf(code, { status, retryAfter: retryAfter !== undefined }),
       detail:
-        code === 'UNEXPECTED_RESPONSE' ? (platformMessage ?? `unexpected status ${status}`) : platformMessage,
+        code === 'UNEXPECTED_RESPONSE'
+          ? (platformMessage ?? `unexpected status ${status}`)
+          : unsent
+            ? `${platformMessage ?? 'refused'}; the platform names ${field}, which this request did not send: set the name in BADGE_REQUEST_PROFILE (docs/platform-client.md, "Request profile")`
+            : platformMessage,
       platformMessage,
       retryAfterMs,
       platformCode: parsed.code === undefined ? undefined : redactText(parsed.code, secrets),
@@ -534,9 +558,23 @@ export class PlatformHttp {
       ...(code === 'STOCK_NOT_FOUND' && { stockId: context.stockId }),
       ...(code === 'VALIDATION' && {
         details: redactValue(parsed.details, secrets),
-        field: parsed.field === undefined ? undefined : redactText(parsed.field, secrets),
+        field,
       }),
     });
+  }
+
+  /** Every name `request` sent, lower case: its body's members or parts, its query's and its headers. */
+  #sent(request: PlatformRequest): ReadonlySet<string> {
+    return new Set(
+      [
+        ...(request.sentNames ?? []),
+        ...Object.keys(request.query ?? {}),
+        ...Object.keys(request.headers ?? {}),
+        ...Object.keys(this.settings.requestProfile.headers[API_OF_ROUTE[request.route]]),
+        'Accept',
+        'Authorization',
+      ].map((name) => name.toLowerCase()),
+    );
   }
 
   /**

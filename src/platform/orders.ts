@@ -5,6 +5,7 @@ import { jsonNumber } from '../json-numbers';
 import type { ApiContext } from './auth';
 import { IDEMPOTENCY_KEY_HEADER, PLATFORM_PATHS } from './http';
 import type { PlatformRequest } from './http';
+import { place } from './request-profile';
 import { normaliseStockId, parseOrderResponse } from './schemas';
 import type { CreatedOrder, CreateOrderInput } from './types';
 
@@ -38,11 +39,18 @@ function stockIdValue(stockId: string): unknown {
 export async function createOrder(context: ApiContext, input: CreateOrderInput): Promise<CreatedOrder> {
   const idempotencyKey = requireIdempotencyKey(input.idempotencyKey, 'createOrder');
   const { vehicle, badge, stock_id } = input.payload;
-  const data = JSON.stringify({
-    vehicle,
-    badge,
-    ...(stock_id !== undefined && { stock_id: stockIdValue(stock_id) }),
-  });
+  const profile = context.http.settings.requestProfile;
+  const body: Record<string, unknown> = {};
+  place(body, profile.orderFields.vehicle, vehicle);
+  place(body, profile.orderFields.badge, badge);
+  if (stock_id !== undefined) {
+    place(
+      body,
+      profile.orderFields.stockId,
+      profile.stockIdAs === 'string' ? stock_id : stockIdValue(stock_id),
+    );
+  }
+  const data = JSON.stringify(body);
   const { request, response } = await context.auth.withToken(async (bearer) => {
     const request: PlatformRequest = {
       route: 'orders',
@@ -53,6 +61,7 @@ export async function createOrder(context: ApiContext, input: CreateOrderInput):
         [IDEMPOTENCY_KEY_HEADER]: idempotencyKey,
       },
       data,
+      sentNames: Object.keys(body),
       bearer,
       ...(input.signal && { signal: input.signal }),
     };

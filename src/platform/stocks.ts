@@ -16,13 +16,14 @@ function getStocks(
   query: Readonly<Record<string, string>>,
   signal: AbortSignal | undefined,
 ): Promise<Answered> {
+  const sent = { ...context.http.settings.requestProfile.stockQuery, ...query };
   return context.auth.withToken(async (bearer) => {
     const request: PlatformRequest = {
       route: 'stocks',
       method: 'GET',
       path: PLATFORM_PATHS.stocks,
       bearer,
-      ...(Object.keys(query).length > 0 && { query }),
+      ...(Object.keys(sent).length > 0 && { query: sent }),
       ...(signal && { signal }),
     };
     return { request, response: await context.http.send(request) };

@@ -2,6 +2,7 @@
  * Public types of the platform client: its options, the client interface and the results of each call.
  * Kept apart from the implementation so that the API modules and the client can share them without cycles.
  */
+import type { RequestProfileSettings } from './request-profile';
 import type { AxiosInstance } from 'axios';
 import type { Readable } from 'node:stream';
 import type { DocumentLinks, StockAdvice } from '../contract';
@@ -107,6 +108,14 @@ export interface PlatformClientOptions {
    * @default the default chain of claims (`user_id`, `userId`, `uid`, `sub`, `preferred_username`; numeric first)
    */
   readonly documentOwner?: DocumentOwnerSetting;
+  /**
+   * The names, headers, query and path prefix requests are sent with (`request-profile.ts`); validated with
+   * `requestProfileSchema`.
+   * @default the names of the specification, a file part `file`, no extra header
+   */
+  readonly requestProfile?: RequestProfileSettings;
+  /** The tenant id, sent where `requestProfile` writes `{tenant}`. @default none */
+  readonly tenantId?: string;
 }
 
 /** Non-secret facts about the token in use; returned by {@link PlatformClient.authenticate}. */

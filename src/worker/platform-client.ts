@@ -21,6 +21,8 @@ export function platformClientFromConfig(
       }),
     },
     ...(config.responseMap !== undefined && { responseMap: config.responseMap }),
+    ...(config.requestProfile !== undefined && { requestProfile: config.requestProfile }),
+    ...(config.tenantId !== undefined && { tenantId: config.tenantId }),
     ...(config.documentOwner !== undefined && {
       documentOwner: { kind: 'fixed', id: config.documentOwner },
     }),
