@@ -1,5 +1,5 @@
 /**
- * The request pipeline of the platform routes, in order: maintenance, latency, injected fault, bearer token,
+ * The request pipeline of the platform routes, in order: the tenant header (profiles that want one), maintenance, latency, injected fault, bearer token,
  * scope. Also the helpers that apply a fault to a request (answer or drop the connection) and count answers.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,6 +10,7 @@ import { existingRequestState, platformRouteOf, requestState } from './context';
 import type { SandboxContext } from './context';
 import { isCommitFault } from './faults';
 import { SandboxHttpError } from './http-error';
+import { SANDBOX_TENANT_ID } from './profiles';
 import type { SandboxRoute, Scope } from './shapes';
 
 const SCOPE_OF: Record<Exclude<SandboxRoute, 'auth'>, Scope> = {
@@ -24,6 +25,18 @@ export function registerPlatformHooks(app: FastifyInstance, ctx: SandboxContext)
     const route = platformRouteOf(request);
     if (!route) return;
     const state = requestState(request, route);
+
+    const tenantHeader = ctx.profile.requests.tenantHeader;
+    if (tenantHeader !== null && request.headers[tenantHeader.toLowerCase()] !== SANDBOX_TENANT_ID) {
+      throw new SandboxHttpError(
+        400,
+        'validation_failed',
+        `the ${tenantHeader} header must name your tenant`,
+        {
+          field: tenantHeader,
+        },
+      );
+    }
 
     if (ctx.faults.maintenance) {
       ctx.stats.recordFault('maintenance');

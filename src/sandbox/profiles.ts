@@ -154,8 +154,8 @@ export const sandboxProfileSchema = z.strictObject({
     status: successStatus,
     links: z.enum(DOCUMENT_LINK_STYLES),
     idStyle: z.enum(DOCUMENT_ID_STYLES),
-    /** `file`: the file part must be named `file`; `any`: one file part under any name. */
-    filePart: z.enum(['file', 'any']),
+    /** The name the file part must have, or `any`: one file part under any name. */
+    filePart: z.string().regex(/^[\x21-\x7e]{1,100}$/),
     /**
      * Whether `document_owner` must be the token's user (else 422 naming `document_owner`) or is recorded as
      * sent.
@@ -164,7 +164,17 @@ export const sandboxProfileSchema = z.strictObject({
   }),
   errors: z.enum(ERROR_STYLES),
   idempotency: z.enum(IDEMPOTENCY_MODES),
+  /** What the platform wants requests to carry: where the spec shows no name, another platform may choose others. */
+  requests: z.strictObject({
+    /** The create payload's members for the vehicle data, the badge data and the stock id (else 422 naming it). */
+    orderFields: z.strictObject({ vehicle: z.string(), badge: z.string(), stockId: z.string() }),
+    /** A header that must carry {@link SANDBOX_TENANT_ID} on every call (else 400 naming it), or null. */
+    tenantHeader: z.string().nullable(),
+  }),
 });
+
+/** The tenant id a sandbox with a tenant header wants (`requests.tenantHeader`). */
+export const SANDBOX_TENANT_ID = 'tenant-4711';
 
 /** A complete profile; see the field comments of {@link sandboxProfileSchema}. */
 export type SandboxProfile = Readonly<{
@@ -187,6 +197,7 @@ const REFERENCE: SandboxProfile = {
   },
   errors: 'reference',
   idempotency: 'honoured',
+  requests: { orderFields: { vehicle: 'vehicle', badge: 'badge', stockId: 'stock_id' }, tenantHeader: null },
 };
 
 /** Names of the named profiles, `reference` first; loop over them to run a test against every one. */
@@ -200,6 +211,7 @@ export const SANDBOX_PROFILE_NAMES = [
   'keycloak',
   'link-pages',
   'int64',
+  'strict-names',
 ] as const;
 
 /** One of {@link SANDBOX_PROFILE_NAMES}. */
@@ -221,6 +233,7 @@ function variant(changes: ProfileChanges): SandboxProfile {
     stocks: { ...REFERENCE.stocks, ...changes.stocks },
     orders: { ...REFERENCE.orders, ...changes.orders },
     documents: { ...REFERENCE.documents, ...changes.documents },
+    requests: { ...REFERENCE.requests, ...changes.requests },
   };
 }
 
@@ -309,6 +322,16 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
     errors: 'problem',
     idempotency: 'ignored',
   }),
+  'strict-names': variant({
+    name: 'strict-names',
+    description:
+      'a platform that names what the spec leaves open otherwise: the tenant id in X-Tenant-ID on every call, vehicle_data and badge_data, the file part attachment',
+    documents: { filePart: 'attachment' },
+    requests: {
+      orderFields: { vehicle: 'vehicle_data', badge: 'badge_data', stockId: 'stock_id' },
+      tenantHeader: 'X-Tenant-ID',
+    },
+  }),
 };
 
 /** The profile a sandbox runs when none is chosen. */
@@ -342,11 +365,12 @@ function drawProfile(name: string, random: RandomSource): SandboxProfile {
       totalHeader: pick(random, STOCK_TOTAL_HEADERS),
     },
     documents: { ...drawn.documents, ownerChecked: bool() },
+    requests: REFERENCE.requests,
   };
 }
 
 type Drawn = {
-  readonly [K in keyof SandboxProfile]: SandboxProfile[K] extends object
+  readonly [K in Exclude<keyof SandboxProfile, 'requests'>]: SandboxProfile[K] extends object
     ? Omit<SandboxProfile[K], 'userIdClaim' | 'link' | 'totalHeader' | 'ownerChecked'>
     : SandboxProfile[K];
 };

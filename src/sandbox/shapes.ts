@@ -69,9 +69,6 @@ export interface OrderResponse {
   created_at: string;
 }
 
-/** Name of the multipart file part of a document upload (profiles with `filePart: 'any'` accept any name too). */
-export const DOCUMENT_FILE_PART = 'file';
-
 /** Names of the multipart text fields of a document upload. */
 export const DOCUMENT_FIELDS = ['document_type', 'document_type_id', 'document_owner'] as const;
 

@@ -26,6 +26,8 @@ export interface TestStackOptions {
   readonly temporal?: DevServerOptions & { readonly persistent?: boolean };
   /** Platform user the workers log in as. @default the sandbox's demo user */
   readonly user?: StackUser;
+  /** More platform settings of the workers, as their documented variables (`BADGE_REQUEST_PROFILE`, …). */
+  readonly platformEnv?: Readonly<Record<string, string>>;
   /** The workers' `maxDocumentBytes` (`MAX_DOCUMENT_BYTES`). @default the worker config's default */
   readonly maxDocumentBytes?: number;
   /** Run the dev server's Web UI, decoding payloads through a codec server with the stack's keys. */
@@ -60,6 +62,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     sandbox: options.sandbox,
     temporal: options.temporal,
     user: options.user,
+    ...(options.platformEnv !== undefined && { platformEnv: options.platformEnv }),
     // A random key per stack: every test runs with encryption, as production does.
     payloadKeys: generatePayloadKeyEntry('test-stack'),
     webUi: options.webUi ?? false,

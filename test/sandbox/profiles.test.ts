@@ -9,6 +9,7 @@ import {
   ORDER_FIELD_SETS,
   PLATFORM_PATHS,
   SANDBOX_PROFILE_NAMES,
+  SANDBOX_TENANT_ID,
   STOCK_ENVELOPES,
   STOCK_LINK_STYLES,
   STOCK_TOTAL_HEADERS,
@@ -20,6 +21,7 @@ import {
   startSandbox,
 } from '../../src/sandbox';
 import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
 import type { FaultKind, SandboxProfile } from '../../src/sandbox';
 import { useSandbox, withSandbox } from './fixture';
@@ -27,6 +29,7 @@ import type { SandboxFixture } from './fixture';
 import {
   authHeaders,
   createOrder,
+  errorOf,
   http,
   orderPayload,
   requestToken,
@@ -79,8 +82,11 @@ describe('profile selection', () => {
     }
   });
 
-  it('makes every other named profile differ from reference in many choices at once', () => {
-    for (const name of SANDBOX_PROFILE_NAMES.filter((candidate) => candidate !== 'reference')) {
+  it('makes every other named profile differ from reference in many choices at once (or ask differently)', () => {
+    const answersDiffer = SANDBOX_PROFILE_NAMES.filter(
+      (name) => name !== 'reference' && isDeepStrictEqual(resolveProfile(name).requests, REFERENCE_REQUESTS),
+    );
+    for (const name of answersDiffer) {
       const count = differences(resolveProfile(name), reference).length;
       expect({ name, atLeastEight: count >= 8 }).toEqual({ name, atLeastEight: true });
     }
@@ -98,7 +104,7 @@ describe('profile selection', () => {
     expect(used((profile) => profile.errors)).toEqual(new Set(ERROR_STYLES));
     expect(used((profile) => profile.orders.status)).toEqual(new Set([200, 201]));
     expect(used((profile) => profile.documents.status)).toEqual(new Set([200, 201]));
-    expect(used((profile) => profile.documents.filePart)).toEqual(new Set(['file', 'any']));
+    expect(used((profile) => profile.documents.filePart)).toEqual(new Set(['file', 'any', 'attachment']));
     expect(used((profile) => profile.stocks.pageSize === null)).toEqual(new Set([true, false]));
     expect(used((profile) => profile.stocks.link)).toEqual(new Set(STOCK_LINK_STYLES));
     expect(used((profile) => profile.stocks.totalHeader)).toEqual(new Set(STOCK_TOTAL_HEADERS));
@@ -160,7 +166,7 @@ describe('docs/sandbox.md', () => {
     const rows = section
       .split('\n')
       .filter((line) => line.startsWith('|'))
-      .slice(0, 26)
+      .slice(0, 28)
       .map((line) =>
         line
           .split('|')
@@ -193,6 +199,11 @@ describe('docs/sandbox.md', () => {
       'file part': (p) => p.documents.filePart,
       document_owner: (p) => (p.documents.ownerChecked ? 'checked' : 'recorded'),
       'error body': (p) => p.errors,
+      'order names': (p) =>
+        p.requests.orderFields.vehicle === 'vehicle'
+          ? '—'
+          : `${p.requests.orderFields.vehicle}, ${p.requests.orderFields.badge}`,
+      'tenant header': (p) => p.requests.tenantHeader ?? '—',
       'Idempotency-Key': (p) => p.idempotency,
     };
     const documented = body.filter((row) => row[0] !== undefined && row[0] in cell);
@@ -226,7 +237,19 @@ async function allStocks(
   return { ids, requests };
 }
 
-const PROFILES_UNDER_TEST = [...SANDBOX_PROFILE_NAMES, 'random:42', 'random:2026'];
+/**
+ * The profiles whose requests are the reference's: the answers' shapes are checked with the reference's requests.
+ * A profile that asks for other names has its own test of what it refuses (below); its answers are another's.
+ */
+const REFERENCE_REQUESTS = resolveProfile('reference').requests;
+
+const PROFILES_UNDER_TEST = [
+  ...SANDBOX_PROFILE_NAMES.filter((name) =>
+    isDeepStrictEqual(resolveProfile(name).requests, REFERENCE_REQUESTS),
+  ),
+  'random:42',
+  'random:2026',
+];
 
 describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
   const sandbox = useSandbox({
@@ -574,5 +597,64 @@ describe('the idempotency override', () => {
       await createOrder(sandbox.baseUrl, token, orderPayload(), 'once');
       expect(await sandbox.control.listOrders({ idempotencyKey: 'once' })).toHaveLength(1);
     });
+  });
+});
+
+describe('the strict-names profile over HTTP', () => {
+  const sandbox = useSandbox({ profile: 'strict-names', resetEach: 'faults-and-state' });
+  const tenant = { 'x-tenant-id': SANDBOX_TENANT_ID };
+
+  it('refuses every call without its tenant header with 400 naming the header', async () => {
+    const withoutTenant = await requestToken(sandbox.baseUrl, {
+      username: 'demo',
+      password: 'demo-password',
+    });
+    expect(withoutTenant.status).toBe(400);
+    expect(errorOf(withoutTenant)).toMatchObject({ field: 'X-Tenant-ID' });
+    const wrongTenant = await http.post(
+      `${sandbox.baseUrl}${PLATFORM_PATHS.token}`,
+      { username: 'demo', password: 'demo-password' },
+      { headers: { 'x-tenant-id': 'another' } },
+    );
+    expect(wrongTenant.status).toBe(400);
+  });
+
+  it('wants vehicle_data, badge_data and the file part attachment (422 naming each), and takes them', async () => {
+    const signIn = await http.post<{ access_token: string }>(
+      `${sandbox.baseUrl}${PLATFORM_PATHS.token}`,
+      { username: 'demo', password: 'demo-password' },
+      { headers: tenant },
+    );
+    expect(signIn.status).toBe(200);
+    const headers = { ...tenant, ...authHeaders(signIn.data.access_token) };
+    const post = (body: unknown) =>
+      http.post(`${sandbox.baseUrl}${PLATFORM_PATHS.orders}`, body, { headers });
+    const refused = await post(orderPayload());
+    expect(refused.status).toBe(422);
+    expect(errorOf(refused)).toMatchObject({ field: 'vehicle_data' });
+    const { vehicle, badge } = orderPayload();
+    const created = await post({ vehicle_data: vehicle, badge_data: badge, stock_id: 1001 });
+    expect(created.status).toBe(201);
+    const orderId = String((created.data as { id: unknown }).id);
+    const [order] = await sandbox.control.listOrders();
+    expect(order).toMatchObject({ id: orderId, stock_id: 1001 });
+
+    const upload = (filePartName: string) => {
+      const form = uploadForm({
+        document_type: 'badge',
+        document_type_id: orderId,
+        document_owner: DEMO_USER.id,
+        file: smallFile(),
+        filePartName,
+      });
+      return http.post(`${sandbox.baseUrl}${PLATFORM_PATHS.documents}`, form, {
+        headers: { ...form.getHeaders(), ...headers },
+      });
+    };
+    const wrongPart = await upload('file');
+    expect(wrongPart.status).toBe(422);
+    expect(errorOf(wrongPart)).toMatchObject({ field: 'file' });
+    expect((await upload('attachment')).status).toBe(201);
+    expect(await sandbox.control.listDocuments({ orderId })).toHaveLength(1);
   });
 });

@@ -3,7 +3,8 @@
  * specification leaves open (answer shapes, success codes, error bodies, paging in bodies or only in headers,
  * which token claim names the user) and in whether they honour `Idempotency-Key`. Each profile runs the happy
  * path, a stock beyond the first page, the 404 stock fallback, a repair, commit-then-fail faults and a worker
- * SIGKILL mid-upload; each ends with the order placed once, with the stock it asked for whenever the platform
+ * SIGKILL mid-upload (a profile that asks for other names, or a tenant id, is configured with the settings
+ * docs/platform-client.md gives for it); each ends with the order placed once, with the stock it asked for whenever the platform
  * has it, and every document stored, with any extra copy flagged `possibleDuplicate`. Profiles that check the
  * owner also show an order whose owner the platform refused, repaired by the operator's `setDocumentOwner`.
  * Real dev server, real sandbox over HTTP, real workers.
@@ -11,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { BadgeOrderInput, BadgeOrderResult } from '../../src/contract';
 import { DEMO_USER, SANDBOX_PROFILE_NAMES, namedProfile, subjectUuid } from '../../src/sandbox';
+import { documentedPlatformSettings } from '../helpers/documented-settings';
 import { useTestStack, type TestStack } from '../helpers/stack';
 import { holdUploads, startedAttemptOf, uploadInFlight } from '../helpers/held-upload';
 import { pollUntil } from '../../tools/dev/poll';
@@ -59,7 +61,9 @@ async function expectPlacedOnce(stack: TestStack, result: BadgeOrderResult): Pro
 }
 
 describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (profile) => {
-  const stack = useTestStack({ sandbox: { profile }, worker: true });
+  // A platform that asks for other names gets them from the settings its docs give, and from nothing else.
+  const platformEnv = documentedPlatformSettings(profile);
+  const stack = useTestStack({ sandbox: { profile }, worker: true, ...(platformEnv && { platformEnv }) });
 
   afterEach(async () => {
     await stack.sandbox.control.setFaults({});

@@ -16,7 +16,7 @@ import { BadgeOrdersClient } from '../../src/client/badge-orders-client';
 import { startCodecServer, type RunningCodecServer } from '../../src/codec/codec-server';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { generatePayloadKeyEntry, parsePayloadKeys, PayloadKeyRing } from '../../src/codec/key-ring';
-import { workerConfigSchema, type WorkerConfig } from '../../src/config';
+import { loadPlatformConfig, workerConfigSchema, type WorkerConfig } from '../../src/config';
 import { DEMO_USER, startSandbox, type RunningSandbox, type StartSandboxOptions } from '../../src/sandbox';
 import { createBadgeOrderWorker } from '../../src/worker/create-worker';
 import { startTsProcess, workerProcessEnv, type ChildProcessHandle } from '../dev/child-process';
@@ -102,6 +102,11 @@ export interface LocalStackOptions {
   readonly taskQueue?: string;
   /** The platform user the workers log in as. @default the sandbox's demo user */
   readonly user?: StackUser;
+  /**
+   * More platform settings of the workers, as the documented variables (`BADGE_REQUEST_PROFILE`, …): in-process
+   * workers read them as a worker process does, worker processes get them in their environment.
+   */
+  readonly platformEnv?: Readonly<Record<string, string>>;
   readonly worker?: StackWorkerSettings;
   /** Build the workflow bundle at start, for workers (built once per process). @default true */
   readonly workflowBundle?: boolean;
@@ -295,6 +300,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ensureSearchAttributes:
         settings.ensureSearchAttributes === undefined ? undefined : String(settings.ensureSearchAttributes),
     });
+    if (options.platformEnv !== undefined) {
+      workerConfig.platform = loadPlatformConfig({
+        BADGE_BASE_URL: sandbox.baseUrl,
+        BADGE_USERNAME: user.username,
+        BADGE_PASSWORD: user.password,
+        ...options.platformEnv,
+      });
+    }
 
     const stack: LocalStack = {
       scratchDir,
@@ -377,7 +390,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
               payloadKeys: payloadKeysEntry || null,
               ...settings,
             },
-            processOptions.env,
+            { ...options.platformEnv, ...processOptions.env },
           ),
         });
         const remove = cleanups.add(`${child.name} ${child.pid}`, () =>

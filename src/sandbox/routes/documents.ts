@@ -18,13 +18,7 @@ import type { SandboxContext } from '../context';
 import { validationError } from '../http-error';
 import { runIdempotent, sentIdempotencyKey } from '../idempotency';
 import type { RouteResult } from '../idempotency';
-import {
-  DOCUMENT_FIELDS,
-  DOCUMENT_FILE_PART,
-  DOCUMENT_TYPE_BADGE,
-  PLATFORM_PATHS,
-  documentLinks,
-} from '../shapes';
+import { DOCUMENT_FIELDS, DOCUMENT_TYPE_BADGE, PLATFORM_PATHS, documentLinks } from '../shapes';
 import type { DocumentResponse } from '../shapes';
 import type { NewDocument } from '../store';
 import { documentBody, documentIdOf } from '../wire';
@@ -138,15 +132,17 @@ function whenClientAborts(request: FastifyRequest): Promise<never> {
 }
 
 /**
- * Reads every part, in whatever order the client sent fields and file; with `anyFilePart` the one file part may
- * have any name, otherwise it must be `file`.
+ * Reads every part, in whatever order the client sent fields and file; with `filePart` `any` the one file part
+ * may have any name, otherwise it must be `filePart`.
  */
 async function readParts(
   request: FastifyRequest,
   rules: SandboxRules,
   storageDir: string | undefined,
-  anyFilePart: boolean,
+  filePart: string,
 ): Promise<Upload> {
+  const anyFilePart = filePart === 'any';
+  const fileField = fileFieldOf(filePart);
   if (!request.isMultipart()) {
     throw validationError('body', 'the body must be multipart/form-data');
   }
@@ -159,25 +155,25 @@ async function readParts(
   try {
     for await (const part of parts) {
       if (part.type === 'file') {
-        if (!anyFilePart && part.fieldname !== DOCUMENT_FILE_PART) {
+        if (!anyFilePart && part.fieldname !== fileField) {
           throw validationError(
             part.fieldname,
-            `unexpected file part "${part.fieldname}"; the file part must be named "${DOCUMENT_FILE_PART}"`,
+            `unexpected file part "${part.fieldname}"; the file part must be named "${fileField}"`,
             true,
           );
         }
-        if (file) throw validationError(DOCUMENT_FILE_PART, 'only one file part is accepted', true);
+        if (file) throw validationError(fileField, 'only one file part is accepted', true);
         const contentType = contentTypeOf(part);
         if (!rules.acceptedContentTypes.includes(contentType)) {
           throw validationError(
-            DOCUMENT_FILE_PART,
+            fileField,
             `the file's content type "${contentType}" is not accepted (accepted: ${rules.acceptedContentTypes.join(', ')})`,
             true,
           );
         }
         file = await receiveFile(part, contentType, rules.maxUploadBytes, storageDir);
-      } else if (part.fieldname === DOCUMENT_FILE_PART) {
-        throw validationError(DOCUMENT_FILE_PART, 'the file part must be a file (with a filename)', true);
+      } else if (part.fieldname === fileField) {
+        throw validationError(fileField, 'the file part must be a file (with a filename)', true);
       } else if ((DOCUMENT_FIELDS as readonly string[]).includes(part.fieldname)) {
         fields[part.fieldname as DocumentField] =
           typeof part.value === 'string' ? part.value : String(part.value);
@@ -190,12 +186,16 @@ async function readParts(
   return { fields, file };
 }
 
+/** The name an error gives the file part: the one the profile wants, `file` when any name is accepted. */
+const fileFieldOf = (filePart: string): string => (filePart === 'any' ? 'file' : filePart);
+
 /** Checks the fields and the file in the documented order; answers 422 naming the first field at fault. */
 function validateUpload(
   ctx: SandboxContext,
   userId: string,
   { fields, file }: Upload,
 ): { orderId: string; owner: string; file: ReceivedFile } {
+  const fileField = fileFieldOf(ctx.profile.documents.filePart);
   const documentType = fields.document_type?.trim();
   if (!documentType) throw validationError('document_type', 'document_type is required');
   if (documentType !== DOCUMENT_TYPE_BADGE) {
@@ -212,8 +212,8 @@ function validateUpload(
   if (ctx.profile.documents.ownerChecked && owner !== userId) {
     throw validationError('document_owner', `document_owner ${owner} is not the authenticated user`);
   }
-  if (!file) throw validationError(DOCUMENT_FILE_PART, `the "${DOCUMENT_FILE_PART}" part is missing`);
-  if (file.size === 0) throw validationError(DOCUMENT_FILE_PART, 'the file is empty');
+  if (!file) throw validationError(fileField, `the "${fileField}" part is missing`);
+  if (file.size === 0) throw validationError(fileField, 'the file is empty');
   return { orderId, owner, file };
 }
 
@@ -230,7 +230,7 @@ async function storeDocument(
   // Rules are read once, so a change while the upload streams does not affect it.
   const rules = structuredClone(ctx.rules);
   const upload = await Promise.race([
-    readParts(request, rules, ctx.storageDir, ctx.profile.documents.filePart === 'any'),
+    readParts(request, rules, ctx.storageDir, ctx.profile.documents.filePart),
     whenClientAborts(request),
   ]);
   let valid: ReturnType<typeof validateUpload>;

@@ -8,6 +8,7 @@ import type { SandboxContext } from '../context';
 import { SandboxHttpError, validationError } from '../http-error';
 import { runIdempotent, sentIdempotencyKey } from '../idempotency';
 import { PLATFORM_PATHS } from '../shapes';
+import type { SandboxProfile } from '../profiles';
 import type { NewOrder } from '../store';
 import { orderBody } from '../wire';
 import { sendEffectResult } from './respond';
@@ -19,18 +20,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** A validated order payload. */
 type OrderPayload = Pick<NewOrder, 'stock_id' | 'vehicle' | 'badge'>;
 
-/** Checks the create payload; answers 422 naming the first field at fault. */
-function parseOrderPayload(body: unknown): OrderPayload {
+/** Checks the create payload with the profile's member names; answers 422 naming the first field at fault. */
+function parseOrderPayload(body: unknown, names: SandboxProfile['requests']['orderFields']): OrderPayload {
   if (!isPlainObject(body)) throw validationError('body', 'the body must be a JSON object');
-  if (!isPlainObject(body.vehicle)) throw validationError('vehicle', 'vehicle must be an object');
-  if (!isPlainObject(body.badge)) throw validationError('badge', 'badge must be an object');
-  const raw = body.stock_id;
+  const vehicle = body[names.vehicle];
+  const badge = body[names.badge];
+  if (!isPlainObject(vehicle)) throw validationError(names.vehicle, `${names.vehicle} must be an object`);
+  if (!isPlainObject(badge)) throw validationError(names.badge, `${names.badge} must be an object`);
+  const raw = body[names.stockId];
   let stockId: number | null = null;
   if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw > 0) stockId = raw;
   else if (typeof raw === 'string' && /^[1-9]\d{0,15}$/.test(raw)) stockId = Number(raw);
   else if (raw !== undefined && raw !== null)
-    throw validationError('stock_id', 'stock_id must be a positive integer');
-  return { stock_id: stockId, vehicle: body.vehicle, badge: body.badge };
+    throw validationError(names.stockId, `${names.stockId} must be a positive integer`);
+  return { stock_id: stockId, vehicle, badge };
 }
 
 /** Registers the order route. */
@@ -38,7 +41,7 @@ export function registerOrderRoutes(app: FastifyInstance, ctx: SandboxContext): 
   app.post(PLATFORM_PATHS.orders, async (request, reply) => {
     const { userId } = claimsOf(request);
     const result = await runIdempotent(ctx, request, { userId, route: 'orders' }, () => {
-      const payload = parseOrderPayload(request.body);
+      const payload = parseOrderPayload(request.body, ctx.profile.requests.orderFields);
       if (payload.stock_id !== null) {
         const user = ctx.users.find((candidate) => candidate.id === userId);
         const listed =
