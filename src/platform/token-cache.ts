@@ -4,15 +4,32 @@
  * A token is reused until shortly before it expires; concurrent callers that find no usable token share one
  * in-flight authentication, so a burst of activities never stampedes the identity API. The token string is
  * held in a private field: it does not show up in `util.inspect`, `JSON.stringify` or structured logs.
+ *
+ * A token's lifetime never rests on our clock agreeing with the platform's. It is, first that applies: the
+ * token response's `expires_in`, counted from when we received the token; the JWT's `exp − iat`, counted the
+ * same way; `exp` alone as an absolute time, but only when it lies at least {@link MIN_CREDIBLE_REMAINING_MS}
+ * ahead of our clock. An `exp` that looks past or seconds away on arrival says more about the platform's clock
+ * (running behind ours) than about the token, so such a token, like one without any of these, is reused until
+ * the platform answers 401.
+ *
+ * Sign-ins are paced whatever the claims say: a token counts as usable for its first
+ * {@link MIN_SIGN_IN_INTERVAL_MS}, so a key signs in at most once in that interval unless a 401 dropped its
+ * token (a rejected token is replaced at once).
  */
 import { inspect } from 'node:util';
 import { parseJsonKeepingDigits } from '../json-numbers';
+
+/** An `exp` (without `iat` or `expires_in`) closer than this on arrival is not believed; see the module comment. */
+const MIN_CREDIBLE_REMAINING_MS = 30_000;
+
+/** A token is used for at least this long after it was received, whatever its claims say (unless a 401). */
+const MIN_SIGN_IN_INTERVAL_MS = 2_000;
 
 /** What an authentication yields, before the cache turns it into an {@link AccessToken}. */
 export interface IssuedToken {
   /** The bearer token as returned by the token call. */
   readonly accessToken: string;
-  /** `expires_in` of the token response, used only when the JWT carries no `exp`. */
+  /** `expires_in` of the token response; when present it decides the token's lifetime. */
   readonly expiresInSeconds?: number;
 }
 
@@ -49,6 +66,25 @@ export function decodeTokenClaims(token: string): TokenClaims | null {
 }
 
 /**
+ * When a token received at `nowMs` expires in local time, or `null` when unknown; see the module comment.
+ * @param expiresInSeconds the token response's `expires_in`
+ * @param claims the JWT's claims, `null` for an opaque token
+ * @param nowMs when the token was received
+ */
+function localExpiryMs(
+  expiresInSeconds: number | undefined,
+  claims: TokenClaims | null,
+  nowMs: number,
+): number | null {
+  if (expiresInSeconds !== undefined) return nowMs + expiresInSeconds * 1000;
+  const exp = claims?.exp ?? null;
+  if (exp === null) return null;
+  const iat = claims?.iat ?? null;
+  if (iat !== null && exp >= iat) return nowMs + (exp - iat) * 1000;
+  return exp * 1000 - nowMs >= MIN_CREDIBLE_REMAINING_MS ? exp * 1000 : null;
+}
+
+/**
  * A cached access token. The token string is only available through {@link AccessToken.reveal}; everything
  * else on it is safe to log.
  */
@@ -57,9 +93,8 @@ class AccessToken {
   /** The user id (`sub`), or `null`. */
   readonly userId: string | null;
   /**
-   * When the token expires in local time, or `null` when unknown (then it is reused until a 401). Computed as
-   * the token's lifetime (`exp − iat`) counted from `obtainedAt`, so clock skew between the platform and
-   * this process does not matter; without `iat` it is `exp` itself, without `exp` it is `expires_in`.
+   * When the token expires in local time, or `null` when unknown (then it is reused until a 401): `expires_in`
+   * or `exp − iat` counted from `obtainedAt`, or a credible `exp` (see the module comment).
    */
   readonly expiresAt: Date | null;
   /** When this process received the token. */
@@ -71,15 +106,7 @@ class AccessToken {
    */
   constructor(issued: IssuedToken, nowMs: number) {
     const claims = decodeTokenClaims(issued.accessToken);
-    let expiresAtMs: number | null = null;
-    if (claims?.exp != null) {
-      expiresAtMs =
-        claims.iat != null && claims.exp >= claims.iat
-          ? nowMs + (claims.exp - claims.iat) * 1000
-          : claims.exp * 1000;
-    } else if (issued.expiresInSeconds !== undefined) {
-      expiresAtMs = nowMs + issued.expiresInSeconds * 1000;
-    }
+    const expiresAtMs = localExpiryMs(issued.expiresInSeconds, claims, nowMs);
     this.#value = issued.accessToken;
     this.userId = claims?.userId ?? null;
     this.expiresAt = expiresAtMs === null ? null : new Date(expiresAtMs);
@@ -93,14 +120,17 @@ class AccessToken {
 
   /**
    * Whether the token may still be used at `nowMs`: until `marginMs` before expiry, with the margin capped at
-   * half the token's lifetime so that short-lived tokens are still reused.
+   * half the token's lifetime so that short-lived tokens are still reused, and in any case for the first
+   * {@link MIN_SIGN_IN_INTERVAL_MS} after it was received.
    * @param nowMs the current local time
    * @param marginMs how long before expiry to stop using the token
    */
   isUsable(nowMs: number, marginMs: number): boolean {
     if (this.expiresAt === null) return true;
+    const obtainedAtMs = this.obtainedAt.getTime();
+    if (nowMs - obtainedAtMs < MIN_SIGN_IN_INTERVAL_MS) return true;
     const expiresAtMs = this.expiresAt.getTime();
-    const lifetimeMs = Math.max(0, expiresAtMs - this.obtainedAt.getTime());
+    const lifetimeMs = Math.max(0, expiresAtMs - obtainedAtMs);
     return nowMs < expiresAtMs - Math.min(marginMs, lifetimeMs / 2);
   }
 

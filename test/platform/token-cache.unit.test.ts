@@ -81,18 +81,128 @@ describe('token reuse', () => {
     );
   });
 
-  it('without iat, uses exp as an absolute time; without exp, expires_in; without either, never expires', async () => {
+  describe("lifetime, whatever the platform's clock says", () => {
     const now = Date.UTC(2030, 0, 1);
-    const exp = Math.floor(now / 1000) + 300;
-    expect((await fromIssued({ accessToken: makeJwt({ exp }) }, now)).expiresAt).toEqual(
-      new Date(exp * 1000),
+    const ours = Math.floor(now / 1000);
+    /** The platform's clock, in epoch seconds, when it runs `offsetSeconds` ahead of ours (negative: behind). */
+    const platform = (offsetSeconds: number): number => ours + offsetSeconds;
+    const minutes = (count: number): number => count * 60;
+
+    it.each([
+      [
+        'exp and iat, clocks agreeing',
+        { iat: platform(0), exp: platform(0) + 900 },
+        undefined,
+        now + 900_000,
+      ],
+      // Today's tokens: expires_in first, counted from receipt; exp − iat the same way; a credible exp as is.
+      [
+        'exp and iat, platform an hour behind (exp long past)',
+        { iat: platform(-minutes(60)), exp: platform(-minutes(60)) + 900 },
+        undefined,
+        now + 900_000,
+      ],
+      ['exp only, clocks agreeing', { exp: platform(0) + 300 }, undefined, now + 300_000],
+      [
+        'exp only, platform 10 minutes behind, longer-lived token (exp still ahead)',
+        { exp: platform(-minutes(10)) + 3600 },
+        undefined,
+        now + 3_000_000,
+      ],
+      [
+        'exp only, platform 10 minutes behind, 5-minute token (exp past on arrival)',
+        { exp: platform(-minutes(10)) + 300 },
+        undefined,
+        null,
+      ],
+      [
+        'exp only, platform 10 minutes ahead (exp believed; a 401 corrects it)',
+        { exp: platform(minutes(10)) + 300 },
+        undefined,
+        now + 900_000,
+      ],
+      ['exp only, seconds away on arrival', { exp: platform(0) + 10 }, undefined, null],
+      ['expires_in only', { sub: 'u' }, 120, now + 120_000],
+      [
+        'expires_in and exp − iat disagreeing: expires_in',
+        { iat: ours, exp: ours + 900 },
+        300,
+        now + 300_000,
+      ],
+      [
+        'expires_in and an exp past on arrival: expires_in',
+        { exp: platform(-minutes(10)) + 300 },
+        300,
+        now + 300_000,
+      ],
+      ['neither exp nor expires_in', { sub: 'u' }, undefined, null],
+    ] as const)('%s', async (_case, claims, expiresInSeconds, expected) => {
+      const token = await fromIssued(
+        { accessToken: makeJwt(claims), ...(expiresInSeconds !== undefined && { expiresInSeconds }) },
+        now,
+      );
+      expect(token.expiresAt).toEqual(expected === null ? null : new Date(expected));
+      if (expected === null) expect(token.isUsable(now + 365 * 86_400_000, 60_000)).toBe(true);
+    });
+
+    it('reuses an opaque token without expires_in forever (until a 401)', async () => {
+      const opaque = await fromIssued({ accessToken: 'opaque-token-value' }, now);
+      expect(opaque).toMatchObject({ userId: null, expiresAt: null });
+      expect(opaque.isUsable(now + 365 * 86_400_000, 60_000)).toBe(true);
+    });
+  });
+
+  it('signs in once per token lifetime against a platform 10 minutes behind, with exp but no iat', async () => {
+    const clock = new FakeClock();
+    const platformNow = (): number => Math.floor(clock.nowMs / 1000) - 600;
+    let issued = 0;
+    const { http } = fakeHttp((request) => {
+      if (request.path === '/iam/api/v1/auth/jwt') {
+        issued += 1;
+        // A 5-minute token by the platform's clock: its exp is five minutes before our now.
+        return {
+          status: 200,
+          body: { access_token: makeJwt({ sub: '4711', n: issued, exp: platformNow() + 300 }) },
+        };
+      }
+      const claims = JSON.parse(
+        Buffer.from(request.headers.authorization?.split('.')[1] ?? '', 'base64url').toString(),
+      ) as { exp: number };
+      return platformNow() < claims.exp ? STOCKS : { status: 401 };
+    });
+    const client = createPlatformClient({
+      baseUrl: BASE_URL,
+      credentials: { username: USERNAME, password: PASSWORD },
+      http,
+      tokenCache: new TokenCache({ now: clock.now }),
+    });
+    // 24 calls a minute apart: the platform refuses each token after its five minutes, at 5, 10, 15 and 20.
+    for (let call = 0; call < 24; call += 1) {
+      await client.listStocks();
+      clock.advance(60_000);
+    }
+    expect(issued).toBe(5);
+  });
+
+  it('paces sign-ins whatever the claims say, except after a 401', async () => {
+    const platform = { rejected: undefined as string | undefined };
+    const h = harness(
+      (request) =>
+        request.headers.authorization === `Bearer ${platform.rejected}` ? { status: 401 } : STOCKS,
+      { ttlSeconds: 1 },
     );
-    expect(
-      (await fromIssued({ accessToken: makeJwt({ sub: 'u' }), expiresInSeconds: 120 }, now)).expiresAt,
-    ).toEqual(new Date(now + 120_000));
-    const opaque = await fromIssued({ accessToken: 'opaque-token-value' }, now);
-    expect(opaque).toMatchObject({ userId: null, expiresAt: null });
-    expect(opaque.isUsable(now + 365 * 86_400_000, 60_000)).toBe(true);
+    // Tokens living one second (expires_in and exp − iat agree), used every 100 ms for ten seconds.
+    for (let call = 0; call < 100; call += 1) {
+      await h.client.listStocks();
+      h.clock.advance(100);
+    }
+    expect(h.authCalls()).toBe(5); // at 0, 2, 4, 6 and 8 s
+    // A refused token is replaced at once, however young.
+    await h.client.listStocks();
+    expect(h.authCalls()).toBe(6);
+    platform.rejected = h.tokens.at(-1);
+    await h.client.listStocks();
+    expect(h.authCalls()).toBe(7);
   });
 
   it('reuses a token without exp until the platform answers 401', async () => {
