@@ -55,8 +55,8 @@ export function authenticate(users: readonly SandboxUser[], body: unknown): Sand
   return user;
 }
 
-/** Where a profile's tokens name the user (see the profile's `token.userIdClaim`). */
-export type UserIdClaim = SandboxProfile['token']['userIdClaim'];
+/** The profile's choices the token service carries out: the user id claim, `iat`, and the identity API's clock. */
+export type TokenChoices = Pick<SandboxProfile['token'], 'userIdClaim' | 'issuedAt' | 'clockOffsetSeconds'>;
 
 /** The UUID a profile with a user id claim puts in `sub`: stable per user, unrelated to the user id's digits. */
 export function subjectUuid(userId: string): string {
@@ -67,35 +67,40 @@ export function subjectUuid(userId: string): string {
 /** Issues and verifies the sandbox's JWTs. One instance per sandbox, holding that instance's secret. */
 export class TokenService {
   private readonly secret = new Uint8Array(randomBytes(32));
+  /** The identity API's clock: the sandbox's, moved by the profile's offset. */
+  private readonly now: () => number;
 
   /**
    * @param now clock in epoch milliseconds, injectable so expiry tests need no sleeping
-   * @param userIdClaim where the tokens name the user: `sub` (null), or a UUID `sub` and this claim
+   * @param choices the profile's: where the tokens name the user (`sub`, or a UUID `sub` and a claim), whether
+   * they carry `iat`, and how far the identity API's clock is off
    */
   constructor(
-    private readonly now: () => number,
-    private readonly userIdClaim: UserIdClaim = null,
-  ) {}
+    now: () => number,
+    private readonly choices: TokenChoices,
+  ) {
+    const offsetMs = choices.clockOffsetSeconds * 1000;
+    this.now = () => now() + offsetMs;
+  }
 
   /**
    * Signs a token for `user` that lives `ttlSeconds` (fractional allowed); returns it with its expiry in epoch
-   * milliseconds. The token route renders the answer in the profile's shape.
+   * milliseconds by the identity API's clock. The token route renders the answer in the profile's shape.
    */
   async sign(user: SandboxUser, ttlSeconds: number): Promise<{ accessToken: string; expiresAtMs: number }> {
     const nowMs = this.now();
     const expiresAtMs = Math.round(nowMs + ttlSeconds * 1000);
-    const claim = this.userIdClaim;
-    const accessToken = await new SignJWT({
+    const claim = this.choices.userIdClaim;
+    const signer = new SignJWT({
       scope: user.scopes.join(' '),
       ...(claim !== null && { [claim.name]: claim.type === 'number' ? Number(user.id) : user.id }),
     })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claim === null ? user.id : subjectUuid(user.id))
       .setIssuer(TOKEN_ISSUER)
-      .setIssuedAt(Math.floor(nowMs / 1000))
-      .setExpirationTime(expiresAtMs / 1000)
-      .sign(this.secret);
-    return { accessToken, expiresAtMs };
+      .setExpirationTime(expiresAtMs / 1000);
+    if (this.choices.issuedAt) signer.setIssuedAt(Math.floor(nowMs / 1000));
+    return { accessToken: await signer.sign(this.secret), expiresAtMs };
   }
 
   /**
@@ -112,7 +117,7 @@ export class TokenService {
       ({ payload } = await jwtVerify(token, this.secret, {
         issuer: TOKEN_ISSUER,
         algorithms: ['HS256'],
-        requiredClaims: ['sub', 'exp', 'iat'],
+        requiredClaims: ['sub', 'exp', ...(this.choices.issuedAt ? ['iat'] : [])],
         currentDate: new Date(nowMs),
       }));
     } catch (error) {
@@ -127,10 +132,48 @@ export class TokenService {
     const scopes = scopeClaim
       .split(' ')
       .filter((value): value is Scope => (SCOPES as readonly string[]).includes(value));
-    const claim = this.userIdClaim;
+    const claim = this.choices.userIdClaim;
     const named: unknown = claim === null ? payload.sub : payload[claim.name];
     const userId = typeof named === 'string' || typeof named === 'number' ? String(named) : '';
     return { userId, scopes, expiresAtMs };
+  }
+}
+
+/** The identity API's limit on token calls (the profile's `token.signInLimit`): a sliding window. */
+export class SignInLimiter {
+  /** When the token calls of the current window were admitted, oldest first. */
+  private admitted: number[] = [];
+
+  /**
+   * @param limit the profile's, or null for none
+   * @param now the sandbox's clock in epoch milliseconds
+   */
+  constructor(
+    private readonly limit: SandboxProfile['token']['signInLimit'],
+    private readonly now: () => number,
+  ) {}
+
+  /** Admits one token call, or throws 429 `rate_limited` with `Retry-After` when the window is full. */
+  admit(): void {
+    if (this.limit === null) return;
+    const nowMs = this.now();
+    const windowMs = this.limit.perSeconds * 1000;
+    this.admitted = this.admitted.filter((at) => at > nowMs - windowMs);
+    const oldest = this.admitted[0];
+    if (oldest !== undefined && this.admitted.length >= this.limit.count) {
+      throw new SandboxHttpError(
+        429,
+        'rate_limited',
+        `too many sign-ins: at most ${this.limit.count} in ${this.limit.perSeconds} s`,
+        { retryAfterSeconds: Math.max(1, Math.ceil((oldest + windowMs - nowMs) / 1000)) },
+      );
+    }
+    this.admitted.push(nowMs);
+  }
+
+  /** Forgets the admitted calls (the control API's reset). */
+  reset(): void {
+    this.admitted = [];
   }
 }
 

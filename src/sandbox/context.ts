@@ -1,6 +1,6 @@
 /** What the sandbox's hooks and routes share: its state, configuration and per-request bookkeeping. */
 import type { FastifyRequest } from 'fastify';
-import type { TokenClaims, TokenService } from './auth';
+import type { SignInLimiter, TokenClaims, TokenService } from './auth';
 import type { SandboxRules } from './config';
 import type { FaultInjector } from './faults';
 import type { FaultKind } from './config';
@@ -21,6 +21,8 @@ export interface SandboxContext {
   /** Current rules; replaced as a whole by `PUT /_sandbox/rules`. */
   rules: SandboxRules;
   tokens: TokenService;
+  /** The profile's limit on token calls. */
+  signIns: SignInLimiter;
   /** Clock in epoch milliseconds. */
   now: () => number;
   random: RandomSource;

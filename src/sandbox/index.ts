@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { TokenService } from './auth';
+import { SignInLimiter, TokenService } from './auth';
 import { DEFAULT_RULES, parseFaultConfig, parseRulesUpdate } from './config';
 import type { FaultConfig, SandboxRules, SandboxRulesUpdate } from './config';
 import type { SandboxContext } from './context';
@@ -150,7 +150,8 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     stats: new StatsRecorder(),
     faults: new FaultInjector(parseFaultConfig(options.faults ?? {}), random),
     rules,
-    tokens: new TokenService(now, profile.token.userIdClaim),
+    tokens: new TokenService(now, profile.token),
+    signIns: new SignInLimiter(profile.token.signInLimit, now),
     now,
     random,
     controlToken,

@@ -129,6 +129,21 @@ export const sandboxProfileSchema = z.strictObject({
     /** Whether an (opaque, never redeemable) `refresh_token` is present. */
     refreshToken: z.boolean(),
     userIdClaim: userIdClaimSchema,
+    /** Whether the JWT carries `iat` (it always carries `exp`). */
+    issuedAt: z.boolean(),
+    /**
+     * How far the identity API's clock runs ahead of the sandbox's (negative: behind), in seconds. Its tokens'
+     * `iat`, `exp` and `expires_at` are in its time, and it checks expiry in its time, so a token still lives
+     * the configured lifetime.
+     */
+    clockOffsetSeconds: z.number().int(),
+    /**
+     * At most `count` token calls (all users, any outcome) in any `perSeconds`; beyond, 429 `rate_limited` with
+     * `Retry-After`. Null: no limit.
+     */
+    signInLimit: z
+      .strictObject({ count: z.number().int().min(1), perSeconds: z.number().int().min(1) })
+      .nullable(),
   }),
   stocks: z.strictObject({
     envelope: z.enum(STOCK_ENVELOPES),
@@ -185,7 +200,16 @@ export type SandboxProfile = Readonly<{
 const REFERENCE: SandboxProfile = {
   name: 'reference',
   description: "the sandbox's original choices; the default",
-  token: { tokenType: 'Bearer', expiresIn: true, expiresAt: 'none', refreshToken: false, userIdClaim: null },
+  token: {
+    tokenType: 'Bearer',
+    expiresIn: true,
+    expiresAt: 'none',
+    refreshToken: false,
+    userIdClaim: null,
+    issuedAt: true,
+    clockOffsetSeconds: 0,
+    signInLimit: null,
+  },
   stocks: { envelope: 'data', pageSize: null, stockIdType: 'number', link: 'next', totalHeader: 'none' },
   orders: { status: 201, idType: 'number', envelope: 'bare', fields: 'full', firstOrderId: '5001' },
   documents: {
@@ -211,6 +235,7 @@ export const SANDBOX_PROFILE_NAMES = [
   'keycloak',
   'link-pages',
   'int64',
+  'strict-clock',
   'strict-names',
 ] as const;
 
@@ -332,6 +357,23 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
       tenantHeader: 'X-Tenant-ID',
     },
   }),
+  'strict-clock': variant({
+    name: 'strict-clock',
+    description:
+      'the platform of issue 57: its clock 10 minutes behind, JWTs with exp but no iat nor expires_in, and sign-ins rate-limited',
+    token: {
+      tokenType: 'bearer',
+      expiresIn: false,
+      expiresAt: 'epoch-seconds',
+      refreshToken: true,
+      issuedAt: false,
+      clockOffsetSeconds: -600,
+      signInLimit: { count: 20, perSeconds: 60 },
+    },
+    stocks: { pageSize: 2 },
+    orders: { firstOrderId: '570001' },
+    errors: 'problem',
+  }),
 };
 
 /** The profile a sandbox runs when none is chosen. */
@@ -356,9 +398,11 @@ function drawProfile(name: string, random: RandomSource): SandboxProfile {
     { name: 'user_id', type: 'number' },
     { name: 'uid', type: 'string' },
   ] as const);
+  const { issuedAt, clockOffsetSeconds, signInLimit } = REFERENCE.token;
   return {
     ...drawn,
-    token: { ...drawn.token, userIdClaim },
+    // The clock and the sign-in limit are not drawn: every random profile keeps the reference clock.
+    token: { ...drawn.token, userIdClaim, issuedAt, clockOffsetSeconds, signInLimit },
     stocks: {
       ...drawn.stocks,
       link: pick(random, STOCK_LINK_STYLES),
@@ -371,7 +415,16 @@ function drawProfile(name: string, random: RandomSource): SandboxProfile {
 
 type Drawn = {
   readonly [K in Exclude<keyof SandboxProfile, 'requests'>]: SandboxProfile[K] extends object
-    ? Omit<SandboxProfile[K], 'userIdClaim' | 'link' | 'totalHeader' | 'ownerChecked'>
+    ? Omit<
+        SandboxProfile[K],
+        | 'userIdClaim'
+        | 'issuedAt'
+        | 'clockOffsetSeconds'
+        | 'signInLimit'
+        | 'link'
+        | 'totalHeader'
+        | 'ownerChecked'
+      >
     : SandboxProfile[K];
 };
 

@@ -170,3 +170,39 @@ describe('scopes', () => {
     expect(response.status).toBe(401);
   });
 });
+
+describe('a platform whose clock runs behind, with sign-ins limited (strict-clock)', () => {
+  const behind = useSandbox({ profile: 'strict-clock', now: () => clock, resetEach: 'state' });
+  const platformNowSeconds = (START - 600_000) / 1000;
+
+  it('issues tokens in its own time, exp without iat, that live their whole lifetime', async () => {
+    const response = await requestToken(behind.baseUrl, { username: 'demo', password: 'demo-password' });
+    expect(response.status).toBe(200);
+    const body = response.data as unknown as Record<string, unknown>;
+    expect(body).not.toHaveProperty('expires_in');
+    expect(body.expires_at).toBe(platformNowSeconds + 900);
+    const claims = decodeJwt(response.data.access_token);
+    expect(claims).not.toHaveProperty('iat');
+    expect(claims.exp).toBe(platformNowSeconds + 900);
+    clock = START + 899_999;
+    expect((await stocks(response.data.access_token, behind.baseUrl)).status).toBe(200);
+    clock = START + 900_000;
+    expect((await stocks(response.data.access_token, behind.baseUrl)).status).toBe(401);
+  });
+
+  it('answers 429 with Retry-After beyond 20 sign-ins a minute, and signs in again once the minute has passed', async () => {
+    for (let call = 0; call < 20; call += 1) {
+      clock = START + call * 1000;
+      await tokenFor(behind.baseUrl, DEMO_USER);
+    }
+    const refused = await requestToken(behind.baseUrl, { username: 'demo', password: 'demo-password' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('41'); // the first sign-in leaves the window at START + 60 s
+    expect(refused.data).toMatchObject({ status: 429, detail: 'too many sign-ins: at most 20 in 60 s' });
+    clock = START + 60_000;
+    expect((await requestToken(behind.baseUrl, DEMO_USER)).status).toBe(200);
+    const stats = await behind.control.stats();
+    expect(stats.authCalls.issued).toBe(21);
+    expect(stats.requests.auth).toEqual({ '200': 21, '429': 1 });
+  });
+});

@@ -112,6 +112,9 @@ describe('profile selection', () => {
       new Set([null, 'number', 'string']),
     );
     expect(used((profile) => profile.documents.ownerChecked)).toEqual(new Set([true, false]));
+    expect(used((profile) => profile.token.issuedAt)).toEqual(new Set([true, false]));
+    expect(used((profile) => profile.token.clockOffsetSeconds === 0)).toEqual(new Set([true, false]));
+    expect(used((profile) => profile.token.signInLimit === null)).toEqual(new Set([true, false]));
   });
 
   it('draws random:<seed> deterministically per seed, and different seeds give different profiles', () => {
@@ -166,7 +169,7 @@ describe('docs/sandbox.md', () => {
     const rows = section
       .split('\n')
       .filter((line) => line.startsWith('|'))
-      .slice(0, 28)
+      .slice(0, 31)
       .map((line) =>
         line
           .split('|')
@@ -183,6 +186,13 @@ describe('docs/sandbox.md', () => {
       'token sub': (p) => (p.token.userIdClaim === null ? 'user id' : 'UUID'),
       'user id claim': (p) =>
         p.token.userIdClaim === null ? '—' : `${p.token.userIdClaim.name} (${p.token.userIdClaim.type})`,
+      'token iat': (p) => (p.token.issuedAt ? 'yes' : '—'),
+      'identity clock': (p) =>
+        p.token.clockOffsetSeconds === 0 ? 'in step' : `${p.token.clockOffsetSeconds / 60} min`,
+      'sign-in limit': (p) =>
+        p.token.signInLimit === null
+          ? '—'
+          : `${p.token.signInLimit.count} / ${p.token.signInLimit.perSeconds} s`,
       'stocks envelope': (p) => p.stocks.envelope,
       'stocks page size': (p) => (p.stocks.pageSize === null ? 'all' : String(p.stocks.pageSize)),
       'stocks Link header': (p) => p.stocks.link,
@@ -282,7 +292,13 @@ describe.each(PROFILES_UNDER_TEST)('profile %s over HTTP', (selection) => {
     expect(body.access_token).toEqual(expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/));
     if (profile.token.tokenType !== null) expect(body.token_type).toBe(profile.token.tokenType);
     if (profile.token.expiresIn) expect(body.expires_in).toBe(900);
-    const inFifteenMinutes = Date.now() / 1000 + 900;
+    // The identity API's clock, in which exp and expires_at are written, may run off the real one.
+    const inFifteenMinutes = Date.now() / 1000 + profile.token.clockOffsetSeconds + 900;
+    const claims = JSON.parse(
+      Buffer.from(String(body.access_token).split('.')[1] ?? '', 'base64url').toString(),
+    ) as Record<string, unknown>;
+    expect(Math.abs((claims.exp as number) - inFifteenMinutes)).toBeLessThan(120);
+    expect('iat' in claims).toBe(profile.token.issuedAt);
     if (profile.token.expiresAt === 'epoch-seconds') {
       expect(Number.isInteger(body.expires_at)).toBe(true);
       expect(Math.abs((body.expires_at as number) - inFifteenMinutes)).toBeLessThan(120);

@@ -1,4 +1,7 @@
-/** `POST /iam/api/v1/auth/jwt`: credentials in, signed JWT out, in the profile's answer shape. */
+/**
+ * `POST /iam/api/v1/auth/jwt`: credentials in, signed JWT out, in the profile's answer shape; 429 beyond the
+ * profile's sign-in limit.
+ */
 import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../auth';
 import type { SandboxContext } from '../context';
@@ -8,6 +11,7 @@ import { tokenBody } from '../wire';
 /** Registers the token route. */
 export function registerAuthRoutes(app: FastifyInstance, ctx: SandboxContext): void {
   app.post(PLATFORM_PATHS.token, async (request): Promise<Record<string, unknown>> => {
+    ctx.signIns.admit();
     let user;
     try {
       user = authenticate(ctx.users, request.body);

@@ -138,6 +138,7 @@ export async function registerControlRoutes(app: FastifyInstance, ctx: SandboxCo
         }
         ctx.store.reset(parsed.data.firstOrderId);
         ctx.stats.reset();
+        ctx.signIns.reset();
         return reply.code(204).send();
       });
       done();
