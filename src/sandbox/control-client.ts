@@ -95,8 +95,9 @@ export class SandboxControl {
   }
 
   /**
-   * Clears orders, documents, idempotency keys and counters; users, faults and rules stay. Order ids start again
-   * at the profile's first order id, or at `firstOrderId` (a positive integer's digits, up to 40) this time.
+   * Clears orders, documents, idempotency keys, counters and the sign-ins a limit counted; users, faults and
+   * rules stay. Order ids start again at the profile's first order id, or at `firstOrderId` (a positive
+   * integer's digits, up to 40) this time.
    */
   async reset(options: { readonly firstOrderId?: string } = {}): Promise<void> {
     await this.call<unknown>('POST', '/reset', options.firstOrderId === undefined ? undefined : options);
