@@ -16,8 +16,9 @@
  *   {@link codeForStatus} and {@link codeForTransport}; `on` narrows a status to one call.
  * - `meaning`: what happened, and why it is retried or not.
  *
- * Two facts override a row's outcome ({@link outcomeOf}): a transport failure that proves the request never
- * left is `not-sent`, and so is a 503 that carries `Retry-After`.
+ * Three facts override a row's outcome ({@link outcomeOf}): a transport failure that proves the request never
+ * left is `not-sent`, and so is a 503 that carries `Retry-After`; any failure while reading the result a 303 See
+ * Other pointed at is `maybe-applied`, because the 303 said the call was processed.
  *
  * Is a 413 retried, and why? 413 is in the `statuses` of `VALIDATION`: not retried, because the platform
  * refused the payload (too large) and the same bytes get the same answer; the order is rejected, or the
@@ -115,11 +116,22 @@ export const FAILURE_TABLE = Object.freeze({
     meaning:
       'No complete answer within a deadline (connect, stall, total), or 408. Not sent when it never connected.',
   },
+  REDIRECTED: {
+    retryable: false,
+    outcome: 'not-sent',
+    statuses: [
+      [300, 302],
+      [304, 399],
+    ],
+    meaning:
+      'A 3xx says the request was not processed, and the client did not follow it: a 301/302 after a POST (RFC 9110 §15.4.2–3 lets clients turn it into a GET), a redirect to another origin or from https to http, more than 5 redirects, no Location. The same call gets the same answer: set BADGE_BASE_URL to where the platform serves its API. A 307/308 on the same origin is followed with the same method and body, and a GET follows 301/302 too (http.ts).',
+  },
   UNEXPECTED_RESPONSE: {
     retryable: false,
     outcome: 'maybe-applied',
+    statuses: [303],
     meaning:
-      'Any other status (3xx, 405, …), an answer too large, a redirect to another origin, or a 2xx that cannot be understood (an order without id): the same call gets the same answer, and it may have taken effect.',
+      'Any other status (405, …), an answer too large, a 2xx that cannot be understood (an order without id), or a 303 See Other whose result cannot be read (another origin, no Location): the same call gets the same answer, and it may have taken effect (a 303 says it did).',
   },
   FILE_ERROR: {
     retryable: false,
@@ -251,6 +263,8 @@ const isTlsProtocolCode = (code: string): boolean => code === 'EPROTO' || code.s
 
 /**
  * What a failed call may have done: its row's outcome (`maybe-applied` when the row has none), except that
+ * - a call whose platform answered 303 See Other (RFC 9110 §15.4.4: it processed the call and points at the
+ *   result) is `maybe-applied` whatever then failed while reading the result;
  * - a call without an answer whose transport code proves it never left (refused, DNS, certificate, connect
  *   timeout, a TLS protocol failure before the handshake completed) is `not-sent`;
  * - a 503 with `Retry-After` is `not-sent`: our one inference. In RFC 9110 (15.6.4) a 503 says the server is
@@ -259,7 +273,7 @@ const isTlsProtocolCode = (code: string): boolean => code === 'EPROTO' || code.s
  *   announces no end, so a 503 without Retry-After may have taken effect.
  * @param code the failure code
  * @param facts the answer's status and whether it carried Retry-After, or the transport's error code and
- *   whether the connection's TLS handshake had completed
+ *   whether the connection's TLS handshake had completed; `processed` when the call was answered 303 before
  */
 export function outcomeOf(
   code: FailureCode,
@@ -268,8 +282,10 @@ export function outcomeOf(
     readonly retryAfter?: boolean;
     readonly transportCode?: string;
     readonly handshakeCompleted?: boolean;
+    readonly processed?: boolean;
   } = {},
 ): CallOutcome {
+  if (facts.processed === true) return 'maybe-applied';
   if (facts.status === 503 && facts.retryAfter === true) return 'not-sent';
   const { transportCode } = facts;
   if (

@@ -2,8 +2,9 @@
  * The document API's upload: `POST /document/api/v1/documents`, multipart/form-data streamed from disk.
  *
  * The file is never read into memory: form-data pipes an `fs` read stream into the request, with the file's
- * size as `knownLength` so the request carries a Content-Length, and the request is sent without
- * redirect-following (which would buffer the body for replay). Memory stays flat whatever the file size.
+ * size as `knownLength` so the request carries a Content-Length, and the request is sent without axios'
+ * redirect-following (which would buffer the body for replay): a 307/308 gets the file read and sent again.
+ * Memory stays flat whatever the file size.
  */
 import FormData from 'form-data';
 import { lookup as lookupMimeType } from 'mime-types';
@@ -15,7 +16,7 @@ import type { ApiContext, Answered } from './auth';
 import { PlatformError } from './errors';
 import { extractDocument } from './extract';
 import { IDEMPOTENCY_KEY_HEADER, PLATFORM_PATHS, sanitizeCause } from './http';
-import type { BodyActivity, PlatformRequest } from './http';
+import type { BodyActivity, PlatformRequest, PlatformResponse } from './http';
 import { requireIdempotencyKey } from './orders';
 import type { UploadDocumentInput, UploadedDocument } from './types';
 
@@ -125,7 +126,8 @@ function sourceError(error: unknown): Error {
 /**
  * Upload a document for an order, streaming it from disk (`filePath`) or from the caller's `source`. On a 401
  * the file is reopened (or `source.openStream()` called again) and sent again with a fresh token (a consumed
- * stream cannot be replayed); `onProgress` then counts from zero again.
+ * stream cannot be replayed), and so on a 307/308 to the address it names; `onProgress` then counts from zero
+ * again.
  *
  * The call has a total deadline derived from the size (see `timeouts.uploadMinMs` and
  * `timeouts.minUploadBytesPerSecond`) and is aborted when no body byte moved for `timeouts.uploadStallMs`.
@@ -168,6 +170,19 @@ export async function uploadDocument(
 
   const attempt = async (bearer: string): Promise<Answered> => {
     input.signal?.throwIfAborted();
+    const request: PlatformRequest = {
+      route: 'documents',
+      ...where,
+      headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
+      ...(input.signal && { signal: input.signal }),
+      bearer,
+    };
+    return { request, response: await context.http.send(request, sendFile) };
+  };
+
+  // Called for each address a redirect (307/308) names: the file is read again, as a consumed stream cannot be
+  // sent twice.
+  const sendFile = async (hop: PlatformRequest): Promise<PlatformResponse> => {
     const body = await openBody(input);
     const source = body.stream;
     const size = body.size;
@@ -217,22 +232,19 @@ export async function uploadDocument(
     };
 
     const request: PlatformRequest = {
-      route: 'documents',
-      ...where,
+      ...hop,
       headers: {
         ...form.getHeaders(),
         'Content-Length': String(form.getLengthSync()),
-        [IDEMPOTENCY_KEY_HEADER]: idempotencyKey,
+        ...hop.headers,
       },
       data: form,
       sentNames: Object.values(parts),
       deadlineMs: context.http.uploadDeadlineMs(size),
       stall,
-      ...(input.signal && { signal: input.signal }),
-      bearer,
     };
     try {
-      return { request, response: await context.http.send(request) };
+      return await context.http.exchange(request);
     } catch (error) {
       form.destroy();
       body.close();

@@ -4,7 +4,8 @@
  *
  * axios is told never to throw on an HTTP status (`validateStatus`), so statuses are classified here, in one
  * place; only transport failures (refused, reset, timeout, abort) arrive as exceptions. Nothing from an axios
- * error is kept except its code and message: axios errors embed the request config and its headers.
+ * error is kept except its code and message: axios errors embed the request config and its headers. axios
+ * follows no redirect: {@link PlatformHttp.send} follows them by their meaning (`redirects.ts`).
  */
 import { AxiosError, isAxiosError } from 'axios';
 import type { AxiosInstance, AxiosRequestConfig, RawAxiosRequestHeaders } from 'axios';
@@ -14,11 +15,12 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { parseJsonKeepingDigits } from '../json-numbers';
 import { codeForStatus, codeForTransport, outcomeOf } from '../failure-types';
-import { PlatformError } from './errors';
+import { isPlatformError, PlatformError } from './errors';
 import type { PlatformErrorCause } from './errors';
 import { describeShape } from './extract';
 import type { ResponseMap } from './extract';
 import type { PlatformApi, RequestProfile } from './request-profile';
+import { redirectStep } from './redirects';
 import { parseErrorBody, ResponseShapeError } from './schemas';
 import type { PlatformLogger, PlatformRequestEvent, PlatformRoute } from './types';
 
@@ -100,6 +102,11 @@ export interface PlatformRequest {
   readonly query?: Readonly<Record<string, string>>;
   /** The body's member or part names, which a refusal naming another one says the request profile may fix. */
   readonly sentNames?: readonly string[];
+  /**
+   * Where a redirect sent the request: an absolute URL on the platform's origin, with its query, in place of the
+   * base URL, `path` and `query`. Set by {@link PlatformHttp.send} only.
+   */
+  readonly url?: string;
   readonly signal?: AbortSignal;
   /** The bearer token to send (and to redact from errors). */
   readonly bearer?: string;
@@ -312,11 +319,88 @@ export class PlatformHttp {
   }
 
   /**
-   * Send one attempt. Resolves with the answer whatever its HTTP status; rejects with a {@link PlatformError}
-   * (`NETWORK`, `TIMEOUT`) when no answer arrived, or with the caller's abort reason.
+   * Send one attempt, following its redirects as `redirects.ts` decides: a 307/308 sends it again (through
+   * `resend`) at `Location`, a 303 reads the result there with a GET, a GET follows 301/302 too; each only on
+   * the platform's origin. Resolves with the last answer whatever its HTTP status, never a 3xx; rejects with a
+   * {@link PlatformError}: `REDIRECTED` (not sent) for a redirect it does not follow, `UNEXPECTED_RESPONSE` for a
+   * 303 it cannot follow, any failure after a 303 as `maybe-applied` (the call was processed), `NETWORK` or
+   * `TIMEOUT` when no answer arrived; or with the caller's abort reason.
+   * @param request the attempt to send
+   * @param resend sends the request to one address (`request.path`, or `request.url` after a redirect); a body
+   *   that cannot be sent twice (a file stream) must be made afresh by it. @default {@link exchange}
+   */
+  async send(
+    request: PlatformRequest,
+    resend: (hop: PlatformRequest) => Promise<PlatformResponse> = (hop) => this.exchange(hop),
+  ): Promise<PlatformResponse> {
+    let hop = request;
+    // Once a 303 said the call was processed, whatever fails reading its result may have taken effect.
+    let processed = false;
+    const failure = (error: unknown): unknown =>
+      processed && isPlatformError(error)
+        ? new PlatformError({
+            ...error,
+            message: `${error.message} (reading the result of ${request.method} ${request.path}, which the platform processed: 303 See Other)`,
+            cause: error.cause,
+            outcome: outcomeOf(error.code, { processed }),
+          })
+        : error;
+    for (let followed = 0; ; followed += 1) {
+      let response: PlatformResponse;
+      try {
+        response = hop.method === request.method ? await resend(hop) : await this.exchange(hop);
+      } catch (error) {
+        throw failure(error);
+      }
+      if (response.status < 300 || response.status > 399) {
+        if (processed && response.status >= 400) throw failure(this.errorFor(hop, response));
+        return response;
+      }
+      const url = new URL(this.#urlOf(hop));
+      const step = redirectStep({
+        method: hop.method,
+        url,
+        status: response.status,
+        location: response.headers.location,
+        followed,
+      });
+      if ('refused' in step) throw failure(this.errorFor(hop, response, { redirect: step.refused }));
+      processed ||= response.status === 303 && request.method !== 'GET';
+      const { query: _query, ...rest } = hop;
+      hop =
+        step.method === hop.method
+          ? { ...rest, path: this.#apiPath(step.target), url: step.target.href }
+          : {
+              route: hop.route,
+              method: step.method,
+              path: this.#apiPath(step.target),
+              url: step.target.href,
+              ...(hop.signal && { signal: hop.signal }),
+              ...(hop.bearer !== undefined && { bearer: hop.bearer }),
+            };
+    }
+  }
+
+  /** Where `request` goes: where a redirect sent it, else the base URL, the profile's path prefix and its path. */
+  #urlOf(request: PlatformRequest): string {
+    return request.url ?? `${this.settings.baseUrl}${this.settings.requestProfile.pathPrefix}${request.path}`;
+  }
+
+  /** The path of a URL on the platform's origin as errors and logs name it: without the base URL's path. */
+  #apiPath(url: URL): string {
+    const prefix = new URL(this.settings.baseUrl).pathname.replace(/\/+$/, '');
+    return prefix !== '' && url.pathname.startsWith(`${prefix}/`)
+      ? url.pathname.slice(prefix.length)
+      : url.pathname;
+  }
+
+  /**
+   * Send one HTTP exchange: no redirect is followed ({@link send} follows them). Resolves with the answer
+   * whatever its HTTP status; rejects with a {@link PlatformError} (`NETWORK`, `TIMEOUT`) when no answer
+   * arrived, or with the caller's abort reason.
    * @param request the attempt to send
    */
-  async send(request: PlatformRequest): Promise<PlatformResponse> {
+  async exchange(request: PlatformRequest): Promise<PlatformResponse> {
     const { method, path, route } = request;
     const callerSignal = request.signal;
     callerSignal?.throwIfAborted();
@@ -350,25 +434,8 @@ export class PlatformHttp {
       callerSignal?.removeEventListener('abort', onCallerAbort);
     };
 
-    // A redirect may only stay on the platform's origin: the bearer token (or a query) must never be carried
-    // to another host, scheme or port. follow-redirects drops Authorization for other hosts but keeps it for
-    // a subdomain; refusing the redirect is simpler to trust than a filter.
-    const baseOrigin = new URL(this.settings.baseUrl).origin;
-    let refusedRedirect: string | undefined;
-    const beforeRedirect = (options: Record<string, unknown>): void => {
-      let origin = '(unreadable location)';
-      try {
-        origin = new URL(String(options.href)).origin;
-      } catch {
-        // Unreadable: refused below like any other origin.
-      }
-      if (origin === baseOrigin) return;
-      refusedRedirect = origin;
-      throw new Error('redirect to another origin refused');
-    };
-
     const config: AxiosRequestConfig = {
-      url: `${this.settings.baseUrl}${this.settings.requestProfile.pathPrefix}${path}`,
+      url: this.#urlOf(request),
       method,
       headers: {
         Accept: 'application/json',
@@ -376,7 +443,7 @@ export class PlatformHttp {
         ...request.headers,
         ...(request.bearer !== undefined && { Authorization: `Bearer ${request.bearer}` }),
       },
-      ...(request.query !== undefined && { params: request.query }),
+      ...(request.query !== undefined && request.url === undefined && { params: request.query }),
       data: request.data,
       timeout: deadlineMs,
       signal: controller.signal,
@@ -387,10 +454,9 @@ export class PlatformHttp {
       // No limit on what we send: -1, axios' "unlimited" (it hands follow-redirects Infinity itself). Any other
       // value, Infinity too, pipes every streamed upload through a byte-counting Transform and a pipeline.
       maxBodyLength: -1,
-      // Redirect-following buffers the request body for replay: never for POSTs (uploads), which this
-      // platform does not redirect anyway.
-      maxRedirects: method === 'GET' ? 5 : 0,
-      beforeRedirect,
+      // Redirects are followed by send(), by their meaning; axios' follow-redirects would buffer every body
+      // for replay and hand the token to a subdomain.
+      maxRedirects: 0,
       transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: false },
       ...this.#agents,
     };
@@ -418,29 +484,21 @@ export class PlatformHttp {
         throw callerSignal.reason ?? error;
       }
       const mapped =
-        refusedRedirect !== undefined
-          ? new PlatformError({
-              code: 'UNEXPECTED_RESPONSE',
+        ended === undefined
+          ? this.#transportError(request, error, deadlineMs)
+          : new PlatformError({
+              code: 'TIMEOUT',
               method,
               path,
-              detail: `redirected to another origin (${refusedRedirect}); not followed with credentials`,
-              cause: { name: 'RedirectRefused', code: 'ECROSSORIGINREDIRECT', method, path },
-            })
-          : ended === undefined
-            ? this.#transportError(request, error, deadlineMs)
-            : new PlatformError({
-                code: 'TIMEOUT',
+              timeoutMs: ended.ms,
+              ...(ended.why === 'stall' && { detail: `no body byte moved for ${ended.ms} ms` }),
+              cause: {
+                name: 'DeadlineError',
+                code: ended.why === 'stall' ? 'ESTALLED' : 'EDEADLINE',
                 method,
                 path,
-                timeoutMs: ended.ms,
-                ...(ended.why === 'stall' && { detail: `no body byte moved for ${ended.ms} ms` }),
-                cause: {
-                  name: 'DeadlineError',
-                  code: ended.why === 'stall' ? 'ESTALLED' : 'EDEADLINE',
-                  method,
-                  path,
-                },
-              });
+              },
+            });
       const durationMs = report(mapped.code === 'TIMEOUT' ? 'timeout' : 'network-error');
       this.settings.logger.debug(
         { route, method, path, error: mapped.code, cause: mapped.cause?.code, durationMs },
@@ -514,12 +572,13 @@ export class PlatformHttp {
    * the code. 401 here means the token was rejected twice, except on the token call (`tokenCall`).
    * @param request the attempt that was answered
    * @param response the answer
-   * @param context the call: the token call, or order creation with the stock id sent
+   * @param context the call: the token call, or order creation with the stock id sent; or a redirect that
+   *   was not followed, and why
    */
   errorFor(
     request: PlatformRequest,
     response: PlatformResponse,
-    context: { readonly tokenCall?: boolean; readonly stockId?: string } = {},
+    context: { readonly tokenCall?: boolean; readonly stockId?: string; readonly redirect?: string } = {},
   ): PlatformError {
     const { method, path } = request;
     const { status } = response;
@@ -546,11 +605,18 @@ export class PlatformHttp {
       status,
       outcome: outcomeOf(code, { status, retryAfter: retryAfter !== undefined }),
       detail:
-        code === 'UNEXPECTED_RESPONSE'
-          ? (platformMessage ?? `unexpected status ${status}`)
-          : unsent
-            ? `${platformMessage ?? 'refused'}; the platform names ${field}, which this request did not send: set the name in BADGE_REQUEST_PROFILE (docs/platform-client.md, "Request profile")`
-            : platformMessage,
+        context.redirect !== undefined
+          ? redactText(
+              code === 'REDIRECTED'
+                ? `${context.redirect}; nothing was processed: set BADGE_BASE_URL to where the platform serves its API`
+                : context.redirect,
+              secrets,
+            )
+          : code === 'UNEXPECTED_RESPONSE'
+            ? (platformMessage ?? `unexpected status ${status}`)
+            : unsent
+              ? `${platformMessage ?? 'refused'}; the platform names ${field}, which this request did not send: set the name in BADGE_REQUEST_PROFILE (docs/platform-client.md, "Request profile")`
+              : platformMessage,
       platformMessage,
       retryAfterMs,
       platformCode: parsed.code === undefined ? undefined : redactText(parsed.code, secrets),

@@ -53,6 +53,8 @@ describe('classifyOutcome', () => {
     ['429', { kind: 'answered', status: 429 }, 'not-sent'],
     ['503 with Retry-After (maintenance)', { kind: 'answered', status: 503, retryAfter: true }, 'not-sent'],
     ['local file error', { kind: 'local' }, 'not-sent'],
+    ['301 or 302 after a POST', { kind: 'answered', status: 302 }, 'not-sent'],
+    ['307 or 308 not followed (another origin)', { kind: 'answered', status: 307 }, 'not-sent'],
     ['bad credentials on the token call', { kind: 'bad-credentials' }, 'not-sent'],
     ['400', { kind: 'answered', status: 400 }, 'rejected'],
     ['401 after re-authentication', { kind: 'answered', status: 401 }, 'rejected'],
@@ -83,7 +85,7 @@ describe('classifyOutcome', () => {
     ['504', { kind: 'answered', status: 504 }, 'maybe-applied'],
     ['408', { kind: 'answered', status: 408 }, 'maybe-applied'],
     ['unreadable 2xx', { kind: 'answered', status: 201 }, 'maybe-applied'],
-    ['a redirect', { kind: 'answered', status: 302 }, 'maybe-applied'],
+    ['303 See Other that cannot be followed (processed)', { kind: 'answered', status: 303 }, 'maybe-applied'],
     ['an unknown 4xx', { kind: 'answered', status: 418 }, 'maybe-applied'],
   ];
   it.each(rows)('%s → %s', (_name, facts, expected) => {
