@@ -36,6 +36,8 @@ export interface SandboxContext {
   linkSecret: Buffer;
   /** The platform this sandbox plays: wire shapes, success codes, error bodies, idempotency. Fixed at start. */
   profile: SandboxProfile;
+  /** Whether the platform routes are served only at their path with a trailing slash (`startSandbox`). */
+  strictSlash: boolean;
 }
 
 /** What the sandbox learned about one platform request while handling it. */
@@ -58,10 +60,15 @@ const ROUTE_BY_PATH: ReadonlyMap<string, SandboxRoute> = new Map([
   [PLATFORM_PATHS.documents, 'documents'],
 ]);
 
+/** The platform route of a path (with or without its trailing slash), or undefined. */
+export function platformRouteAt(path: string): SandboxRoute | undefined {
+  return ROUTE_BY_PATH.get(path.endsWith('/') ? path.slice(0, -1) : path);
+}
+
 /** The platform route a request was routed to, or undefined (control API, unknown paths). */
 export function platformRouteOf(request: FastifyRequest): SandboxRoute | undefined {
   const url = request.routeOptions.url;
-  return url === undefined ? undefined : ROUTE_BY_PATH.get(url);
+  return url === undefined ? undefined : platformRouteAt(url);
 }
 
 /** The state of a platform request, created on first use. */

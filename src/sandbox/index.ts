@@ -107,6 +107,12 @@ export interface StartSandboxOptions {
   profile?: SandboxProfileSelection;
   /** Overrides the profile's `idempotency`, e.g. to run any profile with keys ignored. @default the profile's */
   idempotency?: IdempotencyMode;
+  /**
+   * Serve every platform route (token, stocks, orders, documents) only at its path with a trailing slash; the
+   * path without it answers `307 Temporary Redirect` with a relative `Location`, before anything else is looked
+   * at, as Starlette and FastAPI do by default. Works with any profile. @default false
+   */
+  strictSlash?: boolean;
 }
 
 /** A running sandbox. */
@@ -159,6 +165,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     storageDir: options.storageDir,
     linkSecret: randomBytes(32),
     profile,
+    strictSlash: options.strictSlash === true,
   };
 
   const app = await buildSandboxApp(ctx, { logger: options.logger ?? false });

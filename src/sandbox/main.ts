@@ -70,6 +70,7 @@ interface CliOptions {
   storageDir?: string;
   profile?: string;
   idempotency?: IdempotencyMode;
+  strictSlash?: boolean;
   logLevel: string;
 }
 
@@ -155,6 +156,7 @@ async function main(argv: readonly string[]): Promise<void> {
         IDEMPOTENCY_MODES,
       ),
     )
+    .option('--strict-slash', 'serve the platform routes only with a trailing slash; 307 without it')
     .addOption(new Option('--log-level <level>', 'pino log level').default('info'));
   program.parse(argv);
   const options = program.opts<CliOptions>();
@@ -179,6 +181,7 @@ async function main(argv: readonly string[]): Promise<void> {
     storageDir: options.storageDir,
     profile: options.profile,
     idempotency: options.idempotency,
+    strictSlash: options.strictSlash === true,
     logger,
   });
 

@@ -12,6 +12,7 @@ import type {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { SandboxConfigError } from './config';
+import { platformRouteAt } from './context';
 import type { SandboxContext } from './context';
 import { registerPlatformHooks } from './hooks';
 import { SandboxHttpError } from './http-error';
@@ -92,14 +93,28 @@ export async function buildSandboxApp(
   });
   await app.register(multipart);
   app.setErrorHandler((error, request, reply) => sendError(ctx, error, request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
+  if (ctx.strictSlash) {
+    app.addHook('onRoute', (route) => {
+      if (platformRouteAt(route.url) !== undefined && !route.url.endsWith('/')) route.url = `${route.url}/`;
+    });
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const [path = '', query] = request.url.split(/\?(.*)/s, 2);
+    if (ctx.strictSlash && !path.endsWith('/') && platformRouteAt(path) !== undefined) {
+      // Starlette's redirect_slashes: the request is not processed (not even authenticated); the client is sent
+      // to the path with its slash, with the same method and body (307), by a relative Location.
+      return reply
+        .code(307)
+        .header('location', `${path}/${query === undefined ? '' : `?${query}`}`)
+        .send();
+    }
+    return sendError(
       ctx,
       new SandboxHttpError(404, 'not_found', `no route for ${request.method} ${request.url}`),
       request,
       reply,
-    ),
-  );
+    );
+  });
   registerPlatformHooks(app, ctx);
   registerAuthRoutes(app, ctx);
   registerStockRoutes(app, ctx);
