@@ -7,10 +7,13 @@
  * docs/platform-client.md gives for it); each ends with the order placed once, with the stock it asked for whenever the platform
  * has it, and every document stored, with any extra copy flagged `possibleDuplicate`. Profiles that check the
  * owner also show an order whose owner the platform refused, repaired by the operator's `setDocumentOwner`.
+ * `strict-slash` is the reference platform serving its routes only with a trailing slash, as Starlette and FastAPI
+ * do: every call without the slash is answered 307 with a relative Location, and followed.
  * Real dev server, real sandbox over HTTP, real workers.
  */
 import { createHash } from 'node:crypto';
 import type { BadgeOrderInput, BadgeOrderResult } from '../../src/contract';
+import type { StartSandboxOptions } from '../../src/sandbox';
 import { DEMO_USER, SANDBOX_PROFILE_NAMES, namedProfile, subjectUuid } from '../../src/sandbox';
 import { documentedPlatformSettings } from '../helpers/documented-settings';
 import { useTestStack, type TestStack } from '../helpers/stack';
@@ -60,10 +63,16 @@ async function expectPlacedOnce(stack: TestStack, result: BadgeOrderResult): Pro
   }
 }
 
-describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (profile) => {
+/** Every named profile, and the reference one with routes only at their path with a trailing slash. */
+const PLATFORMS: readonly (readonly [string, StartSandboxOptions & { readonly profile: string }])[] = [
+  ...SANDBOX_PROFILE_NAMES.map((profile) => [profile, { profile }] as const),
+  ['strict-slash', { profile: 'reference', strictSlash: true }],
+];
+
+describe.each(PLATFORMS)('badgeOrder against the %s platform', (profile, sandbox) => {
   // A platform that asks for other names gets them from the settings its docs give, and from nothing else.
   const platformEnv = documentedPlatformSettings(profile);
-  const stack = useTestStack({ sandbox: { profile }, worker: true, ...(platformEnv && { platformEnv }) });
+  const stack = useTestStack({ sandbox, worker: true, ...(platformEnv && { platformEnv }) });
 
   afterEach(async () => {
     await stack.sandbox.control.setFaults({});
@@ -80,6 +89,10 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
     });
     expect(order?.stock_id).toBe(1001);
     await expectPlacedOnce(stack, result);
+    if (sandbox.strictSlash === true) {
+      // Every call was redirected first (sign-in, stocks, the creation, both uploads), and followed.
+      expect((await stack.sandbox.control.stats()).requests.unknown?.['307']).toBeGreaterThanOrEqual(4);
+    }
   });
 
   it('places the order with a stock beyond the first page of the user’s stocks', async () => {
@@ -132,7 +145,7 @@ describe.each(SANDBOX_PROFILE_NAMES)('badgeOrder against the %s platform', (prof
     }
   });
 
-  if (namedProfile(profile)?.documents.ownerChecked === true) {
+  if (namedProfile(sandbox.profile)?.documents.ownerChecked === true) {
     it('sends the documents again with the owner an operator sets after the platform refused it', async () => {
       // What the client used to send: the token's UUID `sub`, which this platform refuses as owner.
       const orderRef = `${profile}-owner`;
