@@ -388,7 +388,9 @@ export class PlatformHttp {
 
   /** The path of a URL on the platform's origin as errors and logs name it: without the base URL's path. */
   #apiPath(url: URL): string {
-    const prefix = new URL(this.settings.baseUrl).pathname.replace(/\/+$/, '');
+    // The base URL has no trailing slash (createPlatformClient drops them): its path is `/` or `/base`.
+    const basePath = new URL(this.settings.baseUrl).pathname;
+    const prefix = basePath === '/' ? '' : basePath;
     return prefix !== '' && url.pathname.startsWith(`${prefix}/`)
       ? url.pathname.slice(prefix.length)
       : url.pathname;
