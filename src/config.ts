@@ -12,7 +12,9 @@ import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/e
 import { z } from 'zod';
 import { PayloadKeyRing, parsePayloadKeys } from './codec/key-ring';
 import { responseMapSchema } from './platform/extract';
+import { PLATFORM_PATHS } from './platform/http';
 import { requestProfileSchema, tenantProblem } from './platform/request-profile';
+import type { PlatformCredentials } from './platform/types';
 import { CLIENT_ID_PATTERN, DEFAULT_TASK_QUEUE, formatIssues } from './contract';
 import { insecureUrlProblem } from './url-policy';
 import { listedHost } from './webhook-destination';
@@ -423,15 +425,40 @@ const PLATFORM = readBy(PLATFORM_READERS, {
   ),
   username: variable(
     'BADGE_USERNAME',
-    z.string({ error: 'is required' }).min(1, 'is required'),
-    'Platform user the worker logs in as.',
-    { required: true, defaultText: 'none: required' },
+    z.string().min(1).optional(),
+    'Platform user the worker logs in as (user credentials).',
+    {
+      required: true,
+      defaultText: 'none: this and BADGE_PASSWORD, or BADGE_CLIENT_ID and BADGE_CLIENT_SECRET',
+    },
   ),
-  password: variable(
-    'BADGE_PASSWORD',
-    z.string({ error: 'is required' }).min(1, 'is required'),
-    'Its password.',
-    { required: true, secret: true, defaultText: 'none: required' },
+  password: variable('BADGE_PASSWORD', z.string().min(1).optional(), 'Its password.', {
+    required: true,
+    secret: true,
+    defaultText: 'none: required with BADGE_USERNAME',
+  }),
+  clientId: variable(
+    'BADGE_CLIENT_ID',
+    z.string().min(1).optional(),
+    'Client id of client credentials (OAuth 2.0 client credentials grant), instead of BADGE_USERNAME.',
+    { defaultText: 'none: user credentials' },
+  ),
+  clientSecret: variable('BADGE_CLIENT_SECRET', z.string().min(1).optional(), 'Its client secret.', {
+    secret: true,
+    defaultText: 'none: required with BADGE_CLIENT_ID',
+  }),
+  clientAuth: variable(
+    'BADGE_CLIENT_AUTH',
+    z.enum(['basic', 'body']).default('basic'),
+    'How client credentials authenticate the token request: `basic` (HTTP Basic, RFC 6749 §2.3.1) or `body` (client_id and client_secret form fields).',
+  ),
+  tokenPath: variable(
+    'BADGE_TOKEN_PATH',
+    z
+      .string()
+      .regex(/^\/[^\s?#]*$/, 'must be a path starting with / (no query or fragment)')
+      .default(PLATFORM_PATHS.token),
+    'Path of the token request, relative to BADGE_BASE_URL, for either kind of credentials.',
   ),
   requestTimeoutMs: variable(
     'BADGE_REQUEST_TIMEOUT_MS',
@@ -515,21 +542,74 @@ export function insecureBaseUrlReason(baseUrl: string, allowInsecureHttp: boolea
   });
 }
 
-/** Settings of the platform the worker talks to. */
-const platformConfigSchema = z.object(shape(PLATFORM)).superRefine((platform, context) => {
-  const reason = insecureBaseUrlReason(platform.baseUrl, platform.allowInsecureHttp);
-  if (reason !== undefined) context.addIssue({ code: 'custom', path: ['baseUrl'], message: reason });
-  const tenant = tenantProblem(platform.requestProfile, platform.tenantId);
-  if (tenant !== undefined)
-    context.addIssue({ code: 'custom', path: [tenant.setting], message: tenant.message });
-  if (platform.documentOwner !== undefined && platform.userIdClaim !== undefined) {
-    context.addIssue({
-      code: 'custom',
-      path: ['userIdClaim'],
-      message: 'must not be set together with BADGE_DOCUMENT_OWNER: set one of them',
-    });
+/**
+ * Which credentials the platform was given (spec: "either a client id and secret or user credentials"): exactly
+ * one kind, each complete; otherwise issues naming the variables.
+ */
+function checkCredentials(
+  platform: Pick<PlatformSettings, 'username' | 'password' | 'clientId' | 'clientSecret'>,
+  context: z.RefinementCtx,
+): void {
+  const issue = (path: keyof typeof platform, message: string): void =>
+    context.addIssue({ code: 'custom', path: [path], message });
+  const user = platform.username !== undefined || platform.password !== undefined;
+  const client = platform.clientId !== undefined || platform.clientSecret !== undefined;
+  if (user && client) {
+    issue(
+      'clientId',
+      'must not be set together with BADGE_USERNAME or BADGE_PASSWORD: configure one kind of credentials (BADGE_CLIENT_ID and BADGE_CLIENT_SECRET, or BADGE_USERNAME and BADGE_PASSWORD)',
+    );
+  } else if (client) {
+    if (platform.clientId === undefined) issue('clientId', 'is required with BADGE_CLIENT_SECRET');
+    if (platform.clientSecret === undefined) issue('clientSecret', 'is required with BADGE_CLIENT_ID');
+  } else {
+    if (platform.username === undefined) {
+      issue(
+        'username',
+        'is required (with BADGE_PASSWORD), or set BADGE_CLIENT_ID and BADGE_CLIENT_SECRET for client credentials',
+      );
+    }
+    if (platform.password === undefined) issue('password', 'is required');
   }
-});
+}
+
+type PlatformSettings = z.output<z.ZodObject<Shape<typeof PLATFORM>>>;
+
+/** The configured credentials, of the kind {@link checkCredentials} let through. */
+function credentialsOf(
+  platform: Pick<PlatformSettings, 'username' | 'password' | 'clientId' | 'clientSecret' | 'clientAuth'>,
+): PlatformCredentials {
+  const { username, password, clientId, clientSecret, clientAuth } = platform;
+  if (clientId !== undefined && clientSecret !== undefined) return { clientId, clientSecret, clientAuth };
+  return { username: username ?? '', password: password ?? '' };
+}
+
+/** Settings of the platform the worker talks to. */
+const platformConfigSchema = z
+  .object(shape(PLATFORM))
+  .superRefine((platform, context) => {
+    checkCredentials(platform, context);
+    const reason = insecureBaseUrlReason(platform.baseUrl, platform.allowInsecureHttp);
+    if (reason !== undefined) context.addIssue({ code: 'custom', path: ['baseUrl'], message: reason });
+    const tenant = tenantProblem(platform.requestProfile, platform.tenantId);
+    if (tenant !== undefined) {
+      context.addIssue({ code: 'custom', path: [tenant.setting], message: tenant.message });
+    }
+    if (platform.documentOwner !== undefined && platform.userIdClaim !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['userIdClaim'],
+        message: 'must not be set together with BADGE_DOCUMENT_OWNER: set one of them',
+      });
+    }
+  })
+  .transform((platform) => {
+    const { username, password, clientId, clientSecret, clientAuth, ...rest } = platform;
+    return {
+      ...rest,
+      credentials: credentialsOf({ username, password, clientId, clientSecret, clientAuth }),
+    };
+  });
 export type PlatformConfig = z.infer<typeof platformConfigSchema>;
 
 /** The platform settings alone (`npm run ops -- probe`); throws {@link ConfigError} naming each variable. */

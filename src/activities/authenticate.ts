@@ -18,9 +18,11 @@ export async function signIn(deps: ActivityDependencies, signal: AbortSignal): P
     documentOwner: session.documentOwner?.id ?? null,
     documentOwnerSource:
       session.documentOwner?.source ??
-      (session.claims.names.length === 0
-        ? 'the token is not a JWT'
-        : `no single user id among the token's claims ${session.claims.names.join(', ')}`),
+      (session.credentials === 'client'
+        ? 'client credentials name no user: set BADGE_DOCUMENT_OWNER'
+        : session.claims.names.length === 0
+          ? 'the token is not a JWT'
+          : `no single user id among the token's claims ${session.claims.names.join(', ')}`),
     expiresAt: session.expiresAt?.toISOString() ?? null,
     idempotencyKeys: behaviour.idempotencyKeys,
   };

@@ -1,23 +1,25 @@
 /**
- * The identity API: `POST /iam/api/v1/auth/jwt`, the token cache in front of it, and the "401 → authenticate
+ * The identity API: the token request (`POST /iam/api/v1/auth/jwt` with user credentials, or the OAuth 2.0 client
+ * credentials grant with a client id and secret), the token cache in front of it, and the "401 → authenticate
  * again → repeat once" rule every badge and document call goes through.
  */
 import { isPlatformError, PlatformError } from './errors';
 import { decodeTokenPayload, describeClaims, documentOwnerFrom } from './owner';
 import type { DocumentOwnerSetting } from './owner';
-import { PLATFORM_PATHS } from './http';
 import type { PlatformHttp, PlatformRequest, PlatformResponse } from './http';
 import { parseTokenResponse } from './schemas';
 import { TokenCache } from './token-cache';
 import { decodeTokenClaims } from './token-cache';
 import type { CachedTokenResult, IssuedToken } from './token-cache';
-import type { AuthSession } from './types';
+import type { AuthSession, PlatformCredentials } from './types';
 
 /** What {@link PlatformAuth} needs from the client. */
 interface AuthSettings {
   readonly http: PlatformHttp;
   readonly cache: TokenCache;
-  readonly credentials: { readonly username: string; readonly password: string };
+  readonly credentials: PlatformCredentials;
+  /** Path of the token request. */
+  readonly tokenPath: string;
   /** How long before expiry a token stops being reused. */
   readonly refreshMarginMs: number;
   /** Where the document owner comes from; the default chain of claims when absent. */
@@ -64,7 +66,10 @@ export class PlatformAuth {
   /** @param settings the client's HTTP layer, cache and credentials */
   constructor(settings: AuthSettings) {
     this.#settings = settings;
-    this.#key = TokenCache.key(settings.http.settings.baseUrl, settings.credentials.username);
+    const { credentials } = settings;
+    // A NUL cannot be in a username from the environment: a client's key never equals a user's.
+    const who = 'clientId' in credentials ? `\u0000client ${credentials.clientId}` : credentials.username;
+    this.#key = TokenCache.key(settings.http.settings.baseUrl, who);
   }
 
   /**
@@ -88,7 +93,8 @@ export class PlatformAuth {
     const claims = decodeTokenPayload(token.reveal());
     return {
       userId: token.userId,
-      documentOwner: documentOwnerFrom(claims, this.#settings.documentOwner),
+      documentOwner: documentOwnerFrom(claims, this.#settings.documentOwner, this.#credentialsKind),
+      credentials: this.#credentialsKind,
       claims: describeClaims(claims),
       expiresAt: token.expiresAt,
       fromCache,
@@ -130,18 +136,27 @@ export class PlatformAuth {
     }
   }
 
+  get #credentialsKind(): 'user' | 'client' {
+    return 'clientId' in this.#settings.credentials ? 'client' : 'user';
+  }
+
   async #requestToken(): Promise<IssuedToken> {
-    const { http, credentials } = this.#settings;
+    const { http, credentials, tokenPath } = this.#settings;
+    const { tokenFields } = http.settings.requestProfile;
     const request: PlatformRequest = {
       route: 'auth',
       method: 'POST',
-      path: PLATFORM_PATHS.token,
-      headers: { 'Content-Type': 'application/json' },
-      data: JSON.stringify({
-        ...http.settings.requestProfile.tokenFields,
-        username: credentials.username,
-        password: credentials.password,
-      }),
+      path: tokenPath,
+      ...('clientId' in credentials
+        ? clientCredentialsGrant(credentials, tokenFields)
+        : {
+            headers: { 'Content-Type': 'application/json' },
+            data: JSON.stringify({
+              ...tokenFields,
+              username: credentials.username,
+              password: credentials.password,
+            }),
+          }),
     };
     const response = await http.send(request);
     if (response.status < 200 || response.status >= 300) {
@@ -160,4 +175,41 @@ export class PlatformAuth {
     );
     return issued;
   }
+}
+
+/** `value` as application/x-www-form-urlencoded writes it (a space as `+`). */
+export function formEncoded(value: string): string {
+  return new URLSearchParams({ v: value }).toString().slice(2);
+}
+
+/**
+ * The client's HTTP Basic credentials (RFC 6749 §2.3.1: id and secret form-encoded first, then
+ * `id:secret` in base64): the `Authorization` value, a secret like the client secret itself.
+ */
+export function basicCredentials(clientId: string, clientSecret: string): string {
+  return `Basic ${Buffer.from(`${formEncoded(clientId)}:${formEncoded(clientSecret)}`).toString('base64')}`;
+}
+
+/**
+ * Headers and body of the OAuth 2.0 client credentials grant (RFC 6749 §4.4.2): a form with
+ * `grant_type=client_credentials`, the client authenticated with HTTP Basic or by `client_id` and
+ * `client_secret` in the form (§2.3.1), never both.
+ */
+function clientCredentialsGrant(
+  credentials: Extract<PlatformCredentials, { clientId: string }>,
+  tokenFields: Readonly<Record<string, string>>,
+): Pick<PlatformRequest, 'headers' | 'data'> {
+  const { clientId, clientSecret, clientAuth = 'basic' } = credentials;
+  const form = new URLSearchParams({ ...tokenFields, grant_type: 'client_credentials' });
+  if (clientAuth === 'body') {
+    form.set('client_id', clientId);
+    form.set('client_secret', clientSecret);
+  }
+  return {
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      ...(clientAuth === 'basic' && { Authorization: basicCredentials(clientId, clientSecret) }),
+    },
+    data: form.toString(),
+  };
 }

@@ -6,11 +6,11 @@ import axios from 'axios';
 import { z } from 'zod';
 import { responseMapSchema } from './extract';
 import type { ResponseMap } from './extract';
-import { PlatformAuth } from './auth';
+import { basicCredentials, formEncoded, PlatformAuth } from './auth';
 import { resolveRequestProfile, type RequestProfile } from './request-profile';
 import type { ApiContext } from './auth';
 import { uploadDocument } from './documents';
-import { DEFAULT_TIMEOUTS, PlatformHttp, silentLogger } from './http';
+import { DEFAULT_TIMEOUTS, PLATFORM_PATHS, PlatformHttp, silentLogger } from './http';
 import { createOrder } from './orders';
 import { checkStock, listStocks } from './stocks';
 import { defaultTokenCache } from './token-cache';
@@ -43,11 +43,33 @@ function normaliseBaseUrl(baseUrl: string): string {
  */
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const baseUrl = normaliseBaseUrl(options.baseUrl);
-  const { username, password } = options.credentials;
-  for (const [name, value] of Object.entries({ username, password })) {
+  const { credentials } = options;
+  const given =
+    'clientId' in credentials
+      ? { clientId: credentials.clientId, clientSecret: credentials.clientSecret }
+      : { username: credentials.username, password: credentials.password };
+  for (const [name, value] of Object.entries(given)) {
     if (typeof value !== 'string' || value === '') {
       throw new TypeError(`PlatformClientOptions.credentials.${name} must be a non-empty string`);
     }
+  }
+  if ('clientId' in credentials && !['basic', 'body', undefined].includes(credentials.clientAuth)) {
+    throw new TypeError('PlatformClientOptions.credentials.clientAuth must be basic or body');
+  }
+  // What the token request carries that must never be shown: the secret, as sent in a form and in Basic.
+  const secrets =
+    'clientId' in credentials
+      ? [
+          credentials.clientSecret,
+          formEncoded(credentials.clientSecret),
+          basicCredentials(credentials.clientId, credentials.clientSecret).slice('Basic '.length),
+        ]
+      : [credentials.password];
+  const tokenPath = options.tokenPath ?? PLATFORM_PATHS.token;
+  if (!/^\/[^\s?#]*$/.test(tokenPath)) {
+    throw new TypeError(
+      'PlatformClientOptions.tokenPath must be a path starting with / (no query or fragment)',
+    );
   }
   const connectMs = positive(options.timeouts?.connectMs, 'timeouts.connectMs');
   const refreshMarginMs = options.tokenRefreshMarginMs ?? DEFAULT_TOKEN_REFRESH_MARGIN_MS;
@@ -93,14 +115,15 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     ...(connectMs !== undefined && { connectMs }),
     logger: options.logger ?? silentLogger,
     ...(options.onRequest && { onRequest: options.onRequest }),
-    secrets: [password],
+    secrets,
     ...(responseMap !== undefined && { responseMap }),
     requestProfile,
   });
   const auth = new PlatformAuth({
     http,
     cache: options.tokenCache ?? defaultTokenCache,
-    credentials: { username, password },
+    credentials,
+    tokenPath,
     refreshMarginMs,
     ...(options.documentOwner !== undefined && { documentOwner: options.documentOwner }),
   });

@@ -57,19 +57,23 @@ export function decodeTokenPayload(token: string): Readonly<Record<string, unkno
 
 /**
  * The document owner for a token's claims; `null` when the setting's claim is absent, or no claim of the
- * default chain holds an id, or two of them hold different numeric ids.
+ * default chain holds an id, or two of them hold different numeric ids, or, with client credentials, nothing is
+ * configured: such a token names the client (RFC 9068 §2.2 puts the client id in `sub`), not a user.
  * @param claims from {@link decodeTokenPayload}
  * @param setting the configured source, if any
+ * @param credentials the kind the token was issued for
  */
 export function documentOwnerFrom(
   claims: Readonly<Record<string, unknown>> | null,
   setting?: DocumentOwnerSetting,
+  credentials: 'user' | 'client' = 'user',
 ): DocumentOwner | null {
   if (setting?.kind === 'fixed') return { id: setting.id, source: 'BADGE_DOCUMENT_OWNER' };
   if (setting?.kind === 'claim') {
     const id = idOf(claims?.[setting.claim]);
     return id === undefined ? null : { id, source: `claim ${setting.claim} (BADGE_USER_ID_CLAIM)` };
   }
+  if (credentials === 'client') return null;
   const chain = DEFAULT_USER_ID_CLAIMS.map((claim) => ({ claim, id: idOf(claims?.[claim]) }));
   const numeric = chain.filter((candidate) => isNumericId(candidate.id));
   // Two claims naming different numeric ids (an LDAP uid beside the platform's user id): picking one would

@@ -40,12 +40,23 @@ export interface PlatformRequestEvent {
   readonly durationMs: number;
 }
 
+/**
+ * What the token request sends (spec: "either a client id and secret or user credentials"): user credentials as
+ * the spec's JSON body, or a client id and secret in the OAuth 2.0 client credentials grant (RFC 6749 §4.4),
+ * the client authenticated with HTTP Basic (`basic`, the default, §2.3.1) or in the form body (`body`).
+ */
+export type PlatformCredentials =
+  | { readonly username: string; readonly password: string }
+  | { readonly clientId: string; readonly clientSecret: string; readonly clientAuth?: 'basic' | 'body' };
+
 /** Options of {@link createPlatformClient}. Only `baseUrl` and `credentials` are required. */
 export interface PlatformClientOptions {
   /** Base address of the platform, e.g. `https://sandbox.example.com` (a path prefix is kept). */
   readonly baseUrl: string;
-  /** User credentials for `POST /iam/api/v1/auth/jwt`. Never logged, never put into an error. */
-  readonly credentials: { readonly username: string; readonly password: string };
+  /** Credentials of the token request. Never logged, never put into an error. */
+  readonly credentials: PlatformCredentials;
+  /** Path of the token request, relative to `baseUrl`. @default `/iam/api/v1/auth/jwt` (the spec's) */
+  readonly tokenPath?: string;
   /** Timeouts in milliseconds. */
   readonly timeouts?: {
     /**
@@ -127,6 +138,8 @@ export interface AuthSession {
    * from; `null` when nothing names the user.
    */
   readonly documentOwner: DocumentOwner | null;
+  /** The kind of credentials the token was issued for: a client's token names no user. */
+  readonly credentials: 'user' | 'client';
   /** The token's claim names and which one looks like the user id (names only, never values). */
   readonly claims: ClaimsReport;
   /** When the client stops reusing the token, or `null` when it is reused until the platform answers 401. */

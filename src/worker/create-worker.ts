@@ -24,7 +24,7 @@ import { tracingWorkerOptions, withPlatformSpans, type Tracing } from '../tracin
 import { ensureSearchAttributes } from '../temporal/search-attributes';
 import { buildServiceBundle } from '../workflow-bundle';
 import { packageVersion } from '../version';
-import { platformClientFromConfig } from './platform-client';
+import { documentOwnerWarning, platformClientFromConfig } from './platform-client';
 
 /**
  * A prebuilt bundle (from tests or the container image) when there is one; else the service's bundle, built now.
@@ -104,6 +104,8 @@ export async function createBadgeOrderWorker(
         createServiceMetrics(Runtime.instance().metricMeter).onPlatformRequest,
       ),
     });
+    const ownerWarning = documentOwnerWarning(config.platform);
+    if (ownerWarning !== undefined) logger.warn(ownerWarning);
     // A missing or unreadable DOCUMENTS_ROOT stops the worker here, rather than failing every document.
     await assertDocumentsRootReadable(config.documentsRoot);
     const documentsRoot = createDocumentsRoot({

@@ -11,7 +11,8 @@ export function platformClientFromConfig(
   if (reason !== undefined) throw new ConfigError(`Invalid configuration: BADGE_BASE_URL: ${reason}`);
   return createPlatformClient({
     baseUrl: config.baseUrl,
-    credentials: { username: config.username, password: config.password },
+    credentials: config.credentials,
+    tokenPath: config.tokenPath,
     timeouts: {
       requestMs: config.requestTimeoutMs,
       uploadMs: config.uploadTimeoutMs,
@@ -29,4 +30,14 @@ export function platformClientFromConfig(
     ...(config.userIdClaim !== undefined && { documentOwner: { kind: 'claim', claim: config.userIdClaim } }),
     ...hooks,
   });
+}
+
+/**
+ * What the worker says at start when nothing will name the document owner: a token of client credentials names
+ * no user, so only BADGE_DOCUMENT_OWNER (or an order's own documentOwner) can; `undefined` when all is well.
+ */
+export function documentOwnerWarning(config: PlatformConfig): string | undefined {
+  if (!('clientId' in config.credentials)) return undefined;
+  if (config.documentOwner !== undefined || config.userIdClaim !== undefined) return undefined;
+  return 'client credentials (BADGE_CLIENT_ID): the token names no user and BADGE_DOCUMENT_OWNER is not set, so orders with documents fail unless they give their own documentOwner; set BADGE_DOCUMENT_OWNER to the platform user id';
 }

@@ -127,6 +127,12 @@ const TEMPORAL_CLIENT_VARIABLES = [
 /** Variables a process reads that compose leaves out on purpose, and why. */
 const NOT_IN_COMPOSE: Readonly<Record<string, string>> = {
   PAYLOAD_ENCRYPTION: 'only `off`, for local experiments: a deployment always encrypts payloads',
+  BADGE_CLIENT_ID:
+    'client credentials: compose signs in with user credentials (BADGE_USERNAME is required there); a tenant given a client id sets these in an override file',
+  BADGE_CLIENT_SECRET: 'as BADGE_CLIENT_ID',
+  BADGE_CLIENT_SECRET_FILE: 'as BADGE_CLIENT_ID',
+  BADGE_CLIENT_AUTH: 'as BADGE_CLIENT_ID',
+  BADGE_TOKEN_PATH: 'the spec’s token path; a platform with another sets it in an override file',
   WEBHOOK_ALLOW_HTTP_LOOPBACK: 'loopback inside a container is the container itself',
   DOCUMENT_STORE_S3_SESSION_TOKEN:
     'short-lived: a container uses the SDK’s own chain (an instance role) instead',
@@ -245,8 +251,7 @@ describe('docker-compose.yml', () => {
     expect(connectionOptions(config.temporal)).toMatchObject({ tls: undefined, apiKey: undefined });
     expect(config.platform).toMatchObject({
       baseUrl: 'http://sandbox:4010',
-      username: 'demo',
-      password: 'demo-password',
+      credentials: { username: 'demo', password: 'demo-password' },
     });
     expect(config.documentsRoot).toBe('/data/documents');
     expect(config.workflowBundlePath).toBe('/app/bundle/workflows.js');
