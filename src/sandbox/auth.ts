@@ -7,7 +7,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import { z } from 'zod';
-import type { SandboxUser } from './fixtures';
+import type { SandboxClient, SandboxUser } from './fixtures';
 import type { SandboxProfile } from './profiles';
 import { SandboxHttpError, validationError } from './http-error';
 import { SCOPES, TOKEN_ISSUER } from './shapes';
@@ -58,6 +58,70 @@ export function authenticate(users: readonly SandboxUser[], body: unknown): Sand
 /** The profile's choices the token service carries out: the user id claim, `iat`, and the identity API's clock. */
 export type TokenChoices = Pick<SandboxProfile['token'], 'userIdClaim' | 'issuedAt' | 'clockOffsetSeconds'>;
 
+/** How a client authenticated a client credentials grant (RFC 6749 §2.3.1). */
+export type ClientAuthMethod = 'basic' | 'body';
+
+/** A token request's headers and form, as the client credentials grant reads them. */
+interface GrantRequest {
+  readonly authorization: string | undefined;
+  readonly contentType: string | undefined;
+  /** The raw form (the body parser keeps `application/x-www-form-urlencoded` as text); anything else refused. */
+  readonly body: unknown;
+}
+
+/** `Basic base64(id:secret)`, each half form-decoded (§2.3.1); `undefined` without such a header. */
+function basicCredentialsOf(authorization: string | undefined): [string, string] | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/]+=*)\s*$/i.exec(authorization ?? '');
+  if (match?.[1] === undefined) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  const formDecoded = (text: string): string => new URLSearchParams(`v=${text}`).get('v') ?? '';
+  return [formDecoded(decoded.slice(0, colon)), formDecoded(decoded.slice(colon + 1))];
+}
+
+/**
+ * Checks a client credentials grant (RFC 6749 §4.4.2): a form body with `grant_type=client_credentials`, the
+ * client authenticated with HTTP Basic or by `client_id` and `client_secret` in the form, never both (§2.3).
+ * Another body or grant answers 400 naming the field; an unknown client or a wrong secret 401.
+ */
+export function authenticateClient(
+  clients: readonly SandboxClient[],
+  request: GrantRequest,
+): { client: SandboxClient; method: ClientAuthMethod } {
+  const refused = (field: string, message: string): SandboxHttpError =>
+    new SandboxHttpError(400, 'validation_failed', message, { field });
+  if (
+    !/^application\/x-www-form-urlencoded\b/i.test(request.contentType ?? '') ||
+    typeof request.body !== 'string'
+  ) {
+    throw refused(
+      'body',
+      'the token request must be an application/x-www-form-urlencoded form (client credentials only)',
+    );
+  }
+  const form = new URLSearchParams(request.body);
+  if (form.get('grant_type') !== 'client_credentials') {
+    throw refused('grant_type', 'grant_type must be client_credentials');
+  }
+  const basic = basicCredentialsOf(request.authorization);
+  const inBody = form.has('client_id') || form.has('client_secret');
+  if (basic !== undefined && inBody) {
+    throw refused('client_id', 'authenticate the client with HTTP Basic or in the body, not both');
+  }
+  const [clientId, clientSecret] = basic ?? [form.get('client_id') ?? '', form.get('client_secret') ?? ''];
+  const client = clients.find((candidate) => candidate.clientId === clientId);
+  // Check the secret even for unknown clients so both failures take the same path.
+  const secretOk = sameSecret(client?.clientSecret ?? '', clientSecret);
+  if (!client || !secretOk || clientId === '') {
+    throw new SandboxHttpError(401, 'unauthorized', 'invalid client id or secret');
+  }
+  return { client, method: basic === undefined ? 'body' : 'basic' };
+}
+
+/** Where a profile's tokens name the user (see the profile's `token.userIdClaim`). */
+export type UserIdClaim = SandboxProfile['token']['userIdClaim'];
+
 /** The UUID a profile with a user id claim puts in `sub`: stable per user, unrelated to the user id's digits. */
 export function subjectUuid(userId: string): string {
   const hex = createHash('sha256').update(`badge-sandbox-subject:${userId}`).digest('hex');
@@ -74,10 +138,12 @@ export class TokenService {
    * @param now clock in epoch milliseconds, injectable so expiry tests need no sleeping
    * @param choices the profile's: where the tokens name the user (`sub`, or a UUID `sub` and a claim), whether
    * they carry `iat`, and how far the identity API's clock is off
+   * @param clients the clients whose tokens name them, not a user (`sub` and `client_id` the client id)
    */
   constructor(
     now: () => number,
     private readonly choices: TokenChoices,
+    private readonly clients: readonly SandboxClient[] = [],
   ) {
     const offsetMs = choices.clockOffsetSeconds * 1000;
     this.now = () => now() + offsetMs;
@@ -87,16 +153,22 @@ export class TokenService {
    * Signs a token for `user` that lives `ttlSeconds` (fractional allowed); returns it with its expiry in epoch
    * milliseconds by the identity API's clock. The token route renders the answer in the profile's shape.
    */
-  async sign(user: SandboxUser, ttlSeconds: number): Promise<{ accessToken: string; expiresAtMs: number }> {
+  async sign(
+    user: SandboxUser,
+    ttlSeconds: number,
+    client?: SandboxClient,
+  ): Promise<{ accessToken: string; expiresAtMs: number }> {
     const nowMs = this.now();
     const expiresAtMs = Math.round(nowMs + ttlSeconds * 1000);
-    const claim = this.choices.userIdClaim;
+    const claim = client === undefined ? this.choices.userIdClaim : null;
+    // A client's token names the client (RFC 9068 §2.2: `sub` is the client id) and no user at all.
     const signer = new SignJWT({
       scope: user.scopes.join(' '),
       ...(claim !== null && { [claim.name]: claim.type === 'number' ? Number(user.id) : user.id }),
+      ...(client !== undefined && { client_id: client.clientId }),
     })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(claim === null ? user.id : subjectUuid(user.id))
+      .setSubject(client !== undefined ? client.clientId : claim === null ? user.id : subjectUuid(user.id))
       .setIssuer(TOKEN_ISSUER)
       .setExpirationTime(expiresAtMs / 1000);
     if (this.choices.issuedAt) signer.setIssuedAt(Math.floor(nowMs / 1000));
@@ -133,7 +205,12 @@ export class TokenService {
       .split(' ')
       .filter((value): value is Scope => (SCOPES as readonly string[]).includes(value));
     const claim = this.choices.userIdClaim;
-    const named: unknown = claim === null ? payload.sub : payload[claim.name];
+    const client =
+      typeof payload.client_id === 'string'
+        ? this.clients.find((candidate) => candidate.clientId === payload.client_id)
+        : undefined;
+    const named: unknown =
+      client !== undefined ? client.userId : claim === null ? payload.sub : payload[claim.name];
     const userId = typeof named === 'string' || typeof named === 'number' ? String(named) : '';
     return { userId, scopes, expiresAtMs };
   }

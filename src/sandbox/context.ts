@@ -5,7 +5,7 @@ import type { SandboxRules } from './config';
 import type { FaultInjector } from './faults';
 import type { FaultKind } from './config';
 import type { SandboxProfile } from './profiles';
-import type { SandboxUser } from './fixtures';
+import type { SandboxClient, SandboxUser } from './fixtures';
 import type { RandomSource } from './random';
 import type { SandboxRoute } from './shapes';
 import { PLATFORM_PATHS } from './shapes';
@@ -15,6 +15,8 @@ import type { SandboxStore } from './store';
 /** The dependencies of one sandbox instance, built once by `startSandbox`. */
 export interface SandboxContext {
   users: readonly SandboxUser[];
+  /** Clients of the client credentials grant (profiles with `token.grant` `client_credentials`). */
+  clients: readonly SandboxClient[];
   store: SandboxStore;
   stats: StatsRecorder;
   faults: FaultInjector;

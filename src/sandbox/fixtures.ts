@@ -66,6 +66,28 @@ export const DOCUMENT_ONLY_USER: SandboxUser = Object.freeze<SandboxUser>({
   stocks: [],
 });
 
+/**
+ * A client of the client credentials grant (RFC 6749 §4.4): its tokens name the client, not a user, and it acts
+ * on the stocks, orders and documents of one user (a service account's), whose id is the expected
+ * `document_owner`.
+ */
+export interface SandboxClient {
+  clientId: string;
+  clientSecret: string;
+  /** The user whose scopes the client's tokens carry and whose records it works on. */
+  userId: string;
+}
+
+/** `demo-client` / `demo-client-secret`: acts for the demo user (4711). */
+export const DEMO_CLIENT: SandboxClient = Object.freeze<SandboxClient>({
+  clientId: 'demo-client',
+  clientSecret: 'demo-client-secret',
+  userId: DEMO_USER.id,
+});
+
+/** The clients a sandbox has when started without `clients`. */
+export const DEFAULT_CLIENTS: readonly SandboxClient[] = Object.freeze([DEMO_CLIENT]);
+
 /** The users a sandbox has when started without `users`. */
 export const DEFAULT_USERS: readonly SandboxUser[] = Object.freeze([
   DEMO_USER,

@@ -14,8 +14,8 @@ import type { FaultConfig, SandboxRules, SandboxRulesUpdate } from './config';
 import type { SandboxContext } from './context';
 import { SandboxControl } from './control-client';
 import { FaultInjector } from './faults';
-import { DEFAULT_USERS } from './fixtures';
-import type { SandboxUser } from './fixtures';
+import { DEFAULT_CLIENTS, DEFAULT_USERS } from './fixtures';
+import type { SandboxClient, SandboxUser } from './fixtures';
 import { resolveProfile } from './profiles';
 import type { IdempotencyMode, SandboxProfile, SandboxProfileSelection } from './profiles';
 import { seededRandom } from './random';
@@ -28,9 +28,16 @@ export { SandboxControl, SandboxControlError } from './control-client';
 export type { SandboxControlOptions } from './control-client';
 export { DEFAULT_RULES, FAULT_KINDS, SandboxConfigError, parseFaultConfig, parseRulesUpdate } from './config';
 export type { FailNextRule, FaultConfig, FaultKind, SandboxRules, SandboxRulesUpdate } from './config';
-export { BADGE_ONLY_USER, DEFAULT_USERS, DEMO_USER, DOCUMENT_ONLY_USER } from './fixtures';
+export {
+  BADGE_ONLY_USER,
+  DEFAULT_CLIENTS,
+  DEFAULT_USERS,
+  DEMO_CLIENT,
+  DEMO_USER,
+  DOCUMENT_ONLY_USER,
+} from './fixtures';
 export { subjectUuid } from './auth';
-export type { SandboxUser } from './fixtures';
+export type { SandboxClient, SandboxUser } from './fixtures';
 export {
   DEFAULT_PROFILE_NAME,
   DOCUMENT_ID_STYLES,
@@ -42,6 +49,7 @@ export {
   SANDBOX_PROFILE_NAMES,
   SANDBOX_TENANT_ID,
   STOCK_ENVELOPES,
+  STRICT_PROFILE_NAMES,
   STOCK_LINK_STYLES,
   STOCK_TOTAL_HEADERS,
   namedProfile,
@@ -59,6 +67,7 @@ export type {
   SandboxProfileName,
   SandboxProfileSelection,
   StockEnvelope,
+  StrictProfileName,
 } from './profiles';
 export { seededRandom } from './random';
 export type { RandomSource } from './random';
@@ -84,6 +93,8 @@ export interface StartSandboxOptions {
   tokenTtlSeconds?: number;
   /** The users. @default DEFAULT_USERS (demo, badge-only, document-only) */
   users?: readonly SandboxUser[];
+  /** Clients of the client credentials grant (profiles such as `strict-client`). @default DEFAULT_CLIENTS (demo-client) */
+  clients?: readonly SandboxClient[];
   /** Fault configuration at start. @default {} (no faults) */
   faults?: FaultConfig;
   /** Rules at start; omitted fields take the defaults. @default DEFAULT_RULES */
@@ -150,13 +161,15 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const profile = resolveProfile(options.profile, options.idempotency);
   let baseUrl = '';
 
+  const clients = structuredClone([...(options.clients ?? DEFAULT_CLIENTS)]);
   const ctx: SandboxContext = {
     users: structuredClone([...(options.users ?? DEFAULT_USERS)]),
+    clients,
     store: new SandboxStore(profile.orders.firstOrderId),
     stats: new StatsRecorder(),
     faults: new FaultInjector(parseFaultConfig(options.faults ?? {}), random),
     rules,
-    tokens: new TokenService(now, profile.token),
+    tokens: new TokenService(now, profile.token, clients),
     signIns: new SignInLimiter(profile.token.signInLimit, now),
     now,
     random,

@@ -7,9 +7,9 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
 import { SandboxConfigError, parseFaultConfig } from './config';
 import type { FaultConfig } from './config';
-import { DEFAULT_USERS } from './fixtures';
+import { DEFAULT_CLIENTS, DEFAULT_USERS } from './fixtures';
 import { startSandbox } from './index';
-import { IDEMPOTENCY_MODES, SANDBOX_PROFILE_NAMES } from './profiles';
+import { IDEMPOTENCY_MODES, SANDBOX_PROFILE_NAMES, STRICT_PROFILE_NAMES } from './profiles';
 import type { IdempotencyMode } from './profiles';
 import { runMain } from '../main/run-main';
 import { isLoopbackHost } from '../url-policy';
@@ -149,7 +149,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .option('--storage-dir <dir>', 'write uploaded files to this directory')
     .option(
       '--profile <name>',
-      `platform profile to play: ${SANDBOX_PROFILE_NAMES.join(', ')} or random:<seed> (default reference)`,
+      `platform profile to play: ${[...SANDBOX_PROFILE_NAMES, ...STRICT_PROFILE_NAMES].join(', ')} or random:<seed> (default reference)`,
     )
     .addOption(
       new Option('--idempotency <mode>', "override the profile's Idempotency-Key handling").choices(
@@ -205,7 +205,9 @@ async function main(argv: readonly string[]): Promise<void> {
   process.stdout.write(
     [
       'Badge Ordering Platform sandbox is listening.',
-      `users: ${users.join(', ')}`,
+      sandbox.profile.token.grant === 'client_credentials'
+        ? `clients: ${DEFAULT_CLIENTS.map((client) => `${client.clientId}/${client.clientSecret}`).join(', ')}`
+        : `users: ${users.join(', ')}`,
       // A token from a file stays there: printing it would put it into the logs the file keeps it out of.
       `control token: ${options.controlTokenFile === undefined ? sandbox.controlToken : `from ${options.controlTokenFile}`}`,
       `profile: ${sandbox.profile.name} (Idempotency-Key ${sandbox.profile.idempotency})`,

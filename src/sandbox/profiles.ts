@@ -144,6 +144,12 @@ export const sandboxProfileSchema = z.strictObject({
     signInLimit: z
       .strictObject({ count: z.number().int().min(1), perSeconds: z.number().int().min(1) })
       .nullable(),
+    /**
+     * The credentials the token call takes: the spec's JSON `username` and `password` (`password`, the default
+     * when absent), or only the OAuth 2.0 client credentials grant (`client_credentials`, RFC 6749 §4.4: a form,
+     * the client in HTTP Basic or the body), whose tokens name the client, not a user.
+     */
+    grant: z.enum(['password', 'client_credentials']).optional(),
   }),
   stocks: z.strictObject({
     envelope: z.enum(STOCK_ENVELOPES),
@@ -242,6 +248,15 @@ export const SANDBOX_PROFILE_NAMES = [
 /** One of {@link SANDBOX_PROFILE_NAMES}. */
 export type SandboxProfileName = (typeof SANDBOX_PROFILE_NAMES)[number];
 
+/**
+ * Profiles that refuse what the client sends by default: each runs only with the settings docs/platform-client.md
+ * names for it, so they are not among {@link SANDBOX_PROFILE_NAMES}, which the default configuration meets.
+ */
+export const STRICT_PROFILE_NAMES = ['strict-client'] as const;
+
+/** One of {@link STRICT_PROFILE_NAMES}. */
+export type StrictProfileName = (typeof STRICT_PROFILE_NAMES)[number];
+
 /** What a named profile changes in `reference`: whole top-level choices, or single fields of a section. */
 type ProfileChanges = Pick<SandboxProfile, 'name' | 'description'> & {
   readonly [K in Exclude<keyof SandboxProfile, 'name' | 'description'>]?: SandboxProfile[K] extends object
@@ -263,7 +278,7 @@ function variant(changes: ProfileChanges): SandboxProfile {
 }
 
 /** The named profiles, by name. Each differs from `reference` in many choices at once. */
-const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
+const NAMED: Readonly<Record<SandboxProfileName | StrictProfileName, SandboxProfile>> = {
   reference: REFERENCE,
   urls: variant({
     name: 'urls',
@@ -374,13 +389,20 @@ const NAMED: Readonly<Record<SandboxProfileName, SandboxProfile>> = {
     orders: { firstOrderId: '570001' },
     errors: 'problem',
   }),
+  'strict-client': variant({
+    name: 'strict-client',
+    description:
+      'an OAuth 2.0 identity API: the client credentials grant only (demo-client, HTTP Basic or in the body), tokens naming the client and no user, the owner checked',
+    token: { grant: 'client_credentials' },
+    documents: { ownerChecked: true },
+  }),
 };
 
 /** The profile a sandbox runs when none is chosen. */
 export const DEFAULT_PROFILE_NAME: SandboxProfileName = 'reference';
 
-function isProfileName(name: string): name is SandboxProfileName {
-  return (SANDBOX_PROFILE_NAMES as readonly string[]).includes(name);
+function isProfileName(name: string): name is SandboxProfileName | StrictProfileName {
+  return ([...SANDBOX_PROFILE_NAMES, ...STRICT_PROFILE_NAMES] as readonly string[]).includes(name);
 }
 
 /** The named profile `name`; undefined for unknown names. */
@@ -494,7 +516,7 @@ function profileByName(selection: string): SandboxProfile {
     return drawProfile(`random:${Number(seed)}`, seededRandom(Number(seed)));
   }
   throw new SandboxConfigError(
-    `unknown profile "${selection}" (profiles: ${SANDBOX_PROFILE_NAMES.join(', ')}, random:<seed>)`,
+    `unknown profile "${selection}" (profiles: ${[...SANDBOX_PROFILE_NAMES, ...STRICT_PROFILE_NAMES].join(', ')}, random:<seed>)`,
     'profile',
   );
 }

@@ -92,6 +92,13 @@ export async function buildSandboxApp(
     forceCloseConnections: true,
   });
   await app.register(multipart);
+  // Forms are kept as text: only a client credentials grant reads one (`authenticateClient`). An empty one is
+  // no body, as before (axios labels a bodiless POST, such as a control call, a form).
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => done(null, body === '' ? undefined : body),
+  );
   app.setErrorHandler((error, request, reply) => sendError(ctx, error, request, reply));
   if (ctx.strictSlash) {
     app.addHook('onRoute', (route) => {

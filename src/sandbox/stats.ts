@@ -1,5 +1,6 @@
 /** Counters of one sandbox, as returned by `GET /_sandbox/stats`. */
 import type { FaultKind } from './config';
+import type { ClientAuthMethod } from './auth';
 import type { SandboxRoute } from './shapes';
 
 /** What a fault counter counts: a fault kind, added latency, or a maintenance answer. */
@@ -13,6 +14,8 @@ export interface SandboxStats {
   totalRequests: number;
   /** Token calls: `issued` tokens and `rejected` attempts (wrong credentials or invalid body). */
   authCalls: { issued: number; rejected: number };
+  /** Client credentials grants by how the client authenticated (absent until one arrives). */
+  clientAuth?: Partial<Record<ClientAuthMethod, number>>;
   /** Faults injected, by kind. */
   faults: Partial<Record<FaultCounterName, number>>;
   /** Answers replayed from a remembered idempotency key. */
@@ -34,6 +37,12 @@ export class StatsRecorder {
   /** Counts one token call. */
   recordAuth(outcome: 'issued' | 'rejected'): void {
     this.stats.authCalls[outcome]++;
+  }
+
+  /** Counts one client credentials grant by how its client authenticated. */
+  recordClientAuth(method: ClientAuthMethod): void {
+    const counts = (this.stats.clientAuth ??= {});
+    counts[method] = (counts[method] ?? 0) + 1;
   }
 
   /** Counts one injected fault. */
