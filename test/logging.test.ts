@@ -174,6 +174,25 @@ describe('log redaction', () => {
     });
   });
 
+  it('redacts a client credentials grant as an HTTP library’s error carries it: the Basic header and the form', () => {
+    const { logger, text } = bufferLogger();
+    const basic = Buffer.from(`demo-client:${secret('basic-grant')}`).toString('base64');
+    const tokenCallError = Object.assign(new Error(`token call failed; sent Authorization: Basic ${basic}`), {
+      name: 'AxiosError',
+      config: {
+        headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        data: `grant_type=client_credentials&client_id=demo-client&client_secret=${secret('form-grant')}`,
+      },
+    });
+    logger.error({ err: tokenCallError }, 'platform token call failed');
+    logger.warn(`sent grant_type=client_credentials&client_secret=${secret('form-text')}&scope=badge`);
+    const output = text();
+    for (const leaked of [basic, secret('basic-grant'), secret('form-grant'), secret('form-text')]) {
+      expect(output).not.toContain(leaked);
+    }
+    expect(output).toContain('grant_type=client_credentials');
+  });
+
   it('redacts messages, interpolated values and child bindings', () => {
     const { logger, text, lines } = bufferLogger();
     logger.info(`calling the platform with Bearer ${secret('message')}`);
