@@ -52,7 +52,7 @@ export const FAILURE_TABLE = Object.freeze({
     statuses: [401],
     on: 'token',
     meaning:
-      'The token call was answered 401: the configured username or password is wrong; fix the configuration.',
+      'The token call was answered 401: the configured credentials (username and password, or client id and secret) are wrong; fix the configuration.',
   },
   UNAUTHORIZED: {
     retryable: true,
