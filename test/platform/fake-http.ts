@@ -18,7 +18,7 @@ export interface RecordedRequest {
   readonly path: string;
   /** Header names in lower case. */
   readonly headers: Readonly<Record<string, string>>;
-  /** The JSON body parsed, the multipart body as text, or undefined. */
+  /** The JSON body parsed, a form or the multipart body as text, or undefined. */
   readonly body: unknown;
   /** The raw multipart body, for uploads. */
   readonly bytes?: Buffer;
@@ -76,7 +76,10 @@ export function fakeHttp(handler: FakeHandler): { http: AxiosInstance; requests:
         bytes = await readAll(data.pipe(new PassThrough()));
         body = bytes.toString('latin1');
       } else if (typeof data === 'string') {
-        body = JSON.parse(data) as unknown;
+        // JSON, or a form (the client credentials grant) kept as its text.
+        body = /^application\/x-www-form-urlencoded/.test(headers['content-type'] ?? '')
+          ? data
+          : (JSON.parse(data) as unknown);
       }
       const url = String(config.url);
       const recorded: RecordedRequest = {
