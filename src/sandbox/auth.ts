@@ -119,9 +119,6 @@ export function authenticateClient(
   return { client, method: basic === undefined ? 'body' : 'basic' };
 }
 
-/** Where a profile's tokens name the user (see the profile's `token.userIdClaim`). */
-export type UserIdClaim = SandboxProfile['token']['userIdClaim'];
-
 /** The UUID a profile with a user id claim puts in `sub`: stable per user, unrelated to the user id's digits. */
 export function subjectUuid(userId: string): string {
   const hex = createHash('sha256').update(`badge-sandbox-subject:${userId}`).digest('hex');
