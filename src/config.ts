@@ -12,8 +12,7 @@ import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/e
 import { z } from 'zod';
 import { PayloadKeyRing, parsePayloadKeys } from './codec/key-ring';
 import { responseMapSchema } from './platform/extract';
-import { PLATFORM_PATHS } from './platform/http';
-import { requestProfileSchema, tenantProblem } from './platform/request-profile';
+import { PLATFORM_PATHS, requestProfileSchema, tenantProblem } from './platform/request-profile';
 import type { PlatformCredentials } from './platform/types';
 import { CLIENT_ID_PATTERN, DEFAULT_TASK_QUEUE, formatIssues } from './contract';
 import { insecureUrlProblem } from './url-policy';

@@ -24,14 +24,6 @@ import { redirectStep } from './redirects';
 import { parseErrorBody, ResponseShapeError } from './schemas';
 import type { PlatformLogger, PlatformRequestEvent, PlatformRoute } from './types';
 
-/** Paths of the platform endpoints, relative to the base URL (from the specification). */
-export const PLATFORM_PATHS = Object.freeze({
-  token: '/iam/api/v1/auth/jwt',
-  stocks: '/badge/v2/api/v1/stocks',
-  orders: '/badge/v2/api/v1/orders',
-  documents: '/document/api/v1/documents',
-} as const);
-
 /** The API each route belongs to (the specification's path prefixes), for the profile's per-API headers. */
 const API_OF_ROUTE: Readonly<Record<PlatformRoute, PlatformApi>> = {
   auth: 'identity',

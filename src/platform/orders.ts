@@ -3,9 +3,9 @@
  */
 import { jsonNumber } from '../json-numbers';
 import type { ApiContext } from './auth';
-import { IDEMPOTENCY_KEY_HEADER, PLATFORM_PATHS } from './http';
+import { IDEMPOTENCY_KEY_HEADER } from './http';
 import type { PlatformRequest } from './http';
-import { place } from './request-profile';
+import { PLATFORM_PATHS, place } from './request-profile';
 import { normaliseStockId, parseOrderResponse } from './schemas';
 import type { CreatedOrder, CreateOrderInput } from './types';
 

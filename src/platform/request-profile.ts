@@ -11,6 +11,14 @@
 import { z } from 'zod';
 
 /** The three APIs of the specification, as profile sections name them. */
+/** Paths of the platform endpoints, relative to the base URL (from the specification). */
+export const PLATFORM_PATHS = Object.freeze({
+  token: '/iam/api/v1/auth/jwt',
+  stocks: '/badge/v2/api/v1/stocks',
+  orders: '/badge/v2/api/v1/orders',
+  documents: '/document/api/v1/documents',
+} as const);
+
 const PLATFORM_APIS = ['identity', 'badge', 'document'] as const;
 export type PlatformApi = (typeof PLATFORM_APIS)[number];
 

@@ -4,7 +4,7 @@
 import LinkHeader from 'http-link-header';
 import type { StockAdvice } from '../contract';
 import type { Answered, ApiContext } from './auth';
-import { PLATFORM_PATHS } from './http';
+import { PLATFORM_PATHS } from './request-profile';
 import type { PlatformRequest } from './http';
 import { isObject, resolvePointer } from './extract';
 import { normaliseStockId, parseStocksResponse, readStockIds } from './schemas';
