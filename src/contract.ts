@@ -589,6 +589,20 @@ const reconciliationViewSchema = z.object({
 });
 export type ReconciliationView = z.infer<typeof reconciliationViewSchema>;
 
+/**
+ * Set while a creation the platform refused because of a setting waits for that setting to be fixed: once it is,
+ * `retryUploads` (ops retry, the API's retry, the nightly replay) sends the creation again, with a new key.
+ */
+const creationRefusalViewSchema = z.object({
+  /** The setting to fix on the workers, e.g. `BADGE_REQUEST_PROFILE`. */
+  setting: z.string(),
+  /** What the platform answered. */
+  reason: z.string(),
+  /** ISO time the order started waiting. */
+  since: z.string(),
+});
+export type CreationRefusalView = z.infer<typeof creationRefusalViewSchema>;
+
 /** The `type` of a webhook event. */
 const webhookEventTypeSchema = z.enum(Object.values(WEBHOOK_EVENT_TYPES));
 
@@ -636,6 +650,8 @@ export const badgeOrderStatusViewSchema = z.object({
   reconciliation: reconciliationViewSchema.nullable(),
   /** ISO time after which an order awaiting reconciliation ends as `Failed`. */
   reconciliationDeadline: z.string().nullable(),
+  /** Set while a creation refused because of a setting waits for it (until `repairDeadline`); absent before 0.7. */
+  creationRefusal: creationRefusalViewSchema.nullable().optional(),
   failure: z.string().nullable(),
   /** Set when the order has a `callbackUrl`: how its webhook deliveries went. */
   webhooks: webhookDeliveriesViewSchema.optional(),

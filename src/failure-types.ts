@@ -312,6 +312,8 @@ export interface FailureDetails {
   readonly status?: number;
   /** The field or part the platform named as at fault (a 422's `document_owner`, say), when it named one. */
   readonly field?: string;
+  /** The setting that decides what was refused, when one does (`PlatformError.setting`): fixed, it can succeed. */
+  readonly setting?: string;
 }
 
 /**

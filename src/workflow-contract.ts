@@ -67,9 +67,12 @@ export function documentSourceOf(document: { readonly path?: string; readonly re
 }
 
 /**
- * The `Idempotency-Key` an order's creation is sent with: one per run of the order's workflow id, and one for
- * ordering without the stock. The workflow sends it; the client names it when an order may exist.
+ * The `Idempotency-Key` an order's creation is sent with: one per run of the order's workflow id, one for
+ * ordering without the stock, and a new one each time a creation the platform refused because of a setting is
+ * sent again (`repairs`). The workflow sends it; the client names it when an order may exist.
  */
-export function creationIdempotencyKey(workflowId: string, withStock: boolean): string {
-  return withStock ? `${workflowId}:create` : `${workflowId}:create:without-stock`;
+export function creationIdempotencyKey(workflowId: string, withStock: boolean, repairs = 0): string {
+  const key = withStock ? `${workflowId}:create` : `${workflowId}:create:without-stock`;
+  // After a refusal fixed by a setting a new key: a platform may answer a key it saw with its first answer.
+  return repairs === 0 ? key : `${key}:r${repairs}`;
 }

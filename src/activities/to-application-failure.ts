@@ -79,12 +79,14 @@ export function toApplicationFailure(
   const retryAfterMs = retryAfterOf(error);
   const status = isPlatformError(error) ? error.status : undefined;
   const field = isPlatformError(error) ? error.field : undefined;
+  const setting = isPlatformError(error) ? error.setting : undefined;
   const details: FailureDetails = {
     attempt,
     outcome,
     ...(retryAfterMs !== undefined && { retryAfterMs }),
     ...(status !== undefined && { status }),
     ...(typeof field === 'string' && { field }),
+    ...(setting !== undefined && { setting }),
   };
   const held = options.holdWhenMaybeApplied === true && outcome === 'maybe-applied';
   return ApplicationFailure.create({

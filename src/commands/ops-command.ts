@@ -108,6 +108,10 @@ function renderStatus(view: BadgeOrderStatusView, link: string | null): string {
     ],
     documentOwner && ['document owner', `${documentOwner.id} (${documentOwner.source})`],
     documentOwner?.refused ? ['owner refused', documentOwner.refused] : undefined,
+    view.creationRefusal && [
+      'creation refused',
+      `${view.creationRefusal.reason} (fix ${view.creationRefusal.setting}, then retry)`,
+    ],
     ['repair deadline', view.repairDeadline],
     reconciliation && ['unknown outcome', reconciliation.reason],
     reconciliation && ['idempotency key', reconciliation.idempotencyKey],

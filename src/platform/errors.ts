@@ -89,6 +89,11 @@ export class PlatformError extends Error {
   declare readonly field?: string;
   /** `TIMEOUT`: the deadline that was exceeded, when known. */
   declare readonly timeoutMs?: number;
+  /**
+   * The setting that decides what was refused (`BADGE_REQUEST_PROFILE` for a name the request did not send,
+   * `BADGE_BASE_URL` for a redirect not followed): fixed there, the same request can succeed.
+   */
+  declare readonly setting?: string;
   /** `FILE_ERROR`: the local path that could not be read. */
   declare readonly filePath?: string;
   /** A sanitised summary of the underlying error (never a raw axios error). */

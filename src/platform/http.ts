@@ -620,6 +620,8 @@ export class PlatformHttp {
         details: redactValue(parsed.details, secrets),
         field,
       }),
+      ...(unsent && { setting: 'BADGE_REQUEST_PROFILE' }),
+      ...(code === 'REDIRECTED' && { setting: 'BADGE_BASE_URL' }),
     });
   }
 

@@ -104,6 +104,12 @@ export function refusedDocumentOwner(error: unknown): boolean {
   );
 }
 
+/** The setting that decides a refusal (`FailureDetails.setting`): fixed there, the same request can succeed. */
+export function refusedSetting(error: unknown): string | undefined {
+  const setting = failureDetails(error)?.setting;
+  return typeof setting === 'string' ? setting : undefined;
+}
+
 /** Whether the failure is final: its code's row in the failure table, or an activity that held a maybe-applied call. */
 export function isFinalFailure(error: unknown): boolean {
   return applicationCause(error)?.nonRetryable === true;

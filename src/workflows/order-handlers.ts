@@ -35,7 +35,9 @@ export function registerOrderHandlers(
     // Signals recorded before 0.6.0 carry no argument: they queued every failed document.
     const skipHeld = options?.skipHeld === true;
     const count = state.documents.requeueFailed({ newKeys: false, skipHeld });
-    log.info('retryUploads received', { documentsQueued: count, skipHeld });
+    // A creation refused because of a setting is sent again too, once the operator fixed the setting.
+    const creation = state.retryCreation();
+    log.info('retryUploads received', { documentsQueued: count, skipHeld, creation });
   });
 
   setHandler(

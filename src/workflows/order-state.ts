@@ -6,6 +6,7 @@
 import type {
   BadgeOrderPhase,
   BadgeOrderStatusView,
+  CreationRefusalView,
   FailedWebhookDelivery,
   ReconcileOrderAnswer,
   ReconciliationView,
@@ -94,6 +95,8 @@ export class OrderState {
   readonly documents: DocumentTracker;
   private searchStatus: BadgeOrderStatusValue = 'Running';
   private reconciliation: Reconciliation | null = null;
+  /** A creation refused because of a setting, while it waits; `retried` once a retry was asked for. */
+  private creationRefusal: { readonly view: CreationRefusalView; retried: boolean } | null = null;
   /** The webhook deliveries for the status view, when the order has a `callbackUrl`. */
   webhooksView: () => WebhookDeliveriesView | null = () => null;
 
@@ -224,9 +227,31 @@ export class OrderState {
     return this.reconciliation?.answer ?? null;
   }
 
-  /** Leaves reconciliation after a "not created" answer: creation starts again. */
+  /** The platform refused the creation because of `view.setting`: wait for a retry until `deadline`. */
+  awaitCreationRepair(view: CreationRefusalView, deadline: number): void {
+    this.creationRefusal = { view, retried: false };
+    this.repairDeadline = deadline;
+    this.phase = 'awaiting-repair';
+    this.setStatus('AwaitingRepair');
+  }
+
+  /** Asks a creation waiting for its setting to be sent again; whether one was waiting. */
+  retryCreation(): boolean {
+    if (this.creationRefusal === null) return false;
+    this.creationRefusal.retried = true;
+    return true;
+  }
+
+  /** Whether a retry was asked for the refused creation. */
+  get creationRetried(): boolean {
+    return this.creationRefusal?.retried === true;
+  }
+
+  /** Leaves reconciliation after a "not created" answer, or a refused creation's wait: creation starts again. */
   resumeCreating(): void {
     this.reconciliation = null;
+    this.creationRefusal = null;
+    this.repairDeadline = null;
     this.phase = 'creating-order';
     this.setStatus('Running');
   }
@@ -254,6 +279,7 @@ export class OrderState {
       repairDeadline: isoOrNull(this.repairDeadline),
       reconciliation: this.reconciliation?.view ?? null,
       reconciliationDeadline: isoOrNull(this.reconciliation?.deadline ?? null),
+      creationRefusal: this.creationRefusal?.view ?? null,
       failure: this.failure,
       options: this.input.options,
       ...(webhooks === null ? {} : { webhooks }),

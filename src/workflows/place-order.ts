@@ -16,6 +16,7 @@ import {
   describeFailure,
   failedWith,
   isFinalFailure,
+  refusedSetting,
   requestedRetryDelayMs,
 } from './failures';
 import { idText, type OrderState } from './order-state';
@@ -46,11 +47,13 @@ interface PlaceOrderSettings {
 export async function placeOrder(state: OrderState, settings: PlaceOrderSettings): Promise<string> {
   state.phase = 'creating-order';
   let started = Date.now();
+  // Creations refused because of a setting and sent again since (each with a key of its own).
+  let repairs = 0;
   // The last attempt that may have created the order (only a platform honouring keys is asked again after one).
   let uncertain: { reason: string; idempotencyKey: string; stockId: string | null } | null = null;
   for (let attempt = 1; ; attempt += 1) {
     const stockId = state.stockId;
-    const idempotencyKey = creationIdempotencyKey(workflowInfo().workflowId, stockId !== null);
+    const idempotencyKey = creationIdempotencyKey(workflowInfo().workflowId, stockId !== null, repairs);
     const summary =
       stockId === null ? 'Create order without stock' : `Create order with stock ${String(stockId)}`;
     let error: unknown;
@@ -90,6 +93,16 @@ export async function placeOrder(state: OrderState, settings: PlaceOrderSettings
       // The window of the attempts before the answer may have passed long ago, while the order waited.
       if (settings.restartsWindowWhenResumed) started = Date.now();
       uncertain = null;
+      attempt = 0;
+      continue;
+    }
+    // Refused because of a setting (a name the request profile did not send, a base URL redirected): not placed,
+    // and the same order succeeds once the operator fixes the setting; it waits for that, visibly.
+    const setting = refusedSetting(error);
+    if (givingUp && setting !== undefined && outcome !== 'maybe-applied') {
+      await awaitCreationRepair(state, setting, describeFailure(error));
+      repairs += 1;
+      started = Date.now();
       attempt = 0;
       continue;
     }
@@ -159,4 +172,28 @@ async function awaitReconciliation(
     );
   }
   return answer;
+}
+
+/**
+ * Waits until a retry is asked for (`retryUploads`: ops retry, the API, the nightly replay) after the operator
+ * fixed `setting`; past the repair deadline the order fails as rejected, naming the setting.
+ */
+async function awaitCreationRepair(state: OrderState, setting: string, reason: string): Promise<void> {
+  const deadline = Date.now() + state.input.options.repairWindowMs;
+  state.awaitCreationRepair({ setting, reason, since: new Date(Date.now()).toISOString() }, deadline);
+  const orderRef = state.input.orderRef;
+  setCurrentDetails(
+    `Awaiting repair: the platform refused the order creation because of ${setting} (${reason}). Fix ${setting} ` +
+      `on the workers, then signal retryUploads (ops retry ${orderRef}, POST /v1/orders/${orderRef}/retry, or ` +
+      `trigger the nightly replay) before ${new Date(deadline).toISOString()}: the order is created then.`,
+  );
+  log.warn('order creation refused because of a setting; awaiting repair', { setting });
+  if (await condition(() => state.creationRetried, Math.max(deadline - Date.now(), 1))) {
+    state.resumeCreating();
+    return;
+  }
+  throw applicationFailure(
+    'ORDER_REJECTED',
+    `Order could not be created: ${reason}; ${setting} was not fixed before the repair deadline`,
+  );
 }
