@@ -177,6 +177,19 @@ export interface WorkerProcessSettings {
   readonly ensureSearchAttributes?: boolean;
 }
 
+/**
+ * The platform user's credentials as a worker's variables, unless `env` (a worker's further variables) gives client
+ * credentials: a worker refuses both kinds at once, so a platform configured with `BADGE_CLIENT_ID` gets no user.
+ */
+export function userCredentialsEnv(
+  user: { readonly username: string; readonly password: string },
+  env: Readonly<Record<string, string>>,
+): Record<string, string> {
+  return env.BADGE_CLIENT_ID === undefined
+    ? { BADGE_USERNAME: user.username, BADGE_PASSWORD: user.password }
+    : {};
+}
+
 /** The one place that turns worker settings into the environment of a worker process, plus `extra` variables. */
 export function workerProcessEnv(
   settings: WorkerProcessSettings,
@@ -189,8 +202,7 @@ export function workerProcessEnv(
     TEMPORAL_NAMESPACE: settings.temporal.namespace,
     TEMPORAL_TASK_QUEUE: settings.temporal.taskQueue,
     BADGE_BASE_URL: settings.platform.baseUrl,
-    BADGE_USERNAME: settings.platform.username,
-    BADGE_PASSWORD: settings.platform.password,
+    ...userCredentialsEnv(settings.platform, extra),
     DOCUMENTS_ROOT: settings.documentsRoot,
     WORKFLOW_BUNDLE_PATH: settings.workflowBundlePath,
     PAYLOAD_KEYS: settings.payloadKeys ?? undefined,

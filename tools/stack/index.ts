@@ -19,7 +19,12 @@ import { generatePayloadKeyEntry, parsePayloadKeys, PayloadKeyRing } from '../..
 import { loadPlatformConfig, workerConfigSchema, type WorkerConfig } from '../../src/config';
 import { DEMO_USER, startSandbox, type RunningSandbox, type StartSandboxOptions } from '../../src/sandbox';
 import { createBadgeOrderWorker } from '../../src/worker/create-worker';
-import { startTsProcess, workerProcessEnv, type ChildProcessHandle } from '../dev/child-process';
+import {
+  startTsProcess,
+  userCredentialsEnv,
+  workerProcessEnv,
+  type ChildProcessHandle,
+} from '../dev/child-process';
 import type { DevServerOptions } from '../dev/dev-server';
 import { findFreePort } from '../dev/ports';
 import { serviceBundleOnce } from './bundle';
@@ -104,7 +109,8 @@ export interface LocalStackOptions {
   readonly user?: StackUser;
   /**
    * More platform settings of the workers, as the documented variables (`BADGE_REQUEST_PROFILE`, …): in-process
-   * workers read them as a worker process does, worker processes get them in their environment.
+   * workers read them as a worker process does, worker processes get them in their environment. With
+   * `BADGE_CLIENT_ID` (client credentials) the workers get no user credentials.
    */
   readonly platformEnv?: Readonly<Record<string, string>>;
   readonly worker?: StackWorkerSettings;
@@ -303,8 +309,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (options.platformEnv !== undefined) {
       workerConfig.platform = loadPlatformConfig({
         BADGE_BASE_URL: sandbox.baseUrl,
-        BADGE_USERNAME: user.username,
-        BADGE_PASSWORD: user.password,
+        ...userCredentialsEnv(user, options.platformEnv),
         ...options.platformEnv,
       });
     }
