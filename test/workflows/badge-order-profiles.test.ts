@@ -3,18 +3,25 @@
  * specification leaves open (answer shapes, success codes, error bodies, paging in bodies or only in headers,
  * which token claim names the user) and in whether they honour `Idempotency-Key`. Each profile runs the happy
  * path, a stock beyond the first page, the 404 stock fallback, a repair, commit-then-fail faults and a worker
- * SIGKILL mid-upload (a profile that asks for other names, or a tenant id, is configured with the settings
- * docs/platform-client.md gives for it); each ends with the order placed once, with the stock it asked for whenever the platform
+ * SIGKILL mid-upload (a profile that asks for other names, a tenant id or client credentials is configured with the
+ * settings docs/platform-client.md gives for it, and nothing else); each ends with the order placed once, with the stock it asked for whenever the platform
  * has it, and every document stored, with any extra copy flagged `possibleDuplicate`. Profiles that check the
  * owner also show an order whose owner the platform refused, repaired by the operator's `setDocumentOwner`.
  * `strict-slash` is the reference platform serving its routes only with a trailing slash, as Starlette and FastAPI
- * do: every call without the slash is answered 307 with a relative Location, and followed.
+ * do: every call without the slash is answered 307 with a relative Location, and followed. The strict profiles
+ * (`STRICT_PROFILE_NAMES`, such as `strict-client`, which takes only the client credentials grant) run too.
  * Real dev server, real sandbox over HTTP, real workers.
  */
 import { createHash } from 'node:crypto';
 import type { BadgeOrderInput, BadgeOrderResult } from '../../src/contract';
 import type { StartSandboxOptions } from '../../src/sandbox';
-import { DEMO_USER, SANDBOX_PROFILE_NAMES, namedProfile, subjectUuid } from '../../src/sandbox';
+import {
+  DEMO_USER,
+  SANDBOX_PROFILE_NAMES,
+  STRICT_PROFILE_NAMES,
+  namedProfile,
+  subjectUuid,
+} from '../../src/sandbox';
 import { documentedPlatformSettings } from '../helpers/documented-settings';
 import { useTestStack, type TestStack } from '../helpers/stack';
 import { holdUploads, startedAttemptOf, uploadInFlight } from '../helpers/held-upload';
@@ -63,9 +70,9 @@ async function expectPlacedOnce(stack: TestStack, result: BadgeOrderResult): Pro
   }
 }
 
-/** Every named profile, and the reference one with routes only at their path with a trailing slash. */
+/** Every named profile, strict ones too, and `reference` with routes only at their path with a trailing slash. */
 const PLATFORMS: readonly (readonly [string, StartSandboxOptions & { readonly profile: string }])[] = [
-  ...SANDBOX_PROFILE_NAMES.map((profile) => [profile, { profile }] as const),
+  ...[...SANDBOX_PROFILE_NAMES, ...STRICT_PROFILE_NAMES].map((profile) => [profile, { profile }] as const),
   ['strict-slash', { profile: 'reference', strictSlash: true }],
 ];
 
