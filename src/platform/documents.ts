@@ -175,6 +175,7 @@ export async function uploadDocument(
       route: 'documents',
       ...where,
       headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
+      sentNames: Object.values(context.http.settings.requestProfile.documentParts),
       ...(input.signal && { signal: input.signal }),
       bearer,
     };
@@ -240,7 +241,6 @@ export async function uploadDocument(
         ...hop.headers,
       },
       data: form,
-      sentNames: Object.values(parts),
       deadlineMs: context.http.uploadDeadlineMs(size),
       stall,
     };
