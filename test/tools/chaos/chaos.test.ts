@@ -7,7 +7,8 @@
  * The runs spend most of their time waiting (injected latency, retry backoff, the task timeouts a SIGKILL
  * leaves behind), so they run side by side, a few at a time; each test waits for its own run.
  */
-import { SANDBOX_PROFILE_NAMES, namedProfile } from '../../../src/sandbox';
+import { isDeepStrictEqual } from 'node:util';
+import { SANDBOX_PROFILE_NAMES, namedProfile, resolveProfile } from '../../../src/sandbox';
 import { formatChaosReport, runChaos, type ChaosOptions, type ChaosReport } from '../../../tools/chaos';
 
 /** Runs at the same time: enough to overlap the waiting, few enough for a loaded 2-core machine. */
@@ -56,9 +57,17 @@ function runSideBySide(
 
 const KEYS_IGNORED_RUN = 'reference, keys ignored';
 
+/**
+ * The profiles that ask what the reference asks: the chaos is in the answers (a platform that wants other names
+ * runs through the profile matrix, configured as the docs say).
+ */
+const CHAOS_PROFILES = SANDBOX_PROFILE_NAMES.filter((profile) =>
+  isDeepStrictEqual(resolveProfile(profile).requests, resolveProfile('reference').requests),
+);
+
 const runs = new Map<string, ChaosOptions>([
-  // Every profile: a few orders (listed, retired and unlisted stock), one SIGKILL during the uploads.
-  ...SANDBOX_PROFILE_NAMES.map((profile): [string, ChaosOptions] => [
+  // Every chaos profile: a few orders (listed, retired and unlisted stock), one SIGKILL during the uploads.
+  ...CHAOS_PROFILES.map((profile): [string, ChaosOptions] => [
     profile,
     {
       profile,
@@ -97,7 +106,7 @@ async function finishedRun(name: string): Promise<{ report: ChaosReport; summary
 }
 
 describe('chaos run per sandbox profile', () => {
-  it.each(SANDBOX_PROFILE_NAMES)(
+  it.each(CHAOS_PROFILES)(
     '%s: loses and duplicates nothing, and leaks no secret, under faults and a SIGKILL',
     async (profile) => {
       const { report, summary } = await finishedRun(profile);
