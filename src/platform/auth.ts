@@ -156,6 +156,7 @@ export class PlatformAuth {
               username: credentials.username,
               password: credentials.password,
             }),
+            sentNames: [...Object.keys(tokenFields), 'username', 'password'],
           }),
     };
     const response = await http.send(request);
@@ -198,7 +199,7 @@ export function basicCredentials(clientId: string, clientSecret: string): string
 function clientCredentialsGrant(
   credentials: Extract<PlatformCredentials, { clientId: string }>,
   tokenFields: Readonly<Record<string, string>>,
-): Pick<PlatformRequest, 'headers' | 'data'> {
+): Pick<PlatformRequest, 'headers' | 'data' | 'sentNames'> {
   const { clientId, clientSecret, clientAuth = 'basic' } = credentials;
   const form = new URLSearchParams({ ...tokenFields, grant_type: 'client_credentials' });
   if (clientAuth === 'body') {
@@ -211,5 +212,6 @@ function clientCredentialsGrant(
       ...(clientAuth === 'basic' && { Authorization: basicCredentials(clientId, clientSecret) }),
     },
     data: form.toString(),
+    sentNames: [...form.keys()],
   };
 }

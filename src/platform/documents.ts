@@ -152,8 +152,8 @@ export async function uploadDocument(
   ] as const) {
     if (typeof id !== 'string' || id.trim() === '') throw new TypeError(`uploadDocument requires ${name}`);
   }
-  if ((input.filePath === undefined) === (input.source === undefined)) {
-    throw new TypeError('uploadDocument requires exactly one of filePath and source');
+  if ([input.filePath, input.source, input.withoutFile].filter((given) => given !== undefined).length !== 1) {
+    throw new TypeError('uploadDocument requires exactly one of filePath, source and withoutFile');
   }
   if (
     input.source !== undefined &&
@@ -169,17 +169,35 @@ export async function uploadDocument(
     await probe.handle.close();
   }
 
+  const parts = context.http.settings.requestProfile.documentParts;
   const attempt = async (bearer: string): Promise<Answered> => {
     input.signal?.throwIfAborted();
     const request: PlatformRequest = {
       route: 'documents',
       ...where,
       headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
-      sentNames: Object.values(context.http.settings.requestProfile.documentParts),
+      // Without a file too: only another name the platform asks for is one the profile does not know.
+      sentNames: Object.values(parts),
       ...(input.signal && { signal: input.signal }),
       bearer,
     };
-    return { request, response: await context.http.send(request, sendFile) };
+    return {
+      request,
+      response: await context.http.send(request, input.withoutFile === true ? sendFields : sendFile),
+    };
+  };
+
+  // The fields alone, no file part.
+  const sendFields = (hop: PlatformRequest): Promise<PlatformResponse> => {
+    const form = new FormData();
+    form.append(parts.type, DOCUMENT_TYPE_BADGE);
+    form.append(parts.typeId, orderId);
+    form.append(parts.owner, owner);
+    return context.http.exchange({
+      ...hop,
+      headers: { ...form.getHeaders(), ...hop.headers },
+      data: form.getBuffer(),
+    });
   };
 
   // Called for each address a redirect (307/308) names: the file is read again, as a consumed stream cannot be
@@ -193,7 +211,6 @@ export async function uploadDocument(
       readError = error;
     });
 
-    const parts = context.http.settings.requestProfile.documentParts;
     const form = new FormData();
     form.append(parts.type, DOCUMENT_TYPE_BADGE);
     form.append(parts.typeId, orderId);
@@ -281,5 +298,6 @@ export async function uploadDocument(
     documentId: parsed.documentId,
     status: response.status,
     raw: response.body,
+    ...(response.redirectedTo !== undefined && { redirectedTo: response.redirectedTo }),
   };
 }

@@ -87,6 +87,11 @@ export class PlatformError extends Error {
   declare readonly details?: unknown;
   /** `VALIDATION`: the field or multipart part at fault, when named. */
   declare readonly field?: string;
+  /**
+   * `VALIDATION`: `field` when the request did not send that name: one the request profile controls, which the
+   * platform calls otherwise (docs/platform-client.md "Request profile").
+   */
+  declare readonly unsent?: string;
   /** `TIMEOUT`: the deadline that was exceeded, when known. */
   declare readonly timeoutMs?: number;
   /**

@@ -125,6 +125,8 @@ export interface PlatformResponse {
    * the text, `undefined` when empty.
    */
   readonly body: unknown;
+  /** The path a followed redirect took the call to (no query), when the platform redirected it. */
+  readonly redirectedTo?: string;
 }
 
 /**
@@ -346,7 +348,7 @@ export class PlatformHttp {
       }
       if (response.status < 300 || response.status > 399) {
         if (processed && response.status >= 400) throw failure(this.errorFor(hop, response));
-        return response;
+        return followed === 0 ? response : { ...response, redirectedTo: hop.path };
       }
       const url = new URL(this.#urlOf(hop));
       const step = redirectStep({
@@ -619,6 +621,7 @@ export class PlatformHttp {
       ...(code === 'VALIDATION' && {
         details: redactValue(parsed.details, secrets),
         field,
+        ...(unsent && { unsent: field }),
       }),
       ...(unsent && { setting: 'BADGE_REQUEST_PROFILE' }),
       ...(code === 'REDIRECTED' && { setting: 'BADGE_BASE_URL' }),

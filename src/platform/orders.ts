@@ -74,5 +74,10 @@ export async function createOrder(context: ApiContext, input: CreateOrderInput):
   const map = context.http.settings.responseMap;
   // A 2xx without a recognisable id is not a rejection: the order may exist (outcome maybe-applied).
   const parsed = context.http.parse(request, response, (body) => parseOrderResponse(body, map), ['orderId']);
-  return { orderId: parsed.orderId, status: response.status, raw: response.body };
+  return {
+    orderId: parsed.orderId,
+    status: response.status,
+    raw: response.body,
+    ...(response.redirectedTo !== undefined && { redirectedTo: response.redirectedTo }),
+  };
 }

@@ -39,7 +39,12 @@ export async function listStocks(context: ApiContext, signal?: AbortSignal): Pro
   const { request, response } = await getStocks(context, {}, signal);
   if (response.status < 200 || response.status >= 300) throw context.http.errorFor(request, response);
   const stocks = context.http.parse(request, response, parseStocksResponse);
-  return { stocks, status: response.status, raw: response.body };
+  return {
+    stocks,
+    status: response.status,
+    raw: response.body,
+    ...(response.redirectedTo !== undefined && { redirectedTo: response.redirectedTo }),
+  };
 }
 
 /** Most pages {@link checkStock} reads before giving up with `unknown`. */

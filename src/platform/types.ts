@@ -154,6 +154,8 @@ export interface Stock {
   readonly stockId: string;
   /** The stock record as the platform sent it. */
   readonly raw: unknown;
+  /** The path a followed redirect (a 307/308 or 303 on the platform's origin) took the call to, when there was one. */
+  readonly redirectedTo?: string;
 }
 
 /** What every successful call's result carries besides what was read from the answer. */
@@ -207,12 +209,17 @@ export interface UploadSource {
   openStream(): Readable;
 }
 
-/** Input of {@link PlatformClient.uploadDocument}: exactly one of `filePath` and `source`. */
+/** Input of {@link PlatformClient.uploadDocument}: exactly one of `filePath`, `source` and `withoutFile`. */
 export interface UploadDocumentInput extends CallOptions {
   /** Local path of the file; it is streamed, never read into memory. */
   readonly filePath?: string;
   /** An already-open document to stream instead of a path. */
   readonly source?: UploadSource;
+  /**
+   * Send the fields without any file part: an upload every platform must refuse, whose validation answer may
+   * name the file part it expects (`ops probe` asks so).
+   */
+  readonly withoutFile?: true;
   /** The order the document belongs to (`document_type_id`): its id as {@link CreatedOrder.orderId} gave it. */
   readonly orderId: string;
   /** The user who owns the document (`document_owner`), normally {@link AuthSession.documentOwner}. */
