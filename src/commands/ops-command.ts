@@ -21,7 +21,7 @@ import {
   type BadgeOrderStatusView,
   type DocumentState,
 } from '../contract';
-import { probePlatform, type PlatformClient, type ProbeReport } from '../platform';
+import { probePlatform, type PlatformClient, type ProbeCall, type ProbeReport } from '../platform';
 import { triggerReplay } from '../temporal/schedule';
 import { badgeOrdersQuery } from '../temporal/visibility';
 import { webUiWorkflowLink } from '../temporal/web-ui';
@@ -129,6 +129,14 @@ function keyVerdict(honoured: boolean | null | undefined): string {
   return honoured ? 'honoured' : 'IGNORED (a retry creates a second one)';
 }
 
+/** What a question every platform must refuse got: refused as expected (naming what), or accepted. */
+function refusalVerdict(call: ProbeCall | undefined): string | null {
+  if (call === undefined) return null;
+  const { failure, status } = call;
+  if (failure === undefined || (status !== null && status < 300)) return `ACCEPTED (${status ?? '?'})`;
+  return `refused (${status ?? failure.code})${failure.unsent === undefined ? '' : `, wants ${failure.unsent}`}`;
+}
+
 function renderProbe(report: ProbeReport): string {
   const failure = report.authentication.failure;
   const fields = renderFields([
@@ -143,16 +151,23 @@ function renderProbe(report: ProbeReport): string {
         : `${report.stocks.stockCount ?? '?'} listed`,
     ],
     ['stocks answer', report.stocks.shape.join(', ') || null],
+    ['empty order', refusalVerdict(report.refusals?.order)],
+    ['upload, no file', refusalVerdict(report.refusals?.upload)],
     ['order key', keyVerdict(report.orders?.keyHonoured)],
     ['order answer', report.orders?.first.shape.join(', ') ?? null],
     ['upload key', keyVerdict(report.documents?.keyHonoured)],
     ['upload answer', report.documents?.first.shape.join(', ') ?? null],
   ]);
-  const { BADGE_IDEMPOTENCY_KEYS, BADGE_USER_ID_CLAIM, responseMap } = report.recommended;
+  const { BADGE_IDEMPOTENCY_KEYS, BADGE_USER_ID_CLAIM, responseMap, requestProfile, BADGE_TENANT_ID } =
+    report.recommended;
   const settings = [
     `BADGE_IDEMPOTENCY_KEYS=${BADGE_IDEMPOTENCY_KEYS ?? 'unknown'}`,
     BADGE_USER_ID_CLAIM && `BADGE_USER_ID_CLAIM=${BADGE_USER_ID_CLAIM}`,
     responseMap && `BADGE_RESPONSE_MAP='${JSON.stringify(responseMap)}'`,
+    requestProfile && `BADGE_REQUEST_PROFILE='${JSON.stringify(requestProfile)}' (merged into yours)`,
+    BADGE_TENANT_ID && `BADGE_TENANT_ID=${BADGE_TENANT_ID}`,
+    report.recommended.clientCredentials && 'BADGE_CLIENT_ID=<your client id>',
+    report.recommended.clientCredentials && 'BADGE_CLIENT_SECRET=<your client secret>',
   ].filter(Boolean);
   const notes = report.notes.map((note) => `- ${note}`);
   return [

@@ -5,4 +5,4 @@
 export { createPlatformClient } from './client';
 export type { PlatformClient, PlatformClientOptions, UploadSource } from './types';
 export { probePlatform } from './probe';
-export type { ProbeReport } from './probe';
+export type { ProbeCall, ProbeReport } from './probe';

@@ -4,6 +4,10 @@
  * was seen (field structure, status codes, the token's claim names, whether the key was honoured) and which
  * configuration to use (`BADGE_IDEMPOTENCY_KEYS`, `BADGE_USER_ID_CLAIM`, the response map). It never contains
  * values from the answers: signed links and tokens are credentials.
+ *
+ * Without side effects it also asks what the platform wants sent: once the token works, a create with an empty
+ * object and an upload without a file, which every platform must refuse; a refusal naming a name the request did
+ * not send (a header, an order field, the file part, the client credentials grant) becomes a suggested setting.
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -12,6 +16,7 @@ import type { CallOutcome } from '../failure-types';
 import { describeShape, numericId } from './extract';
 import type { ResponseMap } from './extract';
 import type { ClaimsReport } from './owner';
+import type { RequestProfileSettings } from './request-profile';
 import type { CreateOrderInput, PlatformClient } from './types';
 
 /** Input of {@link probePlatform}. */
@@ -38,14 +43,18 @@ interface ProbeFailure {
   readonly outcome: CallOutcome | null;
   /** The secret-free message. */
   readonly message: string;
+  /** A name the platform asked for that the request did not send (see `PlatformError.unsent`). */
+  readonly unsent?: string;
 }
 
 /** One call of the probe. */
-interface ProbeCall {
+export interface ProbeCall {
   /** HTTP status of the answer, or `null` when there was none. */
   readonly status: number | null;
   /** Key structure of the answer (`path:type`), never values. */
   readonly shape: readonly string[];
+  /** The path a followed redirect took the call to. */
+  readonly redirectedTo?: string;
   readonly failure?: ProbeFailure;
 }
 
@@ -73,6 +82,11 @@ export interface ProbeReport {
   };
   /** The stock list. */
   readonly stocks: ProbeCall & { readonly stockCount: number | null };
+  /**
+   * The questions every platform must refuse, sent once the token works: a create with `{}` and an upload
+   * without a file part (to the test order, else to order `0`). Absent when the token call failed.
+   */
+  readonly refusals?: { readonly order: ProbeCall; readonly upload?: ProbeCall };
   /** Order creation twice with one key; absent without `allowTestOrders`. */
   readonly orders?: Twice<{ readonly orderId: string | null }>;
   /** Upload twice with one key; absent without `allowTestOrders` or without a created order. */
@@ -91,6 +105,15 @@ export interface ProbeReport {
      * like one (then set `BADGE_DOCUMENT_OWNER`, see the notes).
      */
     readonly BADGE_USER_ID_CLAIM: string | null;
+    /**
+     * Members to add to `BADGE_REQUEST_PROFILE`, from refusals that named a header, a token field, an order field
+     * or the file part the request did not send; absent when none did.
+     */
+    readonly requestProfile?: RequestProfileSettings;
+    /** Present when the profile places `{tenant}`: the probe cannot know the tenant id, only that one is needed. */
+    readonly BADGE_TENANT_ID?: typeof TENANT_PLACEHOLDER;
+    /** Present when the token call asked for the OAuth 2.0 client credentials grant. */
+    readonly clientCredentials?: true;
   };
   /** Human-readable notes (what could not be determined, and why). */
   readonly notes: readonly string[];
@@ -107,9 +130,19 @@ const DEFAULT_TEST_ORDER: CreateOrderInput['payload'] = {
   badge: { note: 'connectivity probe, please ignore' },
 };
 
+/** What the report puts where only the operator knows the value. */
+const TENANT_PLACEHOLDER = '<the tenant id the platform gave you>';
+const VALUE_PLACEHOLDER = '<the value the platform expects>';
+
 function failureOf(error: unknown): ProbeFailure {
   if (isPlatformError(error)) {
-    return { code: error.code, status: error.status ?? null, outcome: error.outcome, message: error.message };
+    return {
+      code: error.code,
+      status: error.status ?? null,
+      outcome: error.outcome,
+      message: error.message,
+      ...(error.unsent !== undefined && { unsent: error.unsent }),
+    };
   }
   return {
     code: 'UNEXPECTED_ERROR',
@@ -135,6 +168,67 @@ function pointerTo(body: unknown, matches: (value: unknown) => boolean): string 
   return undefined;
 }
 
+/** The probe's calls as the suggestions name them. */
+type Asked = 'token' | 'stocks' | 'order' | 'upload';
+
+/** What refusals taught: profile members to add, and whether a tenant id or client credentials are needed. */
+interface Learned {
+  readonly profile: {
+    headers?: Record<string, string>;
+    tokenFields?: Record<string, string>;
+    orderFields?: Record<string, string>;
+    documentParts?: Record<string, string>;
+  };
+  tenant: boolean;
+  clientCredentials: boolean;
+}
+
+/**
+ * The one decision what a refusal asks the operator to set: a header, a token field, an order field, the file part
+ * or the client credentials grant, from the name the platform asked for that the request did not send. A header
+ * or token field for a tenant gets `{tenant}` (and BADGE_TENANT_ID is needed), any other a placeholder value.
+ */
+function learnFrom(asked: Asked, failure: ProbeFailure | undefined, learned: Learned, notes: string[]): void {
+  if (failure?.code === 'REDIRECTED') {
+    notes.push(`the ${asked} call was redirected and not followed: ${failure.message}`);
+    return;
+  }
+  const name = failure?.unsent;
+  if (failure === undefined || name === undefined) return;
+  const said = `the ${asked} call was refused naming ${name}, which it did not send`;
+  const valueFor = (setting: string): string => {
+    if (/tenant/i.test(name)) {
+      learned.tenant = true;
+      return '{tenant}';
+    }
+    notes.push(`${said}: the probe cannot know its value, replace ${VALUE_PLACEHOLDER} in ${setting}`);
+    return VALUE_PLACEHOLDER;
+  };
+  if (/\bheader\b/i.test(failure.message) || /^x-/i.test(name)) {
+    learned.profile.headers = { ...learned.profile.headers, [name]: valueFor(`headers.${name}`) };
+  } else if (
+    asked === 'token' &&
+    /grant|client[ _-]?(credentials|id|secret)/i.test(`${name} ${failure.message}`)
+  ) {
+    learned.clientCredentials = true;
+    notes.push(
+      `${said}: the platform wants the OAuth 2.0 client credentials grant; set BADGE_CLIENT_ID and BADGE_CLIENT_SECRET (if they are set, BADGE_CLIENT_AUTH=body puts the client in the form instead of HTTP Basic)`,
+    );
+  } else if (asked === 'token') {
+    learned.profile.tokenFields = { ...learned.profile.tokenFields, [name]: valueFor(`tokenFields.${name}`) };
+  } else if (asked === 'order' && /vehicle|badge/i.test(name)) {
+    const member = /vehicle/i.test(name) ? 'vehicle' : 'badge';
+    learned.profile.orderFields = { ...learned.profile.orderFields, [member]: name };
+    notes.push(
+      `${said}: orderFields.${member} set to it; the platform may name one field at a time, so probe again after setting it`,
+    );
+  } else if (asked === 'upload' && failure.status === 422) {
+    learned.profile.documentParts = { ...learned.profile.documentParts, file: name };
+  } else {
+    notes.push(`${said}: place it with BADGE_REQUEST_PROFILE (docs/platform-client.md, "Request profile")`);
+  }
+}
+
 /** What the token's claims say about the document owner, by claim name only. */
 function ownerNotes(claims: ClaimsReport): string[] {
   const notes: string[] = [];
@@ -152,7 +246,10 @@ function ownerNotes(claims: ClaimsReport): string[] {
  * Make one call of the probe: what its answer showed (`facts` of it), or its failure with `none`. Only the
  * caller's abort leaves; every platform failure is reported.
  */
-async function observe<R extends { readonly status: number; readonly raw: unknown }, Facts>(
+async function observe<
+  R extends { readonly status: number; readonly raw: unknown; readonly redirectedTo?: string },
+  Facts,
+>(
   call: () => Promise<R>,
   facts: (result: R) => Facts,
   none: Facts,
@@ -160,7 +257,11 @@ async function observe<R extends { readonly status: number; readonly raw: unknow
 ): Promise<{ readonly report: ProbeCall & Facts; readonly result?: R }> {
   try {
     const result = await call();
-    return { report: { status: result.status, shape: describeShape(result.raw), ...facts(result) }, result };
+    const redirected = result.redirectedTo === undefined ? {} : { redirectedTo: result.redirectedTo };
+    return {
+      report: { status: result.status, shape: describeShape(result.raw), ...redirected, ...facts(result) },
+      result,
+    };
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     const failure = failureOf(error);
@@ -169,7 +270,10 @@ async function observe<R extends { readonly status: number; readonly raw: unknow
 }
 
 /** Make one call twice with one key (see {@link Twice}); `result` is the first answer, when there was one. */
-async function observeTwice<R extends { readonly status: number; readonly raw: unknown }, Facts>(
+async function observeTwice<
+  R extends { readonly status: number; readonly raw: unknown; readonly redirectedTo?: string },
+  Facts,
+>(
   call: () => Promise<R>,
   facts: (result: R) => Facts,
   none: Facts,
@@ -216,17 +320,86 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     };
   }
 
+  const learned: Learned = { profile: {}, tenant: false, clientCredentials: false };
+  learnFrom('token', authentication.failure, learned, notes);
   const { report: stocks } = await observe(
     () => client.listStocks(options),
     (list): { stockCount: number | null } => ({ stockCount: list.stocks.length }),
     { stockCount: null },
     signal,
   );
+  learnFrom('stocks', stocks.failure, learned, notes);
+  if (stocks.redirectedTo !== undefined) {
+    notes.push(
+      `the platform redirected the stock list to ${stocks.redirectedTo} on its own origin: the client follows such redirects itself (one more round trip per call); nothing to set`,
+    );
+  }
+
+  /** An upload without a file: to the test order when there is one, else to order 0. */
+  const askUpload = async (orderId: string | null): Promise<ProbeCall> => {
+    const { report } = await observe(
+      () =>
+        client.uploadDocument({
+          withoutFile: true,
+          orderId: orderId ?? '0',
+          documentOwner: owner ?? '0',
+          idempotencyKey: `probe-no-file-${randomUUID()}`,
+          ...options,
+        }),
+      () => ({}),
+      {},
+      signal,
+    );
+    learnFrom('upload', report.failure, learned, notes);
+    if (report.failure === undefined) {
+      notes.push(
+        `the platform accepted an upload without a file (${report.status}): it may have stored an empty document`,
+      );
+    } else if (orderId === null && report.failure.unsent === undefined) {
+      notes.push(
+        'the upload without a file named no part the profile lacks, but it named order 0, which a platform may refuse before it looks for the file: whether the file part is right is known only with allowTestOrders',
+      );
+    }
+    return report;
+  };
 
   const map: { orderId?: string; documentId?: string; links?: Record<string, string> } = {};
+  let refusals: ProbeReport['refusals'];
   let orders: ProbeReport['orders'];
   let documents: ProbeReport['documents'];
-  if (input.allowTestOrders !== true) {
+  // Asked only with a working token: without one every question is refused 401 and teaches nothing.
+  if (authentication.ok) {
+    const { report: order } = await observe(
+      () =>
+        client.createOrder({
+          // Neither vehicle nor badge: the body is `{}` (or the profile's placements, empty). Why this body:
+          // docs/platform-client.md "Probing a platform".
+          payload: {} as CreateOrderInput['payload'],
+          idempotencyKey: `probe-empty-${randomUUID()}`,
+          ...options,
+        }),
+      () => ({}),
+      {},
+      signal,
+    );
+    learnFrom('order', order.failure, learned, notes);
+    refusals = { order };
+  }
+  const acceptedEmpty =
+    refusals !== undefined && (refusals.order.status ?? 0) >= 200 && (refusals.order.status ?? 0) < 300;
+  if (acceptedEmpty) {
+    notes.push(
+      `the platform accepted an order without vehicle and badge (${refusals?.order.status}): an order may have been created; nothing else was sent, cancel it on the platform`,
+    );
+  } else if (input.allowTestOrders !== true) {
+    if (refusals !== undefined) {
+      if (refusals.order.failure?.unsent === undefined) {
+        notes.push(
+          'the order without vehicle and badge was refused without naming a field the profile lacks; a platform may name one missing field at a time, so whether the other order fields are right is known only with allowTestOrders',
+        );
+      }
+      refusals = { ...refusals, upload: await askUpload(null) };
+    }
     notes.push(
       'no test order created (allowTestOrders is off): whether the platform honours keys is unknown',
     );
@@ -253,6 +426,9 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     if (orderPointer !== undefined) map.orderId = orderPointer;
     if (orders.keyHonoured === false)
       notes.push('the same key created two orders: the platform ignores Idempotency-Key');
+
+    if (refusals !== undefined && orderId !== null)
+      refusals = { ...refusals, upload: await askUpload(orderId) };
 
     if (orderId !== null && owner !== null) {
       const upload = {
@@ -301,6 +477,7 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
       if (documents.keyHonoured === false)
         notes.push('the same key stored two documents: the platform ignores Idempotency-Key on uploads');
       const failure = documents.first.failure;
+      learnFrom('upload', failure, learned, notes);
       if (failure?.status === 422 && /document[_ ]?owner/i.test(failure.message))
         notes.push(
           'the platform refused the document owner: set BADGE_DOCUMENT_OWNER to the platform user id, or BADGE_USER_ID_CLAIM to the claim holding it',
@@ -310,17 +487,30 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
     }
   }
 
+  if (orders !== undefined) learnFrom('order', orders.first.failure, learned, notes);
+  if (learned.tenant) {
+    notes.push(
+      `BADGE_TENANT_ID: the probe cannot know your tenant id; set the one the platform gave you in place of ${TENANT_PLACEHOLDER}`,
+    );
+  }
+
   const honoured = orders?.keyHonoured === true && documents?.keyHonoured === true;
+  const profile = Object.keys(learned.profile).length === 0 ? undefined : learned.profile;
   return {
     authentication,
     stocks,
+    ...(refusals && { refusals }),
     ...(orders && { orders }),
     ...(documents && { documents }),
     recommended: {
       BADGE_IDEMPOTENCY_KEYS: honoured ? 'honoured' : null,
       responseMap: Object.keys(map).length === 0 ? null : map,
       BADGE_USER_ID_CLAIM: authentication.claims.userIdClaim,
+      ...(profile && { requestProfile: profile }),
+      ...(learned.tenant && { BADGE_TENANT_ID: TENANT_PLACEHOLDER }),
+      ...(learned.clientCredentials && { clientCredentials: true }),
     },
-    notes,
+    // The same refusal seen twice (the empty create and the test order) is said once.
+    notes: [...new Set(notes)],
   };
 }

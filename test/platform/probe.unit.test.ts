@@ -8,6 +8,10 @@ import { harness } from './fake-http';
 it('reports an order answer without a readable id as unknown, uploads nothing and recommends holding', async () => {
   const h = harness((request) => {
     if (request.path.endsWith('/stocks')) return { status: 200, body: { data: [{ id: 1 }] } };
+    // The probe's empty order, refused as every platform must.
+    const body = request.body as Record<string, unknown> | undefined;
+    if (request.path.endsWith('/orders') && body?.vehicle === undefined)
+      return { status: 422, body: { message: 'vehicle is required', field: 'vehicle' } };
     // `number` is not an id name: the order id is unreadable.
     return { status: 201, body: { result: { order: { number: '9001' } } } };
   });
