@@ -381,7 +381,7 @@ function buildOpsProgram(deps: OpsDependencies): Command {
   program
     .command('probe')
     .description(
-      'ask the platform how it answers (credentials from BADGE_USERNAME / BADGE_PASSWORD) and print the settings to use',
+      "ask the platform how it answers and what it wants sent (the worker's BADGE_* settings), and print the settings to use",
     )
     .option('--base-url <url>', 'the platform to probe (default: BADGE_BASE_URL)')
     .option(

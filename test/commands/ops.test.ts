@@ -17,7 +17,7 @@ import { runScheduleCommand } from '../../src/commands/schedule-command';
 import { badgeOrdersQuery, listRunPage } from '../../src/temporal/visibility';
 import type { ListedOrder } from '../../src/commands/ops-command';
 import { createPlatformClient, type ProbeReport } from '../../src/platform';
-import { DEMO_USER, startSandbox, subjectUuid } from '../../src/sandbox';
+import { DEMO_USER, SANDBOX_TENANT_ID, startSandbox, subjectUuid } from '../../src/sandbox';
 import { useTestStack } from '../helpers/stack';
 import { completedOrder, orderAwaitingRepair } from '../helpers/orders';
 import { runOpsOn } from '../helpers/ops';
@@ -349,6 +349,42 @@ describe('ops CLI', () => {
       expect(report.recommended.BADGE_USER_ID_CLAIM).toBe('user_id');
     } finally {
       await keycloak.close();
+    }
+  });
+
+  it('probes platforms that want other names: prints the request profile, the tenant id and the client grant to set', async () => {
+    const names = await startSandbox({ port: 0, profile: 'strict-names' });
+    const grant = await startSandbox({ port: 0, profile: 'strict-client' });
+    try {
+      const tenant = await ops('probe', '--base-url', names.baseUrl);
+      expect(tenant.code).toBe(1);
+      expect(tenant.out).toMatch(/authentication:\s+failed: .*X-Tenant-ID/);
+      expect(tenant.out).toContain(
+        `BADGE_REQUEST_PROFILE='{"headers":{"X-Tenant-ID":"{tenant}"}}' (merged into yours)`,
+      );
+      expect(tenant.out).toMatch(/^BADGE_TENANT_ID=<the tenant id the platform gave you>$/m);
+      // With those set, the empty order names the platform's vehicle field; nothing is created.
+      const next = await runOpsOn(stack, ['probe', '--base-url', names.baseUrl], (baseUrl) =>
+        createPlatformClient({
+          baseUrl: baseUrl ?? names.baseUrl,
+          credentials: { username: DEMO_USER.username, password: DEMO_USER.password },
+          requestProfile: { headers: { 'X-Tenant-ID': '{tenant}' } },
+          tenantId: SANDBOX_TENANT_ID,
+        }),
+      );
+      expect(next.code).toBe(0);
+      expect(next.out).toMatch(/empty order:\s+refused \(422\), wants vehicle_data/);
+      expect(next.out).toContain(`BADGE_REQUEST_PROFILE='{"orderFields":{"vehicle":"vehicle_data"}}'`);
+      expect(next.out).not.toContain(SANDBOX_TENANT_ID);
+      expect(await names.control.state()).toMatchObject({ orders: [], documents: [] });
+
+      const client = await ops('probe', '--base-url', grant.baseUrl);
+      expect(client.code).toBe(1);
+      expect(client.out).toMatch(/^BADGE_CLIENT_ID=<your client id>$/m);
+      expect(client.out).toMatch(/^BADGE_CLIENT_SECRET=<your client secret>$/m);
+    } finally {
+      await names.close();
+      await grant.close();
     }
   });
 

@@ -4,6 +4,7 @@
  * in the client fails here), the tenant id goes where the profile says, and a profile that places the tenant id
  * badly is refused naming the setting.
  */
+import { Readable } from 'node:stream';
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,6 +125,35 @@ describe('the request profile', () => {
     await expect(refused).rejects.toMatchObject({ code: 'VALIDATION' });
     await expect(refused).rejects.not.toMatchObject({
       message: expect.stringContaining('BADGE_REQUEST_PROFILE') as unknown,
+    });
+  });
+
+  it('counts the parts an upload sent: a refused document_owner is the data, another part name the profile', async () => {
+    const token = makeJwt({ sub: '4711', exp: Math.floor(Date.now() / 1000) + 3600 });
+    const { http } = fakeHttp((request) =>
+      request.path.endsWith('/auth/jwt')
+        ? { status: 200, body: { access_token: token } }
+        : String(request.body).includes('name="file"')
+          ? { status: 422, body: { error: { message: 'document_owner is wrong', field: 'document_owner' } } }
+          : { status: 422, body: { error: { message: 'attachment is missing', field: 'attachment' } } },
+    );
+    const client = createPlatformClient({
+      baseUrl: BASE_URL,
+      credentials: { username: USERNAME, password: PASSWORD },
+      http,
+      tokenCache: new TokenCache(),
+    });
+    const upload = { orderId: '1', documentOwner: '4711', idempotencyKey: 'd' };
+    const owner = client.uploadDocument({
+      ...upload,
+      source: { sizeBytes: 1, openStream: () => Readable.from([Buffer.from('x')]) },
+    });
+    await expect(owner).rejects.toMatchObject({ code: 'VALIDATION', field: 'document_owner' });
+    await expect(owner).rejects.not.toHaveProperty('unsent');
+    // Without a file, the part the platform names is one the profile does not know.
+    await expect(client.uploadDocument({ ...upload, withoutFile: true })).rejects.toMatchObject({
+      unsent: 'attachment',
+      message: expect.stringContaining('set the name in BADGE_REQUEST_PROFILE') as unknown,
     });
   });
 
