@@ -176,10 +176,8 @@ export async function uploadDocument(
       route: 'documents',
       ...where,
       headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
-      // Only for the question without a file, where the parts are known to be ours, the file part's too: another
-      // name the platform asks for is one the profile does not know. (An upload with its file leaves its parts
-      // uncounted, as it always has: a refusal naming any part says to check the profile.)
-      ...(input.withoutFile === true && { sentNames: Object.values(parts) }),
+      // Without a file too: only another name the platform asks for is one the profile does not know.
+      sentNames: Object.values(parts),
       ...(input.signal && { signal: input.signal }),
       bearer,
     };

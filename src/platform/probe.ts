@@ -477,6 +477,7 @@ export async function probePlatform(input: ProbeInput): Promise<ProbeReport> {
       if (documents.keyHonoured === false)
         notes.push('the same key stored two documents: the platform ignores Idempotency-Key on uploads');
       const failure = documents.first.failure;
+      learnFrom('upload', failure, learned, notes);
       if (failure?.status === 422 && /document[_ ]?owner/i.test(failure.message))
         notes.push(
           'the platform refused the document owner: set BADGE_DOCUMENT_OWNER to the platform user id, or BADGE_USER_ID_CLAIM to the claim holding it',

@@ -4,6 +4,7 @@
  * in the client fails here), the tenant id goes where the profile says, and a profile that places the tenant id
  * badly is refused naming the setting.
  */
+import { Readable } from 'node:stream';
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,12 +128,14 @@ describe('the request profile', () => {
     });
   });
 
-  it('an upload without a file counts its parts: a refused document_owner is the data, another part name the profile', async () => {
+  it('counts the parts an upload sent: a refused document_owner is the data, another part name the profile', async () => {
     const token = makeJwt({ sub: '4711', exp: Math.floor(Date.now() / 1000) + 3600 });
     const { http } = fakeHttp((request) =>
       request.path.endsWith('/auth/jwt')
         ? { status: 200, body: { access_token: token } }
-        : { status: 422, body: { error: { message: 'attachment is missing', field: 'attachment' } } },
+        : String(request.body).includes('name="file"')
+          ? { status: 422, body: { error: { message: 'document_owner is wrong', field: 'document_owner' } } }
+          : { status: 422, body: { error: { message: 'attachment is missing', field: 'attachment' } } },
     );
     const client = createPlatformClient({
       baseUrl: BASE_URL,
@@ -141,22 +144,14 @@ describe('the request profile', () => {
       tokenCache: new TokenCache(),
     });
     const upload = { orderId: '1', documentOwner: '4711', idempotencyKey: 'd' };
-    // Without a file, a part the request sent is not the profile's problem; another name the platform names is.
-    const fields = { ...upload, withoutFile: true } as const;
-    const { http: owner } = fakeHttp((request) =>
-      request.path.endsWith('/auth/jwt')
-        ? { status: 200, body: { access_token: token } }
-        : { status: 422, body: { error: { message: 'document_owner is wrong', field: 'document_owner' } } },
-    );
-    const ownerRefused = createPlatformClient({
-      baseUrl: BASE_URL,
-      credentials: { username: USERNAME, password: PASSWORD },
-      http: owner,
-      tokenCache: new TokenCache(),
-    }).uploadDocument(fields);
-    await expect(ownerRefused).rejects.toMatchObject({ code: 'VALIDATION', field: 'document_owner' });
-    await expect(ownerRefused).rejects.not.toHaveProperty('unsent');
-    await expect(client.uploadDocument(fields)).rejects.toMatchObject({
+    const owner = client.uploadDocument({
+      ...upload,
+      source: { sizeBytes: 1, openStream: () => Readable.from([Buffer.from('x')]) },
+    });
+    await expect(owner).rejects.toMatchObject({ code: 'VALIDATION', field: 'document_owner' });
+    await expect(owner).rejects.not.toHaveProperty('unsent');
+    // Without a file, the part the platform names is one the profile does not know.
+    await expect(client.uploadDocument({ ...upload, withoutFile: true })).rejects.toMatchObject({
       unsent: 'attachment',
       message: expect.stringContaining('set the name in BADGE_REQUEST_PROFILE') as unknown,
     });
