@@ -109,7 +109,7 @@ describe('document upload', () => {
       { file: { content: Buffer.from('x'), filename: 'a.gif', contentType: 'image/gif' } },
       'file',
     ],
-    ['a file part with another name', { filePartName: 'upload' }, 'upload'],
+    ['a file part with another name', { filePartName: 'upload' }, 'file'],
   ])('answers 422 for %s, naming the field', async (_case, overrides, field) => {
     const response = await uploadDocument(sandbox.baseUrl, sandbox.token, validParts(overrides));
     expect(response.status).toBe(422);

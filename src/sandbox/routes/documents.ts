@@ -156,8 +156,9 @@ async function readParts(
     for await (const part of parts) {
       if (part.type === 'file') {
         if (!anyFilePart && part.fieldname !== fileField) {
+          // Named by the part it wants, as a validation answer names what is missing.
           throw validationError(
-            part.fieldname,
+            fileField,
             `unexpected file part "${part.fieldname}"; the file part must be named "${fileField}"`,
             true,
           );
