@@ -9,7 +9,9 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadPlatformConfig } from '../../src/config';
+import type { AxiosInstance } from 'axios';
 import { createPlatformClient } from '../../src/platform';
+import type { PlatformClient, PlatformClientOptions } from '../../src/platform';
 import { resolveRequestProfile } from '../../src/platform/request-profile';
 import { TokenCache } from '../../src/platform/token-cache';
 import { BASE_URL, fakeHttp, makeJwt, PASSWORD, USERNAME } from './fake-http';
@@ -24,6 +26,17 @@ const RENAMED = {
   stockQuery: { tenant: '{tenant}' },
   pathPrefix: '/t/{tenant}',
 } as const;
+
+/** A client of the fake platform `http`, with a token cache of its own and `options` on top. */
+function clientOver(http: AxiosInstance, options: Partial<PlatformClientOptions> = {}): PlatformClient {
+  return createPlatformClient({
+    baseUrl: BASE_URL,
+    credentials: { username: USERNAME, password: PASSWORD },
+    http,
+    tokenCache: new TokenCache(),
+    ...options,
+  });
+}
 
 describe('the request profile', () => {
   let folder: string;
@@ -41,11 +54,7 @@ describe('the request profile', () => {
       if (request.path.endsWith('/orders')) return { status: 201, body: { id: 5001 } };
       return { status: 201, body: { id: 'doc-1' } };
     });
-    const client = createPlatformClient({
-      baseUrl: BASE_URL,
-      credentials: { username: USERNAME, password: PASSWORD },
-      http,
-      tokenCache: new TokenCache(),
+    const client = clientOver(http, {
       requestProfile: RENAMED,
       tenantId: 'acme',
     });
@@ -101,23 +110,14 @@ describe('the request profile', () => {
           ? { status: 422, body: { error: { message: 'vehicle_data is required', field: 'vehicle_data' } } }
           : { status: 422, body: { error: { message: 'car is invalid', field: 'car' } } },
     );
-    const client = createPlatformClient({
-      baseUrl: BASE_URL,
-      credentials: { username: USERNAME, password: PASSWORD },
-      http,
-      tokenCache: new TokenCache(),
-    });
+    const client = clientOver(http);
     const input = { idempotencyKey: 'k', payload: { vehicle: {}, badge: {} } };
     await expect(client.createOrder(input)).rejects.toMatchObject({
       code: 'VALIDATION',
       field: 'vehicle_data',
       message: expect.stringContaining('set the name in BADGE_REQUEST_PROFILE') as unknown,
     });
-    const renamed = createPlatformClient({
-      baseUrl: BASE_URL,
-      credentials: { username: USERNAME, password: PASSWORD },
-      http,
-      tokenCache: new TokenCache(),
+    const renamed = clientOver(http, {
       requestProfile: { orderFields: { vehicle: 'car' } },
     });
     // A field the request did send is the data's problem, not the profile's.
@@ -137,12 +137,7 @@ describe('the request profile', () => {
           ? { status: 422, body: { error: { message: 'document_owner is wrong', field: 'document_owner' } } }
           : { status: 422, body: { error: { message: 'attachment is missing', field: 'attachment' } } },
     );
-    const client = createPlatformClient({
-      baseUrl: BASE_URL,
-      credentials: { username: USERNAME, password: PASSWORD },
-      http,
-      tokenCache: new TokenCache(),
-    });
+    const client = clientOver(http);
     const upload = { orderId: '1', documentOwner: '4711', idempotencyKey: 'd' };
     const owner = client.uploadDocument({
       ...upload,
